@@ -1,0 +1,189 @@
+"""Thresholds and baselines: every number the signals compare against.
+
+Each default comes from Ceph's published scale tests; the bracket names the
+document in shared/seeds (000: 1B blog series, 001/003: 10B report, 004: 10B
+slides). Both producers take the same names: the sidecar from its YAML file
+(`thresholds:`), the ceph-mgr module from `mgr/scale/<name>`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: float | int
+    kind: type
+    minimum: float
+    maximum: float
+    doc: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    # Capacity [001: "Ceph recommends not exceeding 80% capacity utilization";
+    # 000: degraded from 70 %, "an alarming 90%" forced deletes].
+    Setting("fill_target_ratio", 0.80, float, 0.01, 1.0, "Fill line not to cross [001]."),
+    Setting("fill_warn_ratio", 0.70, float, 0.01, 1.0, "Fill from which performance may degrade [000]."),
+    Setting("fill_critical_ratio", 0.90, float, 0.01, 1.0, "Fill that forced deletes in the 1B test [000]."),
+    Setting(
+        "fill_forecast_window_seconds",
+        6 * 3600,
+        int,
+        60,
+        90 * 86400,
+        "History used to fit the fill rate for time-to-threshold predictions.",
+    ),
+    # BlueFS / RocksDB [004]: level base 256 MB, x10 per level; DB >= 4 % of HDD.
+    Setting(
+        "rocksdb_level_base_bytes",
+        256 * 1024**2,
+        int,
+        1024**2,
+        1024**4,
+        "RocksDB max_bytes_for_level_base (L1 size) [004].",
+    ),
+    Setting("rocksdb_level_multiplier", 10, int, 2, 100, "RocksDB max_bytes_for_level_multiplier [004]."),
+    Setting("rocksdb_levels", 6, int, 1, 10, "Number of RocksDB levels below L0 considered (L1..L6) [004]."),
+    Setting(
+        "bluefs_db_share_min_ratio",
+        0.04,
+        float,
+        0.0,
+        1.0,
+        "Minimum DB device size as a share of the data device [004].",
+    ),
+    Setting(
+        "bluefs_growth_window_seconds",
+        6 * 3600,
+        int,
+        60,
+        90 * 86400,
+        "History used to fit the DB growth rate for the next-level prediction.",
+    ),
+    # RGW resharding [000, 004]: ~100K objects per bucket, rgw_max_objs_per_shard 100000.
+    Setting(
+        "rgw_max_objs_per_shard",
+        100_000,
+        int,
+        1,
+        10**9,
+        "Objects per index shard before dynamic resharding; the cluster's own value wins when readable [000].",
+    ),
+    Setting(
+        "rgw_shard_warn_ratio",
+        0.8,
+        float,
+        0.01,
+        1.0,
+        "Objects-per-shard share of the limit at which a bucket is 'about to reshard'.",
+    ),
+    Setting(
+        "rgw_preshard_fill_ratio",
+        0.5,
+        float,
+        0.01,
+        1.0,
+        "Target objects-per-shard share of the limit used for pre-shard recommendations [000].",
+    ),
+    Setting("rgw_top_buckets", 20, int, 0, 1000, "Buckets exposed with their own series (top-K by shard fill)."),
+    # Scrub: the cluster's intervals are read live; these only bound the outputs.
+    Setting(
+        "scrub_rate_window_seconds",
+        3600,
+        int,
+        60,
+        30 * 86400,
+        "History used for the scrub completion rate and the backlog clearance time.",
+    ),
+    # Load per HDD OSD [004]: "Single HDD OSD performance (with 4% flash)".
+    Setting("baseline_put_ops_per_hdd", 60.0, float, 0.001, 1e6, "64 KB S3 PUT ops/s per HDD OSD [004]."),
+    Setting("baseline_get_ops_per_hdd", 90.0, float, 0.001, 1e6, "64 KB S3 GET ops/s per HDD OSD [004]."),
+    Setting("baseline_put_bytes_per_hdd", 34e6, float, 1.0, 1e12, "128 MB S3 PUT bytes/s per HDD OSD (34 MB/s) [004]."),
+    Setting("baseline_get_bytes_per_hdd", 37e6, float, 1.0, 1e12, "128 MB S3 GET bytes/s per HDD OSD (37 MB/s) [004]."),
+    Setting("rate_window_seconds", 300, int, 10, 86400, "Window over which the exporter computes its own op rates."),
+    Setting("osd_hotspot_ratio", 2.0, float, 1.0, 1000.0, "An OSD above this multiple of the mean op rate is hot."),
+    Setting("osd_top_hot", 10, int, 0, 1000, "Hottest OSDs exposed in the hot-spot family."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    fill_target_ratio: float = 0.80
+    fill_warn_ratio: float = 0.70
+    fill_critical_ratio: float = 0.90
+    fill_forecast_window_seconds: int = 6 * 3600
+    rocksdb_level_base_bytes: int = 256 * 1024**2
+    rocksdb_level_multiplier: int = 10
+    rocksdb_levels: int = 6
+    bluefs_db_share_min_ratio: float = 0.04
+    bluefs_growth_window_seconds: int = 6 * 3600
+    rgw_max_objs_per_shard: int = 100_000
+    rgw_shard_warn_ratio: float = 0.8
+    rgw_preshard_fill_ratio: float = 0.5
+    rgw_top_buckets: int = 20
+    scrub_rate_window_seconds: int = 3600
+    baseline_put_ops_per_hdd: float = 60.0
+    baseline_get_ops_per_hdd: float = 90.0
+    baseline_put_bytes_per_hdd: float = 34e6
+    baseline_get_bytes_per_hdd: float = 37e6
+    rate_window_seconds: int = 300
+    osd_hotspot_ratio: float = 2.0
+    osd_top_hot: int = 10
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any] | None) -> Thresholds:
+        """Validate every value first, so a bad one is refused and nothing is half-applied."""
+        values = dict(values or {})
+        unknown = sorted(set(values) - set(_BY_NAME))
+        if unknown:
+            raise ConfigError(f"unknown threshold(s): {', '.join(unknown)}; known: {', '.join(sorted(_BY_NAME))}")
+        checked = {name: coerce(name, raw) for name, raw in values.items()}
+        result = cls(**checked)
+        order = (result.fill_warn_ratio, result.fill_target_ratio, result.fill_critical_ratio)
+        if not order[0] <= order[1] <= order[2]:
+            raise ConfigError(
+                "fill ratios must satisfy fill_warn_ratio <= fill_target_ratio <= fill_critical_ratio, "
+                f"got {order[0]} / {order[1]} / {order[2]}"
+            )
+        return result
+
+    def as_dict(self) -> dict[str, float | int]:
+        return dataclasses.asdict(self)
+
+
+def coerce(name: str, raw: Any) -> float | int:
+    """One value, checked against its setting; raises ConfigError with the reason."""
+    setting = _BY_NAME.get(name)
+    if setting is None:
+        raise ConfigError(f"unknown threshold {name!r}")
+    if isinstance(raw, bool):
+        raise ConfigError(f"{name}: expected a number, got {raw!r}")
+    try:
+        value = float(raw) if not isinstance(raw, (int, float)) else raw
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
+    if value != value:  # NaN
+        raise ConfigError(f"{name}: NaN is not a valid value")
+    if setting.kind is int:
+        if float(value) != int(value):
+            raise ConfigError(f"{name}: expected a whole number, got {raw!r}")
+        value = int(value)
+    else:
+        value = float(value)
+    if not setting.minimum <= value <= setting.maximum:
+        raise ConfigError(f"{name}: {value} is outside [{setting.minimum}, {setting.maximum}]")
+    return value
+
+
+def setting(name: str) -> Setting:
+    return _BY_NAME[name]

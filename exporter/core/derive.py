@@ -1,0 +1,102 @@
+"""The single place where signals are computed: snapshot in, families out.
+
+Both producers (the sidecar and the ceph-mgr module) call `derive` with
+their snapshot and a `DerivationState` they keep between calls; the state
+holds what needs more than one snapshot (rates, fitted trends, the bucket
+table for reshard events) and its durable part can be saved and restored.
+"""
+
+from __future__ import annotations
+
+from .config import Thresholds
+from .families import Family, counter, gauge, with_constant_labels
+from .signals import degraded, fill, health, load, reshard, scrub, spillover
+from .snapshot import Snapshot
+
+VERSION = "0.1.0"
+
+
+class DerivationState:
+    """Everything the signals remember between snapshots."""
+
+    def __init__(self, th: Thresholds) -> None:
+        self.thresholds = th
+        self.spillover = spillover.SpilloverState(th)
+        self.fill = fill.FillState(th)
+        self.scrub = scrub.ScrubState(th)
+        self.load = load.LoadState(th)
+        self.reshard = reshard.ReshardState()
+
+    def retune(self, th: Thresholds) -> None:
+        """New thresholds: windows restart, durable counters are kept."""
+        if th == self.thresholds:
+            return
+        kept = self.reshard
+        scrub_completed = dict(self.scrub.completed)
+        self.__init__(th)
+        self.reshard = kept
+        self.scrub.completed = scrub_completed
+
+    def durable(self) -> dict:
+        """What must survive a restart or a manager failover."""
+        return {"version": 1, "reshard": self.reshard.to_dict()}
+
+    def restore(self, data: dict) -> None:
+        if data.get("version") != 1:
+            raise ValueError(f"unsupported state version {data.get('version')!r}")
+        self.reshard = reshard.ReshardState.from_dict(data.get("reshard", {}))
+
+
+def effective_shard_limit(snap: Snapshot, th: Thresholds) -> int:
+    if snap.settings is not None and snap.settings.rgw_max_objs_per_shard:
+        return snap.settings.rgw_max_objs_per_shard
+    return th.rgw_max_objs_per_shard
+
+
+def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]:
+    success = gauge("source_success", "1 if the last collection of this source succeeded.", "source")
+    duration = gauge("source_duration_seconds", "Duration of the last collection of this source.", "source")
+    age = gauge("source_age_seconds", "Age of the data now served from this source.", "source")
+    last = gauge("source_last_success_timestamp_seconds", "When this source last succeeded.", "source")
+    failures = counter("source_failures", "Failed collections of this source since start.", "source")
+    for s in sorted(snap.sources, key=lambda s: s.name):
+        success.add(1 if s.success else 0, s.name)
+        duration.add(s.duration_seconds, s.name)
+        failures.add(s.failures, s.name)
+        if s.last_success_at is not None:
+            age.add(max(0.0, snap.taken_at - s.last_success_at), s.name)
+            last.add(s.last_success_at, s.name)
+    config = gauge("config", "Threshold or baseline in force.", "option")
+    values = th.as_dict()
+    values["rgw_max_objs_per_shard"] = effective_shard_limit(snap, th)
+    for name, value in sorted(values.items()):
+        config.add(value, name)
+    build = gauge("build_info", "Version and producer of ceph-scale-signals.", "version", "producer")
+    build.add(1, VERSION, producer)
+    return [success, duration, age, last, failures, config, build]
+
+
+def derive(
+    snap: Snapshot,
+    state: DerivationState,
+    th: Thresholds | None = None,
+    *,
+    producer: str = "sidecar",
+    cluster: str | None = None,
+) -> list[Family]:
+    th = th or state.thresholds
+    state.retune(th)
+    families: list[Family] = []
+    families += meta_families(snap, th, producer)
+    families += spillover.derive(snap, state.spillover, th)
+    families += fill.derive(snap, state.fill, th)
+    families += reshard.derive(snap, state.reshard, th, effective_shard_limit(snap, th))
+    families += scrub.derive(snap, state.scrub, th)
+    families += load.derive(snap, state.load, th)
+    families += degraded.derive(snap)
+    families += health.derive(snap)
+    # A family with no samples says nothing; leaving it out keeps `promtool
+    # check metrics` quiet and the exposition small.
+    families = [f for f in families if f.samples]
+    label = cluster if cluster is not None else snap.fsid
+    return with_constant_labels(families, {"cluster": label} if label else {})

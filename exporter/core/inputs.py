@@ -1,0 +1,491 @@
+"""Raw Ceph outputs to snapshot parts: pure functions, no I/O.
+
+Inputs are the decoded JSON of the `ceph` / `radosgw-admin` commands (the
+same shapes the manager hands its modules), or the text of the mgr
+prometheus module. Every function raises `InputError` with the path of the
+offending field, so a source can report one clear line and keep its last
+good part instead of serving a half-built one.
+
+Ceph versions differ; the differences known and handled are listed where
+they are read (Pacific is captured in tests/fixtures/pacific/).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from typing import Any
+
+from .snapshot import (
+    Bucket,
+    BucketsPart,
+    CapacityPart,
+    ClusterSettings,
+    FullRatios,
+    HealthCheck,
+    HealthPart,
+    Osd,
+    OsdMapPart,
+    PgPart,
+    PgScrubState,
+    Pool,
+    ReshardEntry,
+    ReshardPart,
+)
+
+
+class InputError(ValueError):
+    """A raw input that does not have the expected shape."""
+
+
+def _get(obj: Any, key: str, path: str) -> Any:
+    if not isinstance(obj, dict):
+        raise InputError(f"{path}: expected an object, got {type(obj).__name__}")
+    if key not in obj:
+        raise InputError(f"{path}.{key}: missing")
+    return obj[key]
+
+
+def _list(obj: Any, path: str) -> list:
+    if not isinstance(obj, list):
+        raise InputError(f"{path}: expected a list, got {type(obj).__name__}")
+    return obj
+
+
+def _int(value: Any, path: str) -> int:
+    if isinstance(value, bool):
+        raise InputError(f"{path}: expected an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise InputError(f"{path}: expected an integer, got {value!r:.80}")
+
+
+def _float(value: Any, path: str) -> float:
+    if isinstance(value, bool):
+        raise InputError(f"{path}: expected a number, got {value!r}")
+    if isinstance(value, (int, float)):
+        f = float(value)
+    elif isinstance(value, str):
+        try:
+            f = float(value.strip())
+        except ValueError:
+            raise InputError(f"{path}: expected a number, got {value!r:.80}") from None
+    else:
+        raise InputError(f"{path}: expected a number, got {type(value).__name__}")
+    if not math.isfinite(f):
+        raise InputError(f"{path}: expected a finite number, got {value!r}")
+    return f
+
+
+def _str(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{path}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def parse_stamp(value: Any, path: str) -> float:
+    """Ceph time stamps to epoch seconds.
+
+    Pacific and later: "2026-11-22T20:41:11.123456+0000"; Octopus and
+    earlier: "2020-02-04 10:20:30.123456" (UTC, no zone).
+    """
+    s = _str(value, path).strip()
+    for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"):
+        try:
+            dt = datetime.strptime(s, fmt)
+        except ValueError:
+            continue
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.timestamp()
+    raise InputError(f"{path}: not a Ceph time stamp: {s!r:.80}")
+
+
+# --- osd_map: `osd df`, `osd dump`, `osd metadata` --------------------------------
+
+
+def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: float) -> OsdMapPart:
+    nodes = _list(_get(osd_df, "nodes", "osd_df"), "osd_df.nodes")
+    dump_osds = _list(_get(osd_dump, "osds", "osd_dump"), "osd_dump.osds")
+    state: dict[int, tuple[bool, bool]] = {}
+    for i, o in enumerate(dump_osds):
+        p = f"osd_dump.osds[{i}]"
+        state[_int(_get(o, "osd", p), p + ".osd")] = (
+            bool(_int(_get(o, "up", p), p + ".up")),
+            bool(_int(_get(o, "in", p), p + ".in")),
+        )
+    metadata = _metadata_by_id(osd_metadata)
+    osds = []
+    for i, n in enumerate(nodes):
+        p = f"osd_df.nodes[{i}]"
+        osd_id = _int(_get(n, "id", p), p + ".id")
+        up, in_cluster = state.get(osd_id, (False, False))
+        meta = metadata.get(osd_id, {})
+        osds.append(
+            Osd(
+                osd_id=osd_id,
+                device_class=str(n.get("device_class", "") or ""),
+                host=str(meta.get("hostname", "")),
+                up=up,
+                in_cluster=in_cluster,
+                size_bytes=_int(_get(n, "kb", p), p + ".kb") * 1024,
+                used_bytes=_int(_get(n, "kb_used", p), p + ".kb_used") * 1024,
+                avail_bytes=_int(_get(n, "kb_avail", p), p + ".kb_avail") * 1024,
+                dedicated_db=_flag(meta.get("bluefs_dedicated_db")),
+                db_device_bytes=_opt_int(meta.get("bluefs_db_size"), f"osd_metadata[{osd_id}].bluefs_db_size"),
+                data_device_bytes=_opt_int(
+                    meta.get("bluestore_bdev_size"), f"osd_metadata[{osd_id}].bluestore_bdev_size"
+                ),
+            )
+        )
+    ratios = FullRatios(
+        nearfull=_float(_get(osd_dump, "nearfull_ratio", "osd_dump"), "osd_dump.nearfull_ratio"),
+        backfillfull=_float(_get(osd_dump, "backfillfull_ratio", "osd_dump"), "osd_dump.backfillfull_ratio"),
+        full=_float(_get(osd_dump, "full_ratio", "osd_dump"), "osd_dump.full_ratio"),
+    )
+    flags = osd_dump.get("flags", "")
+    flag_set = frozenset(f for f in flags.split(",") if f) if isinstance(flags, str) else frozenset()
+    return OsdMapPart(collected_at=collected_at, osds=tuple(osds), ratios=ratios, flags=flag_set)
+
+
+def _metadata_by_id(osd_metadata: Any) -> dict[int, dict]:
+    # `ceph osd metadata` gives a list with "id"; the manager's
+    # get_metadata / get("osd_metadata") gives a dict keyed by id as a string.
+    if isinstance(osd_metadata, dict):
+        items = [(k, v) for k, v in osd_metadata.items()]
+        return {_int(k, f"osd_metadata[{k!r}]"): v for k, v in items if isinstance(v, dict)}
+    out = {}
+    for i, m in enumerate(_list(osd_metadata, "osd_metadata")):
+        if isinstance(m, dict) and "id" in m:
+            out[_int(m["id"], f"osd_metadata[{i}].id")] = m
+    return out
+
+
+def _flag(value: Any) -> bool | None:
+    if value is None:
+        return None
+    return str(value).strip().lower() in ("1", "true", "yes")
+
+
+def _opt_int(value: Any, path: str) -> int | None:
+    if value in (None, ""):
+        return None
+    return _int(value, path)
+
+
+# --- capacity: `df detail` + pool types from `osd dump` ---------------------------
+
+
+def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
+    stats = _get(df, "stats", "df")
+    total = _int(_get(stats, "total_bytes", "df.stats"), "df.stats.total_bytes")
+    # total_used_raw_bytes includes BlueStore's DB and overhead: what fills OSDs.
+    used_key = "total_used_raw_bytes" if "total_used_raw_bytes" in stats else "total_used_bytes"
+    used = _int(_get(stats, used_key, "df.stats"), f"df.stats.{used_key}")
+    avail = _int(_get(stats, "total_avail_bytes", "df.stats"), "df.stats.total_avail_bytes")
+    layout = _pool_layout(osd_dump)
+    pools = []
+    for i, p in enumerate(_list(_get(df, "pools", "df"), "df.pools")):
+        path = f"df.pools[{i}]"
+        pool_id = _int(_get(p, "id", path), path + ".id")
+        s = _get(p, "stats", path)
+        sp = path + ".stats"
+        ec, k, m, app = layout.get(pool_id, (False, 1, 0, ""))
+        pools.append(
+            Pool(
+                pool_id=pool_id,
+                name=_str(_get(p, "name", path), path + ".name"),
+                stored_bytes=_int(_get(s, "stored", sp), sp + ".stored"),
+                used_bytes=_int(_get(s, "bytes_used", sp), sp + ".bytes_used"),
+                max_avail_bytes=_int(_get(s, "max_avail", sp), sp + ".max_avail"),
+                used_ratio=_float(_get(s, "percent_used", sp), sp + ".percent_used"),
+                objects=_int(_get(s, "objects", sp), sp + ".objects"),
+                erasure_coded=ec,
+                data_chunks=k,
+                coding_chunks=m,
+                application=app,
+            )
+        )
+    return CapacityPart(
+        collected_at=collected_at, total_bytes=total, used_bytes=used, avail_bytes=avail, pools=tuple(pools)
+    )
+
+
+def _pool_layout(osd_dump: Any) -> dict[int, tuple[bool, int, int, str]]:
+    profiles = osd_dump.get("erasure_code_profiles", {}) if isinstance(osd_dump, dict) else {}
+    out = {}
+    for i, p in enumerate(_list(_get(osd_dump, "pools", "osd_dump"), "osd_dump.pools")):
+        path = f"osd_dump.pools[{i}]"
+        pool_id = _int(_get(p, "pool", path), path + ".pool")
+        size = _int(_get(p, "size", path), path + ".size")
+        apps = p.get("application_metadata") or {}
+        app = ",".join(sorted(apps)) if isinstance(apps, dict) else ""
+        if _int(p.get("type", 1), path + ".type") == 3:  # erasure
+            profile = profiles.get(p.get("erasure_code_profile", ""), {})
+            k = _opt_int(profile.get("k"), f"{path}.profile.k") if isinstance(profile, dict) else None
+            # Without the profile, min_size defaults to k+1.
+            k = k or max(1, _int(p.get("min_size", size - 1), path + ".min_size") - 1)
+            out[pool_id] = (True, k, size - k, app)
+        else:
+            out[pool_id] = (False, 1, size - 1, app)
+    return out
+
+
+# --- pgs: `pg dump pgs` ----------------------------------------------------------
+
+
+def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
+    # `pg dump pgs -f json` gives {"pg_ready":..., "pg_stats": [...]} (Pacific+)
+    # or a bare list (Nautilus); `pg dump` nests them under "pg_map".
+    if isinstance(pg_dump, dict) and "pg_map" in pg_dump:
+        pg_dump = pg_dump["pg_map"]
+    stats = pg_dump if isinstance(pg_dump, list) else _get(pg_dump, "pg_stats", "pg_dump")
+    pgs = []
+    for i, s in enumerate(_list(stats, "pg_dump.pg_stats")):
+        p = f"pg_dump.pg_stats[{i}]"
+        pgid = _str(_get(s, "pgid", p), p + ".pgid")
+        pgs.append(
+            PgScrubState(
+                pgid=pgid,
+                pool_id=_int(pgid.split(".", 1)[0], p + ".pgid"),
+                state=_str(_get(s, "state", p), p + ".state"),
+                last_scrub_stamp=parse_stamp(_get(s, "last_scrub_stamp", p), p + ".last_scrub_stamp"),
+                last_deep_scrub_stamp=parse_stamp(_get(s, "last_deep_scrub_stamp", p), p + ".last_deep_scrub_stamp"),
+            )
+        )
+    return PgPart(collected_at=collected_at, pgs=tuple(pgs))
+
+
+# --- settings: `config get` values -----------------------------------------------
+
+SETTING_OPTIONS = {
+    "osd_scrub_max_interval": "scrub_max_interval_seconds",
+    "osd_deep_scrub_interval": "deep_scrub_interval_seconds",
+    "mon_warn_pg_not_scrubbed_ratio": "warn_pg_not_scrubbed_ratio",
+    "mon_warn_pg_not_deep_scrubbed_ratio": "warn_pg_not_deep_scrubbed_ratio",
+    "rgw_max_objs_per_shard": "rgw_max_objs_per_shard",
+    "bluestore_min_alloc_size_hdd": "bluestore_min_alloc_size_hdd",
+}
+
+
+def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSettings:
+    """values: Ceph option name -> value as `config get` returns it; missing ones keep Ceph's defaults."""
+    kwargs: dict[str, Any] = {}
+    for option, field_name in SETTING_OPTIONS.items():
+        if option not in values or values[option] in (None, ""):
+            continue
+        raw = values[option]
+        if field_name in ("rgw_max_objs_per_shard", "bluestore_min_alloc_size_hdd"):
+            kwargs[field_name] = _int(raw, option)
+        else:
+            kwargs[field_name] = _float(raw, option)
+    return ClusterSettings(collected_at=collected_at, **kwargs)
+
+
+# --- health: `health detail` -----------------------------------------------------
+
+
+def health_part(health: Any, collected_at: float) -> HealthPart:
+    status = _str(_get(health, "status", "health"), "health.status")
+    checks = []
+    raw_checks = health.get("checks", {})
+    if not isinstance(raw_checks, dict):
+        raise InputError("health.checks: expected an object")
+    for code, c in sorted(raw_checks.items()):
+        p = f"health.checks.{code}"
+        summary = _get(c, "summary", p)
+        message = summary.get("message", "") if isinstance(summary, dict) else str(summary)
+        count = summary.get("count") if isinstance(summary, dict) else None
+        if count is None:  # before Octopus: no count, one detail line each
+            count = len(c.get("detail", []) or []) or 1
+        checks.append(
+            HealthCheck(
+                code=code,
+                severity=_str(_get(c, "severity", p), p + ".severity"),
+                count=_int(count, p + ".summary.count"),
+                summary=str(message),
+            )
+        )
+    return HealthPart(collected_at=collected_at, status=status, checks=tuple(checks))
+
+
+# --- RGW: bucket stats and the reshard queue -------------------------------------
+
+
+def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
+    """`radosgw-admin bucket stats` or Admin Ops `GET /admin/bucket?stats=true`: a list of bucket objects."""
+    buckets = []
+    for i, b in enumerate(_list(bucket_stats, "bucket_stats")):
+        p = f"bucket_stats[{i}]"
+        usage = b.get("usage") if isinstance(b, dict) else None
+        objects = 0
+        if isinstance(usage, dict):
+            for category, u in usage.items():
+                # rgw.main holds the objects; rgw.multimeta counts upload parts.
+                if category == "rgw.main" and isinstance(u, dict):
+                    objects = _int(u.get("num_objects", 0), f"{p}.usage.rgw.main.num_objects")
+        buckets.append(
+            Bucket(
+                name=_str(_get(b, "bucket", p), p + ".bucket"),
+                tenant=str(b.get("tenant", "") or ""),
+                bucket_id=_str(_get(b, "id", p), p + ".id"),
+                num_shards=_int(_get(b, "num_shards", p), p + ".num_shards"),
+                num_objects=objects,
+                owner=str(b.get("owner", "") or ""),
+                marker=str(b.get("marker", "") or ""),
+            )
+        )
+    return BucketsPart(collected_at=collected_at, buckets=tuple(buckets))
+
+
+def reshard_part(reshard_list: Any, collected_at: float) -> ReshardPart:
+    """`radosgw-admin reshard list`.
+
+    Pacific names the target `tentative_new_num_shards`; later releases
+    `new_num_shards`. `new_instance_id` is set once processing has begun.
+    """
+    entries = []
+    for i, e in enumerate(_list(reshard_list, "reshard_list")):
+        p = f"reshard_list[{i}]"
+        new = e.get("new_num_shards", e.get("tentative_new_num_shards")) if isinstance(e, dict) else None
+        if new is None:
+            raise InputError(f"{p}: missing new_num_shards / tentative_new_num_shards")
+        entries.append(
+            ReshardEntry(
+                bucket=_str(_get(e, "bucket_name", p), p + ".bucket_name"),
+                tenant=str(e.get("tenant", "") or ""),
+                bucket_id=str(e.get("bucket_id", "") or ""),
+                old_num_shards=_int(e.get("old_num_shards", 0), p + ".old_num_shards"),
+                new_num_shards=_int(new, p + ".new_num_shards"),
+                in_progress=bool(e.get("new_instance_id")),
+            )
+        )
+    return ReshardPart(collected_at=collected_at, entries=tuple(entries))
+
+
+# --- perf counters: the manager's per-daemon counters or the prometheus module ----
+
+from .snapshot import BlueFsCounters, OsdOpCounters, PerfPart, RgwOpCounters  # noqa: E402
+
+# Counter paths as the manager names them, and the mgr prometheus module's
+# names for the same counters (`ceph_` + path with "." -> "_").
+PERF_COUNTERS = (
+    "bluefs.db_total_bytes",
+    "bluefs.db_used_bytes",
+    "bluefs.slow_used_bytes",
+    "osd.op_r",
+    "osd.op_w",
+    "osd.op_r_out_bytes",
+    "osd.op_w_in_bytes",
+    "rgw.get",
+    "rgw.put",
+    "rgw.get_b",
+    "rgw.put_b",
+)
+_PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
+
+
+def counters_from_prometheus_text(text: str) -> dict[str, dict[str, float]]:
+    """daemon -> {counter path: value} from the mgr prometheus module's /metrics.
+
+    Only the few families we need are parsed, line by line: at 318 OSDs the
+    module's output is megabytes and a full parse would dominate the cycle.
+    RGW daemons are keyed "rgw.<instance_id>" using `ceph_rgw_metadata`.
+    """
+    out: dict[str, dict[str, float]] = {}
+    rgw_ids: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.startswith("ceph_") or "{" not in line:
+            continue
+        name, rest = line.split("{", 1)
+        if name == "ceph_rgw_metadata":
+            labels = _labels(rest)
+            if "ceph_daemon" in labels and labels.get("instance_id"):
+                rgw_ids[labels["ceph_daemon"]] = labels["instance_id"]
+            continue
+        path = _PROM_NAMES.get(name)
+        if path is None:
+            continue
+        labels_text, _, value_text = rest.rpartition("}")
+        labels = _labels(labels_text + "}")
+        daemon = labels.get("ceph_daemon")
+        if daemon is None:
+            raise InputError(f"mgr prometheus: {name} without ceph_daemon label")
+        value = _float(value_text.strip().split(" ")[0], f"mgr prometheus {name}{{{labels_text}}}")
+        out.setdefault(daemon, {})[path] = value
+    for daemon, instance_id in rgw_ids.items():
+        if daemon in out and daemon != f"rgw.{instance_id}":
+            out[f"rgw.{instance_id}"] = out.pop(daemon)
+    return out
+
+
+def _labels(text: str) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    i, n = 0, len(text)
+    while i < n and text[i] != "}":
+        eq = text.index("=", i)
+        key = text[i:eq].strip().lstrip(",").strip()
+        if text[eq + 1] != '"':
+            raise InputError(f"mgr prometheus: bad label value near {text[i : i + 40]!r}")
+        j = eq + 2
+        value = []
+        while text[j] != '"':
+            if text[j] == "\\":
+                j += 1
+                value.append({"n": "\n"}.get(text[j], text[j]))
+            else:
+                value.append(text[j])
+            j += 1
+        labels[key] = "".join(value)
+        i = j + 1
+        if i < n and text[i] == ",":
+            i += 1
+    return labels
+
+
+def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> PerfPart:
+    """counters: daemon name ("osd.3", "rgw.<id>") -> {counter path: value}."""
+    bluefs, osd_ops, rgw_ops = [], [], []
+    for daemon, c in sorted(counters.items()):
+        kind, _, ident = daemon.partition(".")
+        if kind == "osd":
+            osd_id = _int(ident, f"perf[{daemon}]")
+            if "bluefs.db_total_bytes" in c:
+                bluefs.append(
+                    BlueFsCounters(
+                        osd_id=osd_id,
+                        db_total_bytes=_int(c["bluefs.db_total_bytes"], f"perf[{daemon}].bluefs.db_total_bytes"),
+                        db_used_bytes=_int(c.get("bluefs.db_used_bytes", 0), f"perf[{daemon}].bluefs.db_used_bytes"),
+                        slow_used_bytes=_int(
+                            c.get("bluefs.slow_used_bytes", 0), f"perf[{daemon}].bluefs.slow_used_bytes"
+                        ),
+                    )
+                )
+            if "osd.op_r" in c and "osd.op_w" in c:
+                osd_ops.append(
+                    OsdOpCounters(
+                        osd_id=osd_id,
+                        read_ops=_int(c["osd.op_r"], f"perf[{daemon}].osd.op_r"),
+                        write_ops=_int(c["osd.op_w"], f"perf[{daemon}].osd.op_w"),
+                        read_bytes=_int(c.get("osd.op_r_out_bytes", 0), f"perf[{daemon}].osd.op_r_out_bytes"),
+                        write_bytes=_int(c.get("osd.op_w_in_bytes", 0), f"perf[{daemon}].osd.op_w_in_bytes"),
+                    )
+                )
+        elif kind in ("rgw", "client") and "rgw.put" in c:
+            rgw_ops.append(
+                RgwOpCounters(
+                    instance_id=ident,
+                    get_ops=_int(c.get("rgw.get", 0), f"perf[{daemon}].rgw.get"),
+                    put_ops=_int(c["rgw.put"], f"perf[{daemon}].rgw.put"),
+                    get_bytes=_int(c.get("rgw.get_b", 0), f"perf[{daemon}].rgw.get_b"),
+                    put_bytes=_int(c.get("rgw.put_b", 0), f"perf[{daemon}].rgw.put_b"),
+                )
+            )
+    return PerfPart(collected_at=collected_at, bluefs=tuple(bluefs), osd_ops=tuple(osd_ops), rgw_ops=tuple(rgw_ops))

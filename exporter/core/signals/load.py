@@ -1,0 +1,115 @@
+"""Load per HDD OSD against the measured baseline [004, 000, 003].
+
+The study measured 60 PUT / 90 GET 64 KB S3 ops/s and 34 / 37 MB/s for
+128 MB objects per HDD OSD with 4 % flash for the DB. A mixed load is the sum
+of its shares: put/60 + get/90 = 1 is the baseline's saturation point.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from ..config import Thresholds
+from ..families import Family, counter, gauge
+from ..history import KeyedRates
+from ..snapshot import Snapshot
+
+
+class LoadState:
+    def __init__(self, th: Thresholds) -> None:
+        self.rgw = KeyedRates(th.rate_window_seconds)
+        self.osd = KeyedRates(th.rate_window_seconds)
+
+
+def hdd_osds(snap: Snapshot) -> int | None:
+    if snap.osd_map is None:
+        return None
+    return sum(1 for o in snap.osd_map.osds if o.up and o.in_cluster and o.device_class == "hdd")
+
+
+def derive(snap: Snapshot, state: LoadState, th: Thresholds) -> list[Family]:
+    perf = snap.perf
+    if perf is None:
+        return []
+    families: list[Family] = []
+    hdds = hdd_osds(snap)
+    if hdds is not None:
+        families.append(gauge("hdd_osds", "Up and in HDD OSDs: the denominator of the per-HDD load.").add(hdds))
+
+    if perf.rgw_ops:
+        ops_total = counter("rgw_s3_ops", "S3 operations from RGW perf counters.", "instance_id", "op")
+        bytes_total = counter("rgw_s3_bytes", "S3 bytes from RGW perf counters.", "instance_id", "op")
+        raw: dict[object, float] = {}
+        for r in sorted(perf.rgw_ops, key=lambda r: r.instance_id):
+            for op, ops, nbytes in (("put", r.put_ops, r.put_bytes), ("get", r.get_ops, r.get_bytes)):
+                ops_total.add(ops, r.instance_id, op)
+                bytes_total.add(nbytes, r.instance_id, op)
+                raw[(r.instance_id, op, "ops")] = ops
+                raw[(r.instance_id, op, "bytes")] = nbytes
+        state.rgw.update(perf.collected_at, raw)
+        families += [ops_total, bytes_total]
+        families.append(gauge("rgw_instances", "RGW daemons reporting counters.").add(len(perf.rgw_ops)))
+
+        rates: dict[tuple[str, str], float] = {}
+        for key in raw:
+            r = state.rgw.rate(key)
+            if r is not None:
+                _, op, unit = key
+                rates[(op, unit)] = rates.get((op, unit), 0.0) + r
+        if rates:
+            ops_rate = gauge("s3_ops_per_second", "Cluster S3 op rate.", "op")
+            bytes_rate = gauge("s3_bytes_per_second", "Cluster S3 byte rate.", "op")
+            for op in ("put", "get"):
+                ops_rate.add(rates.get((op, "ops"), 0.0), op)
+                bytes_rate.add(rates.get((op, "bytes"), 0.0), op)
+            families += [ops_rate, bytes_rate]
+            if hdds:
+                put = rates.get(("put", "ops"), 0.0) / hdds
+                get = rates.get(("get", "ops"), 0.0) / hdds
+                per_hdd = gauge("s3_ops_per_hdd_osd", "S3 op rate per up and in HDD OSD.", "op")
+                per_hdd.add(put, "put").add(get, "get")
+                ratio = gauge("s3_load_ratio", "Per-HDD-OSD S3 load / the study's baseline.", "op", "unit")
+                mixed = put / th.baseline_put_ops_per_hdd + get / th.baseline_get_ops_per_hdd
+                ratio.add(put / th.baseline_put_ops_per_hdd, "put", "ops")
+                ratio.add(get / th.baseline_get_ops_per_hdd, "get", "ops")
+                ratio.add(rates.get(("put", "bytes"), 0.0) / hdds / th.baseline_put_bytes_per_hdd, "put", "bytes")
+                ratio.add(rates.get(("get", "bytes"), 0.0) / hdds / th.baseline_get_bytes_per_hdd, "get", "bytes")
+                ratio.add(mixed, "mixed", "ops")
+                headroom = gauge(
+                    "s3_ops_headroom_per_second",
+                    "Ops/s of this op the cluster can add before the mixed load reaches the baseline.",
+                    "op",
+                )
+                headroom.add((1 - mixed) * th.baseline_put_ops_per_hdd * hdds, "put")
+                headroom.add((1 - mixed) * th.baseline_get_ops_per_hdd * hdds, "get")
+                families += [per_hdd, ratio, headroom]
+
+    if perf.osd_ops:
+        raw = {}
+        for c in perf.osd_ops:
+            raw[(c.osd_id, "read")] = c.read_ops
+            raw[(c.osd_id, "write")] = c.write_ops
+        state.osd.update(perf.collected_at, raw)
+        per_osd = gauge("osd_ops_per_second", "Client op rate of each OSD.", "ceph_daemon", "op")
+        up = {o.osd_id for o in snap.osd_map.osds if o.up} if snap.osd_map else None
+        totals: dict[int, float] = {}
+        for c in sorted(perf.osd_ops, key=lambda c: c.osd_id):
+            daemon = f"osd.{c.osd_id}"
+            read, write = state.osd.rate((c.osd_id, "read")), state.osd.rate((c.osd_id, "write"))
+            if read is None or write is None:
+                continue
+            per_osd.add(read, daemon, "read").add(write, daemon, "write")
+            if up is None or c.osd_id in up:
+                totals[c.osd_id] = read + write
+        families.append(per_osd)
+        if totals:
+            mean = sum(totals.values()) / len(totals)
+            hot = gauge("osd_hotspot_ratio", "Top-K OSDs by op rate: rate / mean of up OSDs.", "ceph_daemon")
+            count = 0
+            if mean > 0:
+                for osd_id, total in heapq.nlargest(th.osd_top_hot, totals.items(), key=lambda kv: (kv[1], -kv[0])):
+                    hot.add(total / mean, f"osd.{osd_id}")
+                count = sum(1 for t in totals.values() if t > th.osd_hotspot_ratio * mean)
+            families.append(hot)
+            families.append(gauge("osd_hotspots", "OSDs above osd_hotspot_ratio x the mean op rate.").add(count))
+    return families

@@ -1,0 +1,152 @@
+"""RGW dynamic bucket resharding [000, 004].
+
+A completed reshard shows as a bucket whose instance id (or shard count)
+changed while its marker stayed: the marker is the first instance id and
+RGW keeps it across reshards, while a deleted and re-created bucket gets a
+new one. The bucket table is state that must survive restarts, or a reshard
+that completes while the producer is down is lost; it is kept compact so
+100,000+ buckets stay cheap.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from ..config import Thresholds
+from ..families import Family, counter, gauge, histogram
+from ..snapshot import Bucket, Snapshot
+
+# Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
+FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
+
+
+class ReshardState:
+    def __init__(self) -> None:
+        self.events = 0
+        self.seen_at = 0.0
+        # bucket key -> (marker, instance id, num_shards)
+        self.buckets: dict[str, tuple[str, str, int]] = {}
+
+    def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
+        if t <= self.seen_at:
+            return
+        self.seen_at = t
+        previous = self.buckets
+        current: dict[str, tuple[str, str, int]] = {}
+        for b in buckets:
+            entry = (b.marker, b.bucket_id, b.num_shards)
+            current[b.key] = entry
+            old = previous.get(b.key)
+            if old is None or old == entry:
+                continue
+            same_bucket = old[0] == b.marker if (old[0] and b.marker) else True
+            if same_bucket and (old[1] != b.bucket_id or old[2] != b.num_shards):
+                self.events += 1
+        self.buckets = current
+
+    def to_dict(self) -> dict:
+        return {"events": self.events, "seen_at": self.seen_at, "buckets": self.buckets}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ReshardState:
+        state = cls()
+        state.events = int(data.get("events", 0))
+        state.seen_at = float(data.get("seen_at", 0.0))
+        state.buckets = {str(k): (str(v[0]), str(v[1]), int(v[2])) for k, v in dict(data.get("buckets", {})).items()}
+        return state
+
+
+def next_prime(n: int) -> int:
+    n = max(2, n)
+    while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
+        n += 1
+    return n
+
+
+def recommended_shards(objects: int, limit: int, fill_ratio: float) -> int:
+    """Shards that keep objects per shard at fill_ratio of the limit; RGW prefers primes."""
+    return next_prime(math.ceil(objects / max(1.0, limit * fill_ratio)))
+
+
+def derive(snap: Snapshot, state: ReshardState, th: Thresholds, limit: int) -> list[Family]:
+    families: list[Family] = []
+    part = snap.buckets
+    if part is not None:
+        state.observe(part.collected_at, part.buckets)
+        families.append(gauge("rgw_buckets", "Buckets seen.").add(len(part.buckets)))
+        families.append(gauge("rgw_objects", "Objects over all buckets.").add(sum(b.num_objects for b in part.buckets)))
+        counts = [0] * len(FILL_BUCKETS)
+        total = 0.0
+        near = over = 0
+        for b in part.buckets:
+            fill = b.num_objects / (max(1, b.num_shards) * limit)
+            total += fill
+            for i, bound in enumerate(FILL_BUCKETS):
+                if fill <= bound:
+                    counts[i] += 1
+                    break
+            if fill >= 1.0:
+                over += 1
+            if fill >= th.rgw_shard_warn_ratio:
+                near += 1
+        cumulative, running = [], 0
+        for bound, n in zip(FILL_BUCKETS, counts):
+            running += n
+            cumulative.append((bound, running))
+        families.append(
+            histogram(
+                "rgw_bucket_shard_fill_ratio", "Distribution over buckets of objects per shard / per-shard limit."
+            ).add_histogram(cumulative, total, len(part.buckets))
+        )
+        families.append(
+            gauge("rgw_buckets_near_reshard", "Buckets at or above rgw_shard_warn_ratio of the per-shard limit.").add(
+                near
+            )
+        )
+        families.append(
+            gauge("rgw_buckets_over_shard_limit", "Buckets at or above the per-shard limit (reshard due).").add(over)
+        )
+        top = heapq.nlargest(
+            th.rgw_top_buckets,
+            part.buckets,
+            key=lambda b: (b.num_objects / max(1, b.num_shards), b.num_objects, b.key),
+        )
+        fill_f = gauge(
+            "rgw_top_bucket_shard_fill_ratio", "Top-K buckets by objects per shard / limit.", "bucket", "tenant"
+        )
+        objects_f = gauge("rgw_top_bucket_objects", "Objects in the top-K buckets.", "bucket", "tenant")
+        shards_f = gauge("rgw_top_bucket_shards", "Index shards of the top-K buckets.", "bucket", "tenant")
+        recommend_f = gauge(
+            "rgw_top_bucket_recommended_shards",
+            "Shards keeping the top-K buckets at rgw_preshard_fill_ratio of the limit.",
+            "bucket",
+            "tenant",
+        )
+        for b in top:
+            fill_f.add(b.num_objects / (max(1, b.num_shards) * limit), b.name, b.tenant)
+            objects_f.add(b.num_objects, b.name, b.tenant)
+            shards_f.add(b.num_shards, b.name, b.tenant)
+            recommend_f.add(
+                max(b.num_shards, recommended_shards(b.num_objects, limit, th.rgw_preshard_fill_ratio)),
+                b.name,
+                b.tenant,
+            )
+        families += [fill_f, objects_f, shards_f, recommend_f]
+
+    if part is not None or state.seen_at > 0:
+        families.append(
+            counter("rgw_reshard_events", "Completed bucket reshards seen (instance id or shard count changed).").add(
+                state.events
+            )
+        )
+
+    queue = snap.reshard
+    if queue is not None:
+        families.append(gauge("rgw_reshard_queued", "Entries in the reshard queue.").add(len(queue.entries)))
+        families.append(
+            gauge("rgw_reshard_in_progress", "Reshard queue entries being processed now.").add(
+                sum(1 for e in queue.entries if e.in_progress)
+            )
+        )
+    return families

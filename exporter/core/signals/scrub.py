@@ -1,0 +1,95 @@
+"""Scrub backlog [004, 001, 003].
+
+Overdue follows Ceph's own rule for PG_NOT_SCRUBBED / PG_NOT_DEEP_SCRUBBED:
+a stamp older than interval x (1 + mon_warn_pg_not_(deep_)scrubbed_ratio).
+Completed scrubs are counted from stamps that moved forward, which needs only
+the previous stamps: no per-PG series are exported.
+"""
+
+from __future__ import annotations
+
+from ..config import Thresholds
+from ..families import Family, counter, gauge
+from ..history import Series
+from ..snapshot import ClusterSettings, Snapshot
+
+KINDS = ("scrub", "deep_scrub")
+
+
+class ScrubState:
+    def __init__(self, th: Thresholds) -> None:
+        self.seen_at = 0.0
+        self.stamps: dict[str, tuple[float, float]] = {}
+        self.completed = {"scrub": 0, "deep_scrub": 0}
+        self.completed_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
+
+
+def overdue_after(settings: ClusterSettings | None) -> dict[str, float]:
+    s = settings or ClusterSettings(collected_at=0.0)
+    return {
+        "scrub": s.scrub_max_interval_seconds * (1 + s.warn_pg_not_scrubbed_ratio),
+        "deep_scrub": s.deep_scrub_interval_seconds * (1 + s.warn_pg_not_deep_scrubbed_ratio),
+    }
+
+
+def derive(snap: Snapshot, state: ScrubState, th: Thresholds) -> list[Family]:
+    part = snap.pgs
+    if part is None:
+        return []
+    now = part.collected_at
+    limits = overdue_after(snap.settings)
+    overdue = {"scrub": 0, "deep_scrub": 0}
+    oldest = {"scrub": now, "deep_scrub": now}
+    scrubbing = {"scrub": 0, "deep_scrub": 0}
+    new_stamps: dict[str, tuple[float, float]] = {}
+    fresh = now > state.seen_at
+    for pg in part.pgs:
+        stamps = (pg.last_scrub_stamp, pg.last_deep_scrub_stamp)
+        if fresh:
+            old = state.stamps.get(pg.pgid)
+            if old is not None:
+                if stamps[0] > old[0]:
+                    state.completed["scrub"] += 1
+                if stamps[1] > old[1]:
+                    state.completed["deep_scrub"] += 1
+            new_stamps[pg.pgid] = stamps
+        for kind, stamp in zip(KINDS, stamps):
+            if now - stamp > limits[kind]:
+                overdue[kind] += 1
+            if stamp < oldest[kind]:
+                oldest[kind] = stamp
+        if "scrubbing" in pg.state:
+            scrubbing["deep_scrub" if "deep" in pg.state else "scrub"] += 1
+    if fresh:
+        state.stamps = new_stamps
+        state.seen_at = now
+        for kind in KINDS:
+            state.completed_history[kind].add(now, state.completed[kind])
+
+    total = len(part.pgs)
+    f_overdue = gauge("pg_scrub_overdue", "PGs whose last (deep) scrub is overdue by Ceph's own rule.", "kind")
+    f_ratio = gauge("pg_scrub_overdue_ratio", "Share of PGs overdue.", "kind")
+    f_oldest = gauge("pg_scrub_oldest_age_seconds", "Age of the oldest (deep) scrub stamp.", "kind")
+    f_after = gauge("pg_scrub_overdue_after_seconds", "Stamp age from which a PG counts as overdue.", "kind")
+    f_now = gauge("pg_scrubbing", "PGs scrubbing now.", "kind")
+    f_done = counter("pg_scrubs_completed", "Scrubs completed, seen as a PG's stamp moving forward.", "kind")
+    f_clear = gauge(
+        "pg_scrub_backlog_clear_seconds",
+        "Overdue PGs divided by the scrub completion rate; +Inf when nothing completes.",
+        "kind",
+    )
+    for kind in KINDS:
+        f_overdue.add(overdue[kind], kind)
+        f_ratio.add(overdue[kind] / total if total else 0.0, kind)
+        f_oldest.add(max(0.0, now - oldest[kind]) if total else 0.0, kind)
+        f_after.add(limits[kind], kind)
+        f_now.add(scrubbing[kind], kind)
+        f_done.add(state.completed[kind], kind)
+        history = state.completed_history[kind]
+        if overdue[kind] == 0:
+            f_clear.add(0.0, kind)
+        elif history.span() > 0:
+            (t0, c0), (t1, c1) = history.points[0], history.points[-1]
+            rate = (c1 - c0) / (t1 - t0)
+            f_clear.add(overdue[kind] / rate if rate > 0 else float("inf"), kind)
+    return [gauge("pgs", "Placement groups.").add(total), f_overdue, f_ratio, f_oldest, f_after, f_now, f_done, f_clear]

@@ -1,0 +1,116 @@
+"""BlueFS / RocksDB spillover [004, 000].
+
+RocksDB puts a level on the DB device only if the whole level fits, so the
+DB space that is really usable is the sum of the levels that fit, not the
+device size: an 80 GB DB with the default 256 MB level base uses 28.4 GB
+(L1..L3) and spills L4 to the HDD.
+"""
+
+from __future__ import annotations
+
+from ..config import Thresholds
+from ..families import Family, gauge
+from ..history import KeyedSeries
+from ..snapshot import Osd, Snapshot
+
+
+def level_sizes(th: Thresholds) -> list[int]:
+    return [th.rocksdb_level_base_bytes * th.rocksdb_level_multiplier**i for i in range(th.rocksdb_levels)]
+
+
+def usable_db_bytes(db_size: int, th: Thresholds) -> int:
+    """Sum of the leading levels L1..Lk that fit whole in db_size."""
+    usable = 0
+    for size in level_sizes(th):
+        if usable + size > db_size:
+            break
+        usable += size
+    return usable
+
+
+class SpilloverState:
+    def __init__(self, th: Thresholds) -> None:
+        self.db_used = KeyedSeries(th.bluefs_growth_window_seconds)
+
+
+def _has_dedicated_db(osd: Osd | None, db_total: int) -> bool:
+    if osd is not None and osd.dedicated_db is not None:
+        return osd.dedicated_db
+    # Without metadata, a DB size reported by BlueFS means a DB device.
+    return db_total > 0
+
+
+def derive(snap: Snapshot, state: SpilloverState, th: Thresholds) -> list[Family]:
+    families: list[Family] = []
+    boundaries = gauge(
+        "rocksdb_level_boundary_bytes",
+        "Cumulative size of RocksDB levels L1..Ln under the configured level rule.",
+        "level",
+    )
+    cumulative = 0
+    for i, size in enumerate(level_sizes(th), start=1):
+        cumulative += size
+        boundaries.add(cumulative, f"L{i}")
+    families.append(boundaries)
+
+    perf = snap.perf
+    if perf is None or not perf.bluefs:
+        return families
+    osds = {o.osd_id: o for o in snap.osd_map.osds} if snap.osd_map else {}
+
+    spilled = gauge("bluefs_spilled_bytes", "BlueFS bytes spilled over to the slow device.", "ceph_daemon")
+    db_size = gauge("bluefs_db_size_bytes", "BlueFS DB device size.", "ceph_daemon")
+    db_used = gauge("bluefs_db_used_bytes", "BlueFS bytes used on the DB device.", "ceph_daemon")
+    usable = gauge(
+        "bluefs_db_usable_bytes", "DB bytes usable by RocksDB: the sum of the levels that fit whole.", "ceph_daemon"
+    )
+    share = gauge("bluefs_db_share_ratio", "DB device size as a share of the data device (4 % rule).", "ceph_daemon")
+    next_level = gauge(
+        "bluefs_db_next_level_seconds",
+        "Predicted seconds until DB use exceeds the usable level size (top-K soonest).",
+        "ceph_daemon",
+    )
+
+    dedicated = [(c, osds.get(c.osd_id)) for c in sorted(perf.bluefs, key=lambda c: c.osd_id)]
+    dedicated = [(c, osd) for c, osd in dedicated if _has_dedicated_db(osd, c.db_total_bytes)]
+    state.db_used.update(perf.collected_at, {c.osd_id: c.db_used_bytes + c.slow_used_bytes for c, _ in dedicated})
+
+    spill_count = spill_sum = share_below = 0
+    eta: list[tuple[float, str]] = []
+    for c, osd in dedicated:
+        daemon = f"osd.{c.osd_id}"
+        spilled.add(c.slow_used_bytes, daemon)
+        db_size.add(c.db_total_bytes, daemon)
+        db_used.add(c.db_used_bytes, daemon)
+        usable_bytes = usable_db_bytes(c.db_total_bytes, th)
+        usable.add(usable_bytes, daemon)
+        if c.slow_used_bytes > 0:
+            spill_count += 1
+            spill_sum += c.slow_used_bytes
+        data_bytes = (osd.data_device_bytes or osd.size_bytes) if osd else 0
+        if data_bytes > 0 and c.db_total_bytes > 0:
+            ratio = c.db_total_bytes / data_bytes
+            share.add(ratio, daemon)
+            if ratio < th.bluefs_db_share_min_ratio:
+                share_below += 1
+        if c.slow_used_bytes > 0 or c.db_used_bytes >= usable_bytes:
+            eta.append((0.0, daemon))
+            continue
+        slope = state.db_used.slope(c.osd_id)
+        if slope is not None and slope > 0:
+            eta.append(((usable_bytes - c.db_used_bytes) / slope, daemon))
+    eta.sort()
+    for seconds, daemon in eta[: th.osd_top_hot]:
+        next_level.add(seconds, daemon)
+    db_osds = len(dedicated)
+
+    families += [spilled, db_size, db_used, usable, share, next_level]
+    families.append(gauge("bluefs_spillover_osds", "OSDs with BlueFS bytes on the slow device.").add(spill_count))
+    families.append(gauge("bluefs_spilled_bytes_sum", "BlueFS spilled bytes over all OSDs.").add(spill_sum))
+    families.append(gauge("bluefs_db_osds", "OSDs with a dedicated DB device.").add(db_osds))
+    families.append(
+        gauge("bluefs_db_share_below_min_osds", "OSDs whose DB share is below bluefs_db_share_min_ratio.").add(
+            share_below
+        )
+    )
+    return families

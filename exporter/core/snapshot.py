@@ -1,0 +1,223 @@
+"""One typed snapshot of cluster state: the only input of the derivation core.
+
+Each part comes from one source (the sidecar's collectors, or the manager's
+own data) and carries the time it was collected, so that rates are computed
+against the time the counters were read, not the time of the scrape. A part
+is ``None`` when its source has never succeeded: signals that need it are then
+absent, never zero.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+# slots halve the memory of 100,000s of PG and bucket records; Python 3.9
+# (the manager's interpreter on el9 Ceph images) has no dataclass slots.
+_record = dataclass(frozen=True, slots=True) if sys.version_info >= (3, 10) else dataclass(frozen=True)
+
+
+@_record
+class Osd:
+    osd_id: int
+    device_class: str  # "hdd", "ssd", "nvme" or "" when unknown
+    host: str
+    up: bool
+    in_cluster: bool
+    size_bytes: int
+    used_bytes: int
+    avail_bytes: int
+    # From `osd metadata`; None where the OSD did not report it.
+    dedicated_db: bool | None = None
+    db_device_bytes: int | None = None
+    data_device_bytes: int | None = None
+
+    @property
+    def ceph_daemon(self) -> str:
+        return f"osd.{self.osd_id}"
+
+
+@_record
+class FullRatios:
+    nearfull: float
+    backfillfull: float
+    full: float
+
+
+@_record
+class OsdMapPart:
+    collected_at: float
+    osds: tuple[Osd, ...]
+    ratios: FullRatios
+    flags: frozenset[str] = frozenset()
+
+
+@_record
+class Pool:
+    pool_id: int
+    name: str
+    stored_bytes: int  # logical bytes written by clients
+    used_bytes: int  # raw bytes, replication/EC and allocation included
+    max_avail_bytes: int
+    used_ratio: float  # `percent_used` of `df detail`, as a 0..1 ratio
+    objects: int
+    erasure_coded: bool
+    data_chunks: int  # k for EC, 1 for replicated
+    coding_chunks: int  # m for EC, size-1 for replicated
+    application: str = ""  # "rgw", "rbd", "cephfs" or ""
+
+
+@_record
+class CapacityPart:
+    collected_at: float
+    total_bytes: int
+    used_bytes: int
+    avail_bytes: int
+    pools: tuple[Pool, ...]
+
+
+@_record
+class BlueFsCounters:
+    osd_id: int
+    db_total_bytes: int
+    db_used_bytes: int
+    slow_used_bytes: int
+
+
+@_record
+class OsdOpCounters:
+    """Cumulative client op counters of one OSD (`osd.op_r`, `osd.op_w`, ...)."""
+
+    osd_id: int
+    read_ops: int
+    write_ops: int
+    read_bytes: int
+    write_bytes: int
+
+
+@_record
+class RgwOpCounters:
+    """Cumulative S3 counters of one RGW daemon (`rgw.get`, `rgw.put`, ...)."""
+
+    instance_id: str
+    get_ops: int
+    put_ops: int
+    get_bytes: int
+    put_bytes: int
+
+
+@_record
+class PerfPart:
+    collected_at: float
+    bluefs: tuple[BlueFsCounters, ...] = ()
+    osd_ops: tuple[OsdOpCounters, ...] = ()
+    rgw_ops: tuple[RgwOpCounters, ...] = ()
+
+
+@_record
+class PgScrubState:
+    pgid: str
+    pool_id: int
+    state: str  # e.g. "active+clean+scrubbing+deep"
+    last_scrub_stamp: float  # epoch seconds
+    last_deep_scrub_stamp: float
+
+
+@_record
+class PgPart:
+    collected_at: float
+    pgs: tuple[PgScrubState, ...]
+
+
+@_record
+class ClusterSettings:
+    """Cluster configuration the signals depend on; Ceph's defaults where unset."""
+
+    collected_at: float
+    scrub_max_interval_seconds: float = 7 * 86400.0  # osd_scrub_max_interval
+    deep_scrub_interval_seconds: float = 7 * 86400.0  # osd_deep_scrub_interval
+    warn_pg_not_scrubbed_ratio: float = 0.5  # mon_warn_pg_not_scrubbed_ratio
+    warn_pg_not_deep_scrubbed_ratio: float = 0.75  # mon_warn_pg_not_deep_scrubbed_ratio
+    rgw_max_objs_per_shard: int | None = None  # None: use the configured default
+    bluestore_min_alloc_size_hdd: int | None = None
+
+
+@_record
+class Bucket:
+    name: str
+    tenant: str
+    bucket_id: str  # instance id; a completed reshard gives a new one
+    num_shards: int
+    num_objects: int
+    owner: str = ""
+    # The first instance id; RGW keeps it across reshards, so a new marker means
+    # the bucket was deleted and created again, which is not a reshard.
+    marker: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.tenant}/{self.name}" if self.tenant else self.name
+
+
+@_record
+class BucketsPart:
+    collected_at: float
+    buckets: tuple[Bucket, ...]
+
+
+@_record
+class ReshardEntry:
+    bucket: str
+    tenant: str
+    bucket_id: str
+    old_num_shards: int
+    new_num_shards: int
+    in_progress: bool = False
+
+
+@_record
+class ReshardPart:
+    collected_at: float
+    entries: tuple[ReshardEntry, ...]
+
+
+@_record
+class HealthCheck:
+    code: str
+    severity: str  # "HEALTH_WARN" or "HEALTH_ERR"
+    count: int
+    summary: str
+
+
+@_record
+class HealthPart:
+    collected_at: float
+    status: str
+    checks: tuple[HealthCheck, ...] = ()
+
+
+@_record
+class SourceStatus:
+    """How one source fared: served as `ceph_scale_source_*` by every producer."""
+
+    name: str
+    success: bool
+    duration_seconds: float
+    last_success_at: float | None  # None: never succeeded
+    error: str = ""
+    failures: int = 0  # failed collections since the producer started
+
+
+@_record
+class Snapshot:
+    taken_at: float
+    fsid: str = ""
+    osd_map: OsdMapPart | None = None
+    capacity: CapacityPart | None = None
+    perf: PerfPart | None = None
+    pgs: PgPart | None = None
+    settings: ClusterSettings | None = None
+    buckets: BucketsPart | None = None
+    reshard: ReshardPart | None = None
+    health: HealthPart | None = None
+    sources: tuple[SourceStatus, ...] = field(default_factory=tuple)
