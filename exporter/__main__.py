@@ -1,0 +1,5 @@
+import sys
+
+from .sidecar.main import main
+
+sys.exit(main())

@@ -1,0 +1,141 @@
+"""Ceph commands with a deadline, through librados or the `ceph` CLI.
+
+librados (python3-rados) keeps one connection and costs no process per
+command; the CLI backend needs nothing but the `ceph` binary and can always
+be killed, which is what a hung monitor calls for.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class CephCommandError(RuntimeError):
+    pass
+
+
+class CephClient:
+    def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class CliClient(CephClient):
+    def __init__(self, conf: str | None, user: str | None, keyring: str | None, binary: str = "ceph") -> None:
+        self.binary = shutil.which(binary) or binary
+        self.base = [self.binary]
+        if conf:
+            self.base += ["--conf", conf]
+        if user:
+            self.base += ["--name", user if "." in user else f"client.{user}"]
+        if keyring:
+            self.base += ["--keyring", keyring]
+
+    def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+        argv = self.base + prefix.split() + _argv(args) + ["--format", "json", "--connect-timeout", str(int(timeout))]
+        try:
+            proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            raise CephCommandError(f"`ceph {prefix}` timed out after {timeout:g}s") from None
+        except OSError as e:
+            raise CephCommandError(f"`ceph {prefix}`: {e}") from None
+        if proc.returncode != 0:
+            err = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise CephCommandError(f"`ceph {prefix}` exited {proc.returncode}: {err[-1] if err else ''}")
+        return _decode(prefix, proc.stdout)
+
+
+def _argv(args: dict[str, Any]) -> list[str]:
+    out = []
+    for value in args.values():
+        if isinstance(value, list):
+            out += [str(v) for v in value]
+        else:
+            out.append(str(value))
+    return out
+
+
+def _decode(prefix: str, raw: bytes) -> Any:
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CephCommandError(f"`ceph {prefix}` returned invalid JSON: {e}") from None
+
+
+class RadosClient(CephClient):
+    """One librados connection; reconnects after an error."""
+
+    # Commands the manager serves in Pacific and later; the rest go to the monitors.
+    MGR_PREFIXES = ("pg dump", "osd df", "osd perf", "mgr services")
+
+    def __init__(self, conf: str | None, user: str | None, keyring: str | None, connect_timeout: float = 10) -> None:
+        import rados  # python3-rados
+
+        self._rados_mod = rados
+        self.conf = conf
+        self.name = user if (user and "." in user) else f"client.{user or 'admin'}"
+        self.keyring = keyring
+        self.connect_timeout = connect_timeout
+        self._cluster = None
+        self._lock = threading.Lock()
+
+    def _connected(self):
+        with self._lock:
+            if self._cluster is None:
+                conf = {"keyring": self.keyring} if self.keyring else {}
+                cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
+                cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
+                cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
+                cluster.connect(timeout=int(self.connect_timeout))
+                self._cluster = cluster
+            return self._cluster
+
+    def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+        cmd = {"prefix": prefix, "format": "json", **args}
+        try:
+            cluster = self._connected()
+            if prefix.startswith(self.MGR_PREFIXES):
+                ret, out, err = cluster.mgr_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
+            else:
+                ret, out, err = cluster.mon_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
+        except CephCommandError:
+            raise
+        except Exception as e:  # librados raises many types; all mean "this command failed"
+            self.close()
+            raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
+        if ret != 0:
+            raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
+        return _decode(prefix, out)
+
+    def close(self) -> None:
+        with self._lock:
+            cluster, self._cluster = self._cluster, None
+        if cluster is not None:
+            try:
+                cluster.shutdown()
+            except Exception:  # already broken; nothing more to release
+                log.debug("rados shutdown failed", exc_info=True)
+
+
+def make_client(backend: str, conf: str | None, user: str | None, keyring: str | None) -> CephClient:
+    if backend == "rados" or backend == "auto":
+        try:
+            return RadosClient(conf, user, keyring)
+        except ImportError:
+            if backend == "rados":
+                raise CephCommandError("python3-rados is not installed (apt install python3-rados)") from None
+            log.info("python3-rados not found; using the ceph CLI")
+    return CliClient(conf or os.environ.get("CEPH_CONF"), user, keyring)

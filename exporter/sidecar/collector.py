@@ -1,0 +1,241 @@
+"""Background loops: each source on its own interval and deadline, one cached exposition.
+
+A scrape never waits for Ceph: it is served from the bytes rendered after
+the last change. A source that fails or hangs keeps its last good part (its
+age grows) until `stale_after`, then its signals disappear; it is never
+turned into zeros, and the other sources go on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+from ..core import exposition
+from ..core.config import Thresholds
+from ..core.derive import DerivationState, derive
+from ..core.snapshot import Snapshot, SourceStatus
+from .sources import Deadline, Source
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SourceSchedule:
+    interval: float
+    timeout: float
+    stale_after: float
+
+
+class SourceRunner:
+    """Runs one source: at most one collection in flight, each bounded by its timeout."""
+
+    def __init__(self, source: Source, schedule: SourceSchedule, on_done) -> None:
+        self.source = source
+        self.schedule = schedule
+        self.on_done = on_done
+        self.part = None
+        self.last_success_at: float | None = None
+        self.success = False
+        self.duration = 0.0
+        self.error = ""
+        self.failures = 0
+        self._in_flight: threading.Thread | None = None
+        self._result: list = []
+
+    def status(self) -> SourceStatus:
+        return SourceStatus(
+            name=self.source.name,
+            success=self.success,
+            duration_seconds=self.duration,
+            last_success_at=self.last_success_at,
+            error=self.error,
+            failures=self.failures,
+        )
+
+    def served_part(self, now: float):
+        if self.part is None or self.last_success_at is None:
+            return None
+        if now - self.last_success_at > self.schedule.stale_after:
+            return None
+        return self.part
+
+    def run_once(self) -> None:
+        """Collect once, waiting at most the timeout; a hung call is abandoned, not stacked."""
+        if self._in_flight is not None and self._in_flight.is_alive():
+            self._record_failure(0.0, f"previous collection still running after {self.schedule.timeout:g}s")
+            return
+        started = time.monotonic()
+        result: list = []
+
+        def work() -> None:
+            try:
+                result.append(("ok", self.source.collect(Deadline(self.schedule.timeout))))
+            except Exception as e:  # every failure of a source is reported, none escapes
+                result.append(("error", f"{type(e).__name__}: {e}"))
+
+        thread = threading.Thread(target=work, name=f"source-{self.source.name}", daemon=True)
+        self._in_flight = thread
+        thread.start()
+        thread.join(self.schedule.timeout + 1.0)
+        duration = time.monotonic() - started
+        if not result:
+            self._record_failure(duration, f"timed out after {self.schedule.timeout:g}s")
+            return
+        kind, value = result[0]
+        if kind == "error":
+            self._record_failure(duration, value)
+            return
+        self._in_flight = None
+        if not self.success:
+            log.info("source %s: ok again", self.source.name)
+        self.part, self.success, self.duration, self.error = value, True, duration, ""
+        self.last_success_at = time.time()
+        self.on_done()
+
+    def _record_failure(self, duration: float, error: str) -> None:
+        self.failures += 1
+        if self.success or error != self.error:
+            # One line per change of state, not one per cycle.
+            log.warning("source %s failed: %s", self.source.name, error)
+        self.success, self.duration, self.error = False, duration, error
+        self.on_done()
+
+
+class Collector:
+    def __init__(
+        self,
+        runners_spec: list[tuple[Source, SourceSchedule]],
+        thresholds: Thresholds,
+        *,
+        cluster_label: str | None = None,
+        state_file: str | None = None,
+        fsid: str = "",
+    ) -> None:
+        self.thresholds = thresholds
+        self.cluster_label = cluster_label
+        self.state_file = state_file
+        self.fsid = fsid
+        self.state = DerivationState(thresholds)
+        self.runners = [SourceRunner(src, sched, self._changed) for src, sched in runners_spec]
+        self._changed_event = threading.Event()
+        self._stop = threading.Event()
+        self._derive_lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self.exposition: bytes = b""
+        self.families = []
+        self.cycles = 0
+        self._saved_state: str | None = None
+        self._load_state()
+
+    # --- durable state ---------------------------------------------------------
+
+    def _load_state(self) -> None:
+        if not self.state_file or not os.path.exists(self.state_file):
+            return
+        try:
+            with open(self.state_file, encoding="utf-8") as f:
+                self.state.restore(json.load(f))
+            log.info("restored state from %s", self.state_file)
+        except (OSError, ValueError, TypeError, KeyError) as e:
+            # A broken state file must not stop monitoring; the reshard
+            # counter then starts from zero, which rate() handles as a reset.
+            log.error("ignoring unreadable state file %s: %s", self.state_file, e)
+
+    def _save_state(self) -> None:
+        if not self.state_file:
+            return
+        data = json.dumps(self.state.durable(), sort_keys=True, separators=(",", ":"))
+        if data == self._saved_state:
+            return
+        tmp = f"{self.state_file}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.state_file)
+            self._saved_state = data
+        except OSError as e:
+            log.error("cannot write state file %s: %s", self.state_file, e)
+
+    # --- derivation ------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._changed_event.set()
+
+    def snapshot(self) -> Snapshot:
+        now = time.time()
+        parts = {r.source.field: r.served_part(now) for r in self.runners}
+        fsid = self.fsid
+        return Snapshot(taken_at=now, fsid=fsid, sources=tuple(r.status() for r in self.runners), **parts)
+
+    def derive_now(self) -> bytes:
+        with self._derive_lock:
+            snap = self.snapshot()
+            families = derive(snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label)
+            body = exposition.render(families)
+            self.families, self.exposition = families, body
+            self.cycles += 1
+            self._save_state()
+            return body
+
+    # --- loops -----------------------------------------------------------------
+
+    def collect_all_once(self) -> bytes:
+        """Every source once, in parallel, then one derivation (for --once and tests)."""
+        threads = [threading.Thread(target=r.run_once) for r in self.runners]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return self.derive_now()
+
+    def start(self) -> None:
+        for runner in self.runners:
+            t = threading.Thread(target=self._source_loop, args=(runner,), name=f"loop-{runner.source.name}")
+            t.daemon = True
+            t.start()
+            self._threads.append(t)
+        t = threading.Thread(target=self._derive_loop, name="derive", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._changed_event.set()
+
+    def _source_loop(self, runner: SourceRunner) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            runner.run_once()
+            self._stop.wait(max(0.5, runner.schedule.interval - (time.monotonic() - started)))
+
+    def _derive_loop(self) -> None:
+        # Sources finishing close together cause one derivation, not one each;
+        # a periodic pass keeps ages and staleness current when nothing changes.
+        while not self._stop.is_set():
+            self._changed_event.wait(5.0)
+            if self._stop.is_set():
+                return
+            self._stop.wait(0.2)
+            self._changed_event.clear()
+            try:
+                self.derive_now()
+            except Exception:  # a bug in one derivation must not stop the exporter
+                log.exception("derivation failed; serving the previous exposition")
+
+
+def schedule_for(source: Source, overrides: dict | None) -> SourceSchedule:
+    o = overrides or {}
+    interval = float(o.get("interval", source.default_interval))
+    timeout = float(o.get("timeout", min(source.default_timeout, interval)))
+    stale_after = float(o.get("stale_after", max(10 * interval, 300.0)))
+    return SourceSchedule(interval=interval, timeout=timeout, stale_after=stale_after)
+
+
+__all__ = ["Collector", "SourceRunner", "SourceSchedule", "schedule_for"]

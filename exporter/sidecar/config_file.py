@@ -1,0 +1,87 @@
+"""The optional YAML configuration file, validated whole before anything starts.
+
+cluster_label: prod-eu-1          # default: the cluster fsid
+state_file: /var/lib/ceph-scale/state.json
+thresholds:                       # names and origins: docs/configuration.md
+  fill_target_ratio: 0.8
+sources:                          # per source: interval, timeout, stale_after (s), enabled
+  pgs: {interval: 120, timeout: 60}
+  reshard: {enabled: false}
+rgw:
+  endpoint: http://rgw.example:8080
+  credentials_file: /etc/ceph-scale/rgw-admin.json   # {"access_key": ..., "secret_key": ...}
+  region: us-east-1
+  verify_tls: true
+mgr_prometheus_url: http://mgr.example:9283/metrics  # default: from `ceph mgr services`
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.config import ConfigError, Thresholds
+
+SOURCE_KEYS = {"interval", "timeout", "stale_after", "enabled"}
+TOP_KEYS = {"cluster_label", "state_file", "thresholds", "sources", "rgw", "mgr_prometheus_url", "rgw_config_section"}
+RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls"}
+
+
+@dataclass
+class FileConfig:
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    cluster_label: str | None = None
+    state_file: str | None = None
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rgw: dict[str, Any] = field(default_factory=dict)
+    mgr_prometheus_url: str | None = None
+    rgw_config_section: str = "client.rgw"
+
+
+def parse(data: Any, source_names: set[str]) -> FileConfig:
+    if data is None:
+        return FileConfig()
+    if not isinstance(data, dict):
+        raise ConfigError("the configuration file must be a mapping at the top level")
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(TOP_KEYS))}")
+    cfg = FileConfig()
+    if "thresholds" in data:
+        if not isinstance(data["thresholds"], dict):
+            raise ConfigError("thresholds: expected a mapping")
+        cfg.thresholds = Thresholds.from_mapping(data["thresholds"])
+    for key in ("cluster_label", "state_file", "mgr_prometheus_url", "rgw_config_section"):
+        if key in data and data[key] is not None:
+            if not isinstance(data[key], str) or not data[key]:
+                raise ConfigError(f"{key}: expected a non-empty string")
+            setattr(cfg, key, data[key])
+    sources = data.get("sources") or {}
+    if not isinstance(sources, dict):
+        raise ConfigError("sources: expected a mapping")
+    for name, opts in sources.items():
+        if name not in source_names:
+            raise ConfigError(f"sources.{name}: unknown source; known: {', '.join(sorted(source_names))}")
+        if not isinstance(opts, dict):
+            raise ConfigError(f"sources.{name}: expected a mapping")
+        bad = sorted(set(opts) - SOURCE_KEYS)
+        if bad:
+            raise ConfigError(f"sources.{name}: unknown key(s) {', '.join(bad)}")
+        for key in ("interval", "timeout", "stale_after"):
+            if key in opts:
+                v = opts[key]
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.1 <= v <= 86400 * 7:
+                    raise ConfigError(f"sources.{name}.{key}: expected seconds between 0.1 and 604800, got {v!r}")
+        if "enabled" in opts and not isinstance(opts["enabled"], bool):
+            raise ConfigError(f"sources.{name}.enabled: expected true or false")
+        if "interval" in opts and "timeout" in opts and opts["timeout"] > opts["interval"]:
+            raise ConfigError(f"sources.{name}: timeout must not exceed interval")
+    cfg.sources = {k: dict(v) for k, v in sources.items()}
+    rgw = data.get("rgw") or {}
+    if not isinstance(rgw, dict):
+        raise ConfigError("rgw: expected a mapping")
+    bad = sorted(set(rgw) - RGW_KEYS)
+    if bad:
+        raise ConfigError(f"rgw: unknown key(s) {', '.join(bad)}; secrets go in credentials_file, never here")
+    cfg.rgw = dict(rgw)
+    return cfg

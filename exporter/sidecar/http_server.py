@@ -1,0 +1,181 @@
+"""HTTP(S) serving of the cached exposition, with the exporter-toolkit web config.
+
+tls_server_config:
+  cert_file: /etc/ceph-scale/tls.crt
+  key_file: /etc/ceph-scale/tls.key
+  client_ca_file: /etc/ceph-scale/ca.crt     # optional
+  client_auth_type: RequireAndVerifyClientCert  # optional
+  min_version: TLS12                          # optional
+basic_auth_users:
+  prometheus: $2y$10$...                      # bcrypt hash
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import ssl
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from ..core.config import ConfigError
+from ..core.exposition import CONTENT_TYPE_LATEST
+
+WEB_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
+TLS_KEYS = {"cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version", "max_version"}
+CLIENT_AUTH = {"NoClientCert", "RequestClientCert", "RequireAnyClientCert", "VerifyClientCertIfGiven",
+               "RequireAndVerifyClientCert"}  # fmt: skip
+TLS_VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1,
+                "TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}  # fmt: skip
+
+
+class BasicAuth:
+    """bcrypt-checked users; a verified (user, password) pair is remembered by its
+    salted digest, so 50 concurrent scrapers do not each pay a bcrypt round."""
+
+    def __init__(self, users: dict[str, str]) -> None:
+        try:
+            import bcrypt  # python3-bcrypt
+        except ImportError:
+            raise ConfigError("basic_auth_users needs python3-bcrypt (apt install python3-bcrypt)") from None
+        self._bcrypt = bcrypt
+        self.users = {}
+        for user, hashed in users.items():
+            if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
+                raise ConfigError(f"basic_auth_users.{user}: expected a bcrypt hash")
+            self.users[str(user)] = hashed.encode()
+        self._salt = os.urandom(16)
+        self._ok: set[bytes] = set()
+        self._lock = threading.Lock()
+
+    def check(self, header: str | None) -> bool:
+        if not header or not header.startswith("Basic "):
+            return False
+        try:
+            user, _, password = base64.b64decode(header[6:], validate=True).decode().partition(":")
+        except (ValueError, UnicodeDecodeError):
+            return False
+        hashed = self.users.get(user)
+        if hashed is None:
+            return False
+        key = hmac.new(self._salt, f"{user}\0{password}".encode(), hashlib.sha256).digest()
+        with self._lock:
+            if key in self._ok:
+                return True
+        if not self._bcrypt.checkpw(password.encode(), hashed):
+            return False
+        with self._lock:
+            self._ok.add(key)
+        return True
+
+
+def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth | None]:
+    if not path:
+        return None, None
+    import yaml
+
+    with open(path, encoding="utf-8") as f:
+        try:
+            data = yaml.safe_load(f) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: invalid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping")
+    bad = sorted(set(data) - WEB_KEYS)
+    if bad:
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(bad)}")
+    context = None
+    tls = data.get("tls_server_config")
+    if tls:
+        bad = sorted(set(tls) - TLS_KEYS)
+        if bad:
+            raise ConfigError(f"{path}: tls_server_config: unknown key(s) {', '.join(bad)}")
+        if not tls.get("cert_file") or not tls.get("key_file"):
+            raise ConfigError(f"{path}: tls_server_config needs cert_file and key_file")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = TLS_VERSIONS.get(tls.get("min_version", "TLS12"), ssl.TLSVersion.TLSv1_2)
+        if "max_version" in tls:
+            context.maximum_version = TLS_VERSIONS[tls["max_version"]]
+        try:
+            context.load_cert_chain(tls["cert_file"], tls["key_file"])
+        except (OSError, ssl.SSLError) as e:
+            raise ConfigError(f"{path}: cannot load the certificate or key: {e}") from None
+        auth_type = tls.get("client_auth_type", "NoClientCert")
+        if auth_type not in CLIENT_AUTH:
+            raise ConfigError(f"{path}: client_auth_type must be one of {', '.join(sorted(CLIENT_AUTH))}")
+        if tls.get("client_ca_file"):
+            context.load_verify_locations(tls["client_ca_file"])
+        if auth_type in ("RequireAndVerifyClientCert", "RequireAnyClientCert"):
+            context.verify_mode = ssl.CERT_REQUIRED
+        elif auth_type != "NoClientCert":
+            context.verify_mode = ssl.CERT_OPTIONAL
+    users = data.get("basic_auth_users")
+    auth = BasicAuth(users) if users else None
+    return context, auth
+
+
+LANDING = b"""<html><head><title>ceph-scale-exporter</title></head><body>
+<h1>ceph-scale-exporter</h1><p><a href="%s">Metrics</a></p></body></html>"""
+
+
+def make_handler(path: str, collector, auth: BasicAuth | None):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "ceph-scale-exporter"
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if auth is not None and not auth.check(self.headers.get("Authorization")):
+                self._send(401, b"Unauthorized\n", "text/plain", {"WWW-Authenticate": 'Basic realm="ceph-scale"'})
+                return
+            route = self.path.split("?", 1)[0]
+            if route == path:
+                body = collector.exposition
+                if not body:
+                    self._send(503, b"no collection finished yet\n", "text/plain")
+                else:
+                    self._send(200, body, CONTENT_TYPE_LATEST)
+            elif route == "/":
+                self._send(200, LANDING % path.encode(), "text/html")
+            elif route in ("/-/healthy", "/-/ready"):
+                ready = route == "/-/healthy" or bool(collector.exposition)
+                self._send(200 if ready else 503, b"OK\n" if ready else b"not ready\n", "text/plain")
+            else:
+                self._send(404, b"Not Found\n", "text/plain")
+
+        def _send(self, code: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (extra or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, fmt: str, *args) -> None:  # scrapes are not worth a log line
+            pass
+
+    return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+
+def parse_listen(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise ConfigError(f"--web.listen-address {address!r}: expected host:port")
+    return host.strip("[]") or "0.0.0.0", int(port)
+
+
+def serve(listen: str, path: str, collector, web_config: str | None):
+    context, auth = load_web_config(web_config)
+    host, port = parse_listen(listen)
+    server = _Server((host, port), make_handler(path, collector, auth))
+    if context is not None:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
+    return server

@@ -1,0 +1,201 @@
+"""ceph-scale-exporter: the sidecar exporter's command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+
+from ..core.config import SETTINGS, ConfigError
+from ..core.derive import VERSION
+from . import config_file
+from .ceph_client import CephCommandError, make_client
+from .collector import Collector, schedule_for
+from .http_server import serve
+from .rgw_admin import RgwAdminClient, RgwCredentials
+from .sources import ALL_SOURCES, SourceContext
+
+log = logging.getLogger("ceph_scale_exporter")
+
+EPILOG = """
+Secrets: the RGW admin keys are read from --rgw-credentials-file (JSON with
+"access_key" and "secret_key") or from the environment variables
+CEPH_SCALE_RGW_ACCESS_KEY and CEPH_SCALE_RGW_SECRET_KEY; never from the
+command line, where every user of the host could read them.
+
+Sources and their defaults (interval / timeout, seconds):
+{sources}
+Thresholds (set under `thresholds:` in --config.file; origins in docs/configuration.md):
+{thresholds}
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    sources = ""
+    for s in ALL_SOURCES:
+        timing = f"{s.default_interval:>5g} / {min(s.default_timeout, s.default_interval):g}"
+        sources += f"  {s.name:<10} {timing}  {(s.__doc__ or '').strip().splitlines()[0]}\n"
+    thresholds = "".join(f"  {s.name} = {s.default:g}: {s.doc}\n" for s in SETTINGS)
+    p = argparse.ArgumentParser(
+        prog="ceph-scale-exporter",
+        description="Exports the signals Ceph's scale tests found decisive at billions of objects "
+        "(BlueFS spillover, fill to 80 %, RGW resharding, scrub backlog, load per HDD OSD).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG.format(sources=sources, thresholds=thresholds),
+    )
+    p.add_argument("--web.listen-address", dest="listen", default=":9928", help="address to serve on (default :9928)")
+    p.add_argument(
+        "--web.telemetry-path", dest="path", default="/metrics", help="path of the metrics (default /metrics)"
+    )
+    p.add_argument(
+        "--web.config.file", dest="web_config", default=None, help="exporter-toolkit web config (TLS, basic auth)"
+    )
+    p.add_argument("--config.file", dest="config_file", default=None, help="YAML file: thresholds, sources, RGW")
+    p.add_argument(
+        "--ceph-conf",
+        default=os.environ.get("CEPH_CONF", "/etc/ceph/ceph.conf"),
+        help="ceph.conf (default $CEPH_CONF or /etc/ceph/ceph.conf)",
+    )
+    p.add_argument(
+        "--ceph-user",
+        default=os.environ.get("CEPH_SCALE_USER", "admin"),
+        help="cephx user, e.g. ceph-scale for client.ceph-scale (default $CEPH_SCALE_USER or admin); "
+        "the keyring is looked up as Ceph does unless --ceph-keyring is given",
+    )
+    p.add_argument("--ceph-keyring", default=None, help="keyring file (default: Ceph's usual lookup)")
+    p.add_argument(
+        "--ceph-client",
+        choices=("auto", "rados", "cli"),
+        default="auto",
+        help="librados or the ceph CLI (default auto)",
+    )
+    p.add_argument("--rgw-endpoint", default=None, help="RGW Admin Ops endpoint, e.g. http://rgw:8080")
+    p.add_argument("--rgw-credentials-file", default=None, help="JSON file with access_key and secret_key")
+    p.add_argument("--rgw-region", default=None, help="SigV4 region (default us-east-1)")
+    p.add_argument(
+        "--radosgw-admin",
+        default="radosgw-admin",
+        help="radosgw-admin command for the reshard queue (split on spaces; default radosgw-admin)",
+    )
+    p.add_argument("--cluster-label", default=None, help="value of the cluster label (default: the fsid)")
+    p.add_argument("--state-file", default=None, help="where reshard counting state survives restarts")
+    p.add_argument("--disable-source", action="append", default=[], help="do not run this source (repeatable)")
+    p.add_argument("--once", action="store_true", help="collect every source once, print the metrics, exit")
+    p.add_argument("--log.level", dest="log_level", default="info", choices=("debug", "info", "warning", "error"))
+    p.add_argument("--version", action="version", version=f"ceph-scale-exporter {VERSION}")
+    return p
+
+
+def load_rgw_credentials(path: str | None) -> RgwCredentials | None:
+    if path:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        if not isinstance(data, dict) or not data.get("access_key") or not data.get("secret_key"):
+            raise ConfigError(f"{path}: expected a JSON object with access_key and secret_key")
+        return RgwCredentials(str(data["access_key"]), str(data["secret_key"]))
+    access, secret = os.environ.get("CEPH_SCALE_RGW_ACCESS_KEY"), os.environ.get("CEPH_SCALE_RGW_SECRET_KEY")
+    if access and secret:
+        return RgwCredentials(access, secret)
+    return None
+
+
+def build_collector(args: argparse.Namespace) -> Collector:
+    names = {s.name for s in ALL_SOURCES}
+    data = None
+    if args.config_file:
+        import yaml  # python3-yaml
+
+        with open(args.config_file, encoding="utf-8") as f:
+            try:
+                data = yaml.safe_load(f)
+            except yaml.YAMLError as e:
+                raise ConfigError(f"{args.config_file}: invalid YAML: {e}") from None
+    cfg = config_file.parse(data, names)
+    for name in args.disable_source:
+        if name not in names:
+            raise ConfigError(f"--disable-source {name}: unknown source; known: {', '.join(sorted(names))}")
+        cfg.sources.setdefault(name, {})["enabled"] = False
+
+    endpoint = args.rgw_endpoint or cfg.rgw.get("endpoint")
+    creds = load_rgw_credentials(args.rgw_credentials_file or cfg.rgw.get("credentials_file"))
+    rgw = None
+    if endpoint and creds:
+        rgw = RgwAdminClient(
+            endpoint,
+            creds,
+            region=args.rgw_region or cfg.rgw.get("region", "us-east-1"),
+            verify_tls=bool(cfg.rgw.get("verify_tls", True)),
+        )
+    elif endpoint:
+        raise ConfigError("an RGW endpoint is set but no credentials: use --rgw-credentials-file or the environment")
+
+    ceph = make_client(args.ceph_client, args.ceph_conf, args.ceph_user, args.ceph_keyring)
+    ctx = SourceContext(
+        ceph=ceph,
+        rgw=rgw,
+        mgr_prometheus_url=cfg.mgr_prometheus_url,
+        radosgw_admin_argv=tuple(args.radosgw_admin.split()),
+        rgw_config_section=cfg.rgw_config_section,
+    )
+    specs = []
+    for cls in ALL_SOURCES:
+        opts = cfg.sources.get(cls.name, {})
+        if not opts.get("enabled", True):
+            continue
+        if cls.name == "buckets" and rgw is None:
+            log.info("source buckets disabled: no RGW endpoint/credentials")
+            continue
+        source = cls(ctx)
+        specs.append((source, schedule_for(source, opts)))
+    fsid = ""
+    try:
+        status = ceph.command("fsid", 10)
+        fsid = status.get("fsid", "") if isinstance(status, dict) else str(status or "")
+    except CephCommandError as e:
+        log.warning("cannot read the fsid now (%s); the cluster label needs --cluster-label", e)
+    return Collector(
+        specs,
+        cfg.thresholds,
+        cluster_label=args.cluster_label or cfg.cluster_label,
+        state_file=args.state_file or cfg.state_file,
+        fsid=fsid,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)s",
+    )
+    try:
+        collector = build_collector(args)
+        if args.once:
+            sys.stdout.buffer.write(collector.collect_all_once())
+            return 0
+        server = serve(args.listen, args.path, collector, args.web_config)
+    except (ConfigError, OSError, CephCommandError) as e:
+        log.error("cannot start: %s", e)
+        return 2
+    collector.start()
+    log.info("serving %s on %s (version %s)", args.path, args.listen, VERSION)
+    done = threading.Event()
+
+    def stop(signum, frame):
+        done.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    done.wait()
+    log.info("shutting down")
+    collector.stop()
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

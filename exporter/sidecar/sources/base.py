@@ -1,0 +1,47 @@
+"""What every source shares: a name, the snapshot field it fills, and a deadline."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..ceph_client import CephClient
+from ..rgw_admin import RgwAdminClient
+
+
+@dataclass
+class SourceContext:
+    ceph: CephClient
+    rgw: RgwAdminClient | None = None
+    mgr_prometheus_url: str | None = None  # None: discovered with `mgr services`
+    radosgw_admin_argv: tuple[str, ...] = ("radosgw-admin",)
+    rgw_config_section: str = "client.rgw"
+
+
+class Deadline:
+    def __init__(self, timeout: float) -> None:
+        self.end = time.monotonic() + timeout
+        self.timeout = timeout
+
+    def left(self) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"timed out after {self.timeout:g}s")
+        return left
+
+
+class Source:
+    name = ""
+    field = ""  # Snapshot attribute this source fills
+    default_interval = 30.0
+    default_timeout = 10.0
+
+    def __init__(self, ctx: SourceContext) -> None:
+        self.ctx = ctx
+
+    def collect(self, deadline: Deadline) -> Any:
+        raise NotImplementedError
+
+    def ceph(self, prefix: str, deadline: Deadline, **args: Any) -> Any:
+        return self.ctx.ceph.command(prefix, deadline.left(), **args)

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import time
+
+from ...core import inputs
+from .base import Deadline, Source
+
+
+class HealthSource(Source):
+    """`health detail`: Ceph's own checks (BLUEFS_SPILLOVER, PG_NOT_SCRUBBED, ...)."""
+
+    name = field = "health"
+    default_interval = 15.0
+
+    def collect(self, deadline: Deadline):
+        t = time.time()
+        return inputs.health_part(self.ceph("health", deadline, detail="detail"), t)

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+import time
+
+from ...core import inputs
+from .base import Deadline, Source
+
+
+class OsdMapSource(Source):
+    """`osd df`, `osd dump`, `osd metadata`: fill per OSD, state, device classes, DB sizes."""
+
+    name = field = "osd_map"
+    default_interval = 30.0
+
+    def collect(self, deadline: Deadline):
+        t = time.time()
+        df = self.ceph("osd df", deadline)
+        dump = self.ceph("osd dump", deadline)
+        metadata = self.ceph("osd metadata", deadline)
+        return inputs.osd_map_part(df, dump, metadata, t)
