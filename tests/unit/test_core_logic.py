@@ -1,0 +1,267 @@
+"""The derivation core's rules, each against the study number it encodes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from exporter.core.config import SETTINGS, ConfigError, Thresholds
+from exporter.core.derive import DerivationState, derive
+from exporter.core.history import CounterRate, Series
+from exporter.core.signals.degraded import expected_drop
+from exporter.core.signals.reshard import ReshardState, next_prime, recommended_shards
+from exporter.core.signals.spillover import usable_db_bytes
+from exporter.core.snapshot import (
+    Bucket,
+    BucketsPart,
+    ClusterSettings,
+    FullRatios,
+    Osd,
+    OsdMapPart,
+    PerfPart,
+    PgPart,
+    PgScrubState,
+    RgwOpCounters,
+    Snapshot,
+)
+
+MiB, GiB = 1024**2, 1024**3
+
+
+def samples(families, name):
+    """{label dict as sorted tuple: value} of one family (labels without cluster)."""
+    for f in families:
+        if f.name == name:
+            return {
+                tuple((n, v) for n, v in zip(f.label_names, lv) if n != "cluster") + ((("suffix", s),) if s else ()): val
+                for s, lv, val in f.samples
+            }
+    return None
+
+
+def test_threshold_defaults_match_the_documented_settings():
+    th = Thresholds()
+    for s in SETTINGS:
+        assert getattr(th, s.name) == s.default, s.name
+    assert set(th.as_dict()) == {s.name for s in SETTINGS}
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"fill_target_ratio": 1.5}, "outside"),
+        ({"fill_target_ratio": "abc"}, "expected a number"),
+        ({"rgw_top_buckets": 2.5}, "whole number"),
+        ({"no_such": 1}, "unknown threshold"),
+        ({"fill_warn_ratio": 0.85}, "fill_warn_ratio <= fill_target_ratio"),
+        ({"baseline_put_ops_per_hdd": True}, "expected a number"),
+        ({"baseline_put_ops_per_hdd": float("nan")}, "NaN"),
+    ],
+)
+def test_bad_thresholds_are_refused_with_the_reason(values, message):
+    with pytest.raises(ConfigError, match=message):
+        Thresholds.from_mapping(values)
+
+
+def test_level_rule_counts_only_whole_levels():
+    th = Thresholds()
+    # [004]: L1 256 MB, L2 2.56 GB, L3 25.6 GB, L4 256 GB: an 80 GB DB holds L1..L3 only.
+    assert usable_db_bytes(80 * 10**9, th) == 256 * MiB * 111
+    assert usable_db_bytes(256 * MiB, th) == 256 * MiB
+    assert usable_db_bytes(1 * GiB, th) == 256 * MiB
+    assert usable_db_bytes(255 * MiB, th) == 0
+    # The remedy [004]: a larger level base uses more of the device.
+    big = Thresholds.from_mapping({"rocksdb_level_base_bytes": 700 * MiB})
+    assert usable_db_bytes(80 * 10**9, big) == 700 * MiB * 11
+
+
+def test_degraded_drop_reproduces_the_study_table():
+    assert expected_drop(0.0, 0) == 0.0
+    assert expected_drop(0.02, 0) == pytest.approx(0.06)
+    assert expected_drop(0.02, 1) == pytest.approx(0.08)
+    assert expected_drop(0.17, 0) == pytest.approx(0.21)
+    assert expected_drop(0.17, 1) == pytest.approx(0.25)
+    assert 0.06 < expected_drop(0.1, 0) < 0.21
+    assert expected_drop(1.0, 1) == 1.0
+
+
+def test_counter_rate_survives_a_daemon_restart():
+    r = CounterRate(window=300)
+    r.add(0, 1000)
+    r.add(10, 1100)
+    r.add(20, 50)  # restarted: 50 new ops, not -1050
+    assert r.rate() == pytest.approx(150 / 20)
+    r.add(20, 60)  # same collection time again: ignored
+    assert r.rate() == pytest.approx(150 / 20)
+
+
+def test_series_slope_is_least_squares():
+    s = Series(window=1000)
+    for t in range(10):
+        s.add(t * 10.0, 5.0 + 2.0 * t * 10.0)
+    assert s.slope() == pytest.approx(2.0)
+
+
+def bucket(name, bid, shards, objects, marker="m-" + "x"):
+    return Bucket(name=name, tenant="", bucket_id=bid, num_shards=shards, num_objects=objects, marker=marker)
+
+
+def test_reshard_counted_once_per_new_instance_and_not_for_recreated_buckets():
+    s = ReshardState()
+    s.observe(1, (bucket("a", "id1", 1, 10, "ma"), bucket("b", "id2", 1, 10, "mb")))
+    assert s.events == 0
+    s.observe(2, (bucket("a", "id3", 7, 120, "ma"), bucket("b", "id2", 1, 10, "mb")))
+    assert s.events == 1
+    s.observe(2, (bucket("a", "id4", 11, 120, "ma"),))  # same collection time: ignored
+    assert s.events == 1
+    s.observe(3, (bucket("a", "id3", 7, 130, "ma"), bucket("b", "id9", 11, 0, "mb-new")))  # b re-created
+    assert s.events == 1
+
+
+def test_reshard_during_a_restart_is_counted_exactly_once():
+    before = ReshardState()
+    before.observe(1, (bucket("a", "id1", 1, 10, "ma"),))
+    saved = before.to_dict()
+    import json
+
+    after = ReshardState.from_dict(json.loads(json.dumps(saved)))
+    after.observe(5, (bucket("a", "id2", 3, 200, "ma"),))
+    after.observe(6, (bucket("a", "id2", 3, 210, "ma"),))
+    assert after.events == 1
+
+
+def test_recommended_shards_keep_the_target_fill_and_are_prime():
+    assert next_prime(8) == 11
+    # 30 M objects at 50 % of 100 K per shard: 600 shards -> next prime 601 [000].
+    assert recommended_shards(30_000_000, 100_000, 0.5) == 601
+
+
+def osd(i, cls="hdd", up=True, size=4 * GiB, used=GiB):
+    return Osd(
+        osd_id=i,
+        device_class=cls,
+        host="h",
+        up=up,
+        in_cluster=True,
+        size_bytes=size,
+        used_bytes=used,
+        avail_bytes=size - used,
+    )
+
+
+def osd_map(osds, t=100.0):
+    return OsdMapPart(collected_at=t, osds=tuple(osds), ratios=FullRatios(0.85, 0.9, 0.95))
+
+
+def test_load_ratio_against_the_study_baseline():
+    th = Thresholds()
+    state = DerivationState(th)
+    osds = [osd(i) for i in range(318)]
+
+    def snap(t, put, get):
+        perf = PerfPart(collected_at=t, rgw_ops=(RgwOpCounters("4123", get, put, get * 65536, put * 65536),))
+        return Snapshot(taken_at=t, osd_map=osd_map(osds, t), perf=perf)
+
+    derive(snap(0.0, 0, 0), state, th)
+    fams = derive(snap(10.0, 178_000, 288_000), state, th)
+    ratio = samples(fams, "ceph_scale_s3_load_ratio")
+    # [004]: ~17,800 PUT and ~28,800 GET ops/s over 318 HDDs is 56 / 90.6 per HDD.
+    assert ratio[(("op", "put"), ("unit", "ops"))] == pytest.approx(17800 / 318 / 60)
+    assert ratio[(("op", "get"), ("unit", "ops"))] == pytest.approx(28800 / 318 / 90)
+    assert ratio[(("op", "mixed"), ("unit", "ops"))] == pytest.approx(17800 / 318 / 60 + 28800 / 318 / 90)
+    assert samples(fams, "ceph_scale_hdd_osds")[()] == 318
+
+
+def test_no_hdd_osds_means_no_per_hdd_ratio_rather_than_a_division_by_zero():
+    th = Thresholds()
+    state = DerivationState(th)
+    for t, n in ((0.0, 0), (10.0, 100)):
+        perf = PerfPart(collected_at=t, rgw_ops=(RgwOpCounters("1", 0, n, 0, 0),))
+        fams = derive(Snapshot(taken_at=t, osd_map=osd_map([osd(0, "ssd")], t), perf=perf), state, th)
+    assert samples(fams, "ceph_scale_s3_load_ratio") is None
+    assert samples(fams, "ceph_scale_s3_ops_per_second")[(("op", "put"),)] == pytest.approx(10.0)
+
+
+def test_scrub_overdue_uses_cephs_rule_and_counts_completions():
+    th = Thresholds()
+    state = DerivationState(th)
+    settings = ClusterSettings(
+        collected_at=0,
+        scrub_max_interval_seconds=100,
+        deep_scrub_interval_seconds=200,
+        warn_pg_not_scrubbed_ratio=0.5,
+        warn_pg_not_deep_scrubbed_ratio=0.5,
+    )
+    now = 10_000.0
+
+    def pgs(t, stamps):
+        return PgPart(
+            collected_at=t,
+            pgs=tuple(
+                PgScrubState(f"1.{i}", 1, "active+clean", t - s, t - d) for i, (s, d) in enumerate(stamps)
+            ),
+        )
+
+    # overdue after 150 s (scrub) and 300 s (deep): PG 1 is overdue for both, PG 0 for neither.
+    first = derive(Snapshot(taken_at=now, pgs=pgs(now, [(10, 10), (151, 301)]), settings=settings), state, th)
+    assert samples(first, "ceph_scale_pg_scrub_overdue")[(("kind", "scrub"),)] == 1
+    assert samples(first, "ceph_scale_pg_scrub_overdue")[(("kind", "deep_scrub"),)] == 1
+    assert samples(first, "ceph_scale_pg_scrub_oldest_age_seconds")[(("kind", "deep_scrub"),)] == 301
+    # Nothing completes: the backlog never clears.
+    later = now + 60
+    frozen = PgPart(collected_at=later, pgs=pgs(now, [(10, 10), (151, 301)]).pgs)
+    second = derive(Snapshot(taken_at=later, pgs=frozen, settings=settings), state, th)
+    assert math.isinf(samples(second, "ceph_scale_pg_scrub_backlog_clear_seconds")[(("kind", "scrub"),)])
+    # PG 0 scrubs: one completion, and the backlog clears at that rate.
+    done = PgPart(
+        collected_at=later + 60,
+        pgs=(PgScrubState("1.0", 1, "active+clean", later + 59, now - 10), frozen.pgs[1]),
+    )
+    third = derive(Snapshot(taken_at=later + 60, pgs=done, settings=settings), state, th)
+    assert samples(third, "ceph_scale_pg_scrubs_completed_total") is None  # counters keep their base name
+    assert samples(third, "ceph_scale_pg_scrubs_completed")[(("kind", "scrub"),)] == 1
+    assert samples(third, "ceph_scale_pg_scrub_backlog_clear_seconds")[(("kind", "scrub"),)] == pytest.approx(120.0)
+
+
+def test_a_source_that_never_succeeded_gives_no_signal_not_zero():
+    th = Thresholds()
+    fams = derive(Snapshot(taken_at=1.0), DerivationState(th), th)
+    names = {f.name for f in fams}
+    assert "ceph_scale_cluster_used_ratio" not in names
+    assert "ceph_scale_bluefs_spillover_osds" not in names
+    assert "ceph_scale_pg_scrub_overdue" not in names
+    assert "ceph_scale_config" in names
+
+
+def test_series_budget_at_study_scale():
+    """318 OSDs, 7 pools, 100,000 buckets, 12 RGWs: at most 3,000 series [issue 6 target]."""
+    from exporter.core.snapshot import BlueFsCounters, CapacityPart, OsdOpCounters, Pool
+
+    th = Thresholds()
+    state = DerivationState(th)
+    osds = [
+        Osd(i, "hdd", f"h{i // 53}", True, True, 16 * 10**12, 12 * 10**12, 4 * 10**12, True, 440 * 10**9, 16 * 10**12)
+        for i in range(318)
+    ]
+    pools = tuple(Pool(p, f"pool{p}", 10**14, 15 * 10**13, 10**14, 0.5, 10**9, True, 4, 2) for p in range(7))
+    buckets = tuple(bucket(f"b{i}", f"id{i}", 11, 100_000 + i, f"m{i}") for i in range(100_000))
+    for t in (0.0, 30.0):
+        perf = PerfPart(
+            collected_at=t,
+            bluefs=tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + int(t), 10**9) for i in range(318)),
+            osd_ops=tuple(OsdOpCounters(i, int(t) * i, int(t) * 2, 0, 0) for i in range(318)),
+            rgw_ops=tuple(RgwOpCounters(str(r), int(t) * 100, int(t) * 100, 0, 0) for r in range(12)),
+        )
+        snap = Snapshot(
+            taken_at=t,
+            osd_map=osd_map(osds, t),
+            capacity=CapacityPart(t, 5 * 10**15, 3 * 10**15, 2 * 10**15, pools),
+            perf=perf,
+            buckets=BucketsPart(t, buckets),
+        )
+        fams = derive(snap, state, th, cluster="c1")
+    series = sum(len(f.samples) for f in fams)
+    assert series <= 3000, series
+    assert samples(fams, "ceph_scale_rgw_top_bucket_objects") is not None
+    assert len(samples(fams, "ceph_scale_rgw_top_bucket_objects")) == th.rgw_top_buckets
