@@ -34,7 +34,8 @@ def samples(families, name):
     for f in families:
         if f.name == name:
             return {
-                tuple((n, v) for n, v in zip(f.label_names, lv) if n != "cluster") + ((("suffix", s),) if s else ()): val
+                tuple((n, v) for n, v in zip(f.label_names, lv) if n != "cluster")
+                + ((("suffix", s),) if s else ()): val
                 for s, lv, val in f.samples
             }
     return None
@@ -198,9 +199,7 @@ def test_scrub_overdue_uses_cephs_rule_and_counts_completions():
     def pgs(t, stamps):
         return PgPart(
             collected_at=t,
-            pgs=tuple(
-                PgScrubState(f"1.{i}", 1, "active+clean", t - s, t - d) for i, (s, d) in enumerate(stamps)
-            ),
+            pgs=tuple(PgScrubState(f"1.{i}", 1, "active+clean", t - s, t - d) for i, (s, d) in enumerate(stamps)),
         )
 
     # overdue after 150 s (scrub) and 300 s (deep): PG 1 is overdue for both, PG 0 for neither.

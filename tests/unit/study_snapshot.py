@@ -1,0 +1,106 @@
+"""A synthetic snapshot at the 10B study's scale where every signal has data."""
+
+from __future__ import annotations
+
+from exporter.core.config import Thresholds
+from exporter.core.derive import DerivationState, derive
+from exporter.core.snapshot import (
+    BlueFsCounters,
+    Bucket,
+    BucketsPart,
+    CapacityPart,
+    ClusterSettings,
+    FullRatios,
+    HealthCheck,
+    HealthPart,
+    Osd,
+    OsdMapPart,
+    OsdOpCounters,
+    PerfPart,
+    PgPart,
+    PgScrubState,
+    Pool,
+    ReshardEntry,
+    ReshardPart,
+    RgwOpCounters,
+    Snapshot,
+    SourceStatus,
+)
+
+
+def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0) -> Snapshot:
+    osd_list = tuple(
+        Osd(
+            i,
+            "hdd",
+            f"h{i // 53}",
+            i != 0,
+            True,
+            16 * 10**12,
+            12 * 10**12 + grow * i,
+            4 * 10**12,
+            True,
+            440 * 10**9,
+            16 * 10**12,
+        )  # fmt: skip
+        for i in range(osds)
+    )
+    pools = tuple(
+        Pool(p, f"pool{p}", 10**14 + grow * 10**9, 15 * 10**13, 10**14, 0.5 + grow * 1e-4, 10**9, True, 4, 2)
+        for p in range(7)
+    )
+    perf = PerfPart(
+        collected_at=t,
+        bluefs=tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + grow * 10**6, (i % 2) * 10**9) for i in range(osds)),
+        osd_ops=tuple(OsdOpCounters(i, int(t) * (i + 1), int(t) * 2, int(t) * 65536, int(t)) for i in range(osds)),
+        rgw_ops=tuple(RgwOpCounters(str(4000 + r), int(t) * 80, int(t) * 120, int(t) * 10**6, 0) for r in range(12)),
+    )
+    pgs = tuple(
+        PgScrubState(
+            f"{p}.{i:x}",
+            p,
+            "active+clean+scrubbing+deep" if i % 50 == 0 else "active+clean",
+            t - 86400 * (i % 20) - (grow if i % 3 == 0 else 0),
+            t - 86400 * (i % 30),
+        )  # fmt: skip
+        for p in range(7)
+        for i in range(300)
+    )
+    bucket_list = tuple(
+        Bucket(
+            f"bucket-{i}",
+            "tenant" if i % 10 == 0 else "",
+            f"zone.{i}.{grow}",
+            11,
+            100_000 * (i % 13),
+            "user",
+            f"zone.{i}.0",
+        )  # fmt: skip
+        for i in range(buckets)
+    )
+    sources = tuple(
+        SourceStatus(n, n != "reshard", 0.1, t - 1, "" if n != "reshard" else "boom", int(n == "reshard"))
+        for n in ("osd_map", "capacity", "perf", "pgs", "settings", "buckets", "reshard", "health")
+    )
+    return Snapshot(
+        taken_at=t,
+        fsid="f00",
+        osd_map=OsdMapPart(t, osd_list, FullRatios(0.85, 0.9, 0.95)),
+        capacity=CapacityPart(t, 5 * 10**15, 3 * 10**15 + grow * 10**12, 2 * 10**15, pools),
+        perf=perf,
+        pgs=PgPart(t, pgs),
+        settings=ClusterSettings(t, rgw_max_objs_per_shard=100_000),
+        buckets=BucketsPart(t, bucket_list),
+        reshard=ReshardPart(t, (ReshardEntry("bucket-12", "", "zone.12.0", 11, 23, True),)),
+        health=HealthPart(t, "HEALTH_WARN", (HealthCheck("BLUEFS_SPILLOVER", "HEALTH_WARN", 159, "spillover"),)),
+        sources=sources,
+    )
+
+
+def rich_families():
+    th = Thresholds()
+    state = DerivationState(th)
+    fams = []
+    for step in range(3):
+        fams = derive(study_snapshot(1000.0 + 60 * step, grow=step), state, th, cluster="study")
+    return fams
