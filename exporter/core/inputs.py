@@ -415,9 +415,10 @@ def counters_from_prometheus_text(text: str) -> dict[str, dict[str, float]]:
             continue
         labels_text, _, value_text = rest.rpartition("}")
         labels = _labels(labels_text + "}")
-        daemon = labels.get("ceph_daemon")
+        # Pacific labels RGW counters with instance_id only; OSDs with ceph_daemon.
+        daemon = labels.get("ceph_daemon") or (f"rgw.{labels['instance_id']}" if labels.get("instance_id") else None)
         if daemon is None:
-            raise InputError(f"mgr prometheus: {name} without ceph_daemon label")
+            raise InputError(f"mgr prometheus: {name} has neither ceph_daemon nor instance_id")
         value = _float(value_text.strip().split(" ")[0], f"mgr prometheus {name}{{{labels_text}}}")
         out.setdefault(daemon, {})[path] = value
     for daemon, instance_id in rgw_ids.items():

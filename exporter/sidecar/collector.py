@@ -91,7 +91,7 @@ class SourceRunner:
             self._record_failure(duration, value)
             return
         self._in_flight = None
-        if not self.success:
+        if not self.success and self.failures:
             log.info("source %s: ok again", self.source.name)
         self.part, self.success, self.duration, self.error = value, True, duration, ""
         self.last_success_at = time.time()

@@ -93,12 +93,16 @@ def derive(snap: Snapshot, state: SpilloverState, th: Thresholds) -> list[Family
             share.add(ratio, daemon)
             if ratio < th.bluefs_db_share_min_ratio:
                 share_below += 1
-        if c.slow_used_bytes > 0 or c.db_used_bytes >= usable_bytes:
+        # Already spilling: 0. Past the strict level size but not spilling (Pacific's
+        # use_some_extra volume selector lets a level use spare DB space): the
+        # next spill comes when the device itself is full.
+        if c.slow_used_bytes > 0:
             eta.append((0.0, daemon))
             continue
+        limit = usable_bytes if c.db_used_bytes < usable_bytes else c.db_total_bytes
         slope = state.db_used.slope(c.osd_id)
         if slope is not None and slope > 0:
-            eta.append(((usable_bytes - c.db_used_bytes) / slope, daemon))
+            eta.append((max(0.0, limit - c.db_used_bytes) / slope, daemon))
     eta.sort()
     for seconds, daemon in eta[: th.osd_top_hot]:
         next_level.add(seconds, daemon)
@@ -106,7 +110,7 @@ def derive(snap: Snapshot, state: SpilloverState, th: Thresholds) -> list[Family
 
     families += [spilled, db_size, db_used, usable, share, next_level]
     families.append(gauge("bluefs_spillover_osds", "OSDs with BlueFS bytes on the slow device.").add(spill_count))
-    families.append(gauge("bluefs_spilled_bytes_sum", "BlueFS spilled bytes over all OSDs.").add(spill_sum))
+    families.append(gauge("cluster_bluefs_spilled_bytes", "BlueFS spilled bytes over all OSDs.").add(spill_sum))
     families.append(gauge("bluefs_db_osds", "OSDs with a dedicated DB device.").add(db_osds))
     families.append(
         gauge("bluefs_db_share_below_min_osds", "OSDs whose DB share is below bluefs_db_share_min_ratio.").add(
