@@ -273,7 +273,7 @@ class TestCluster:
             ["ceph-mon", "--conf", str(self.conf_path), "--mkfs", "-i", "a", "--monmap", str(monmap),
              "--keyring", str(mon_keyring)]
         )  # fmt: skip
-        self._spawn("mon.a", ["ceph-mon", "-f", "--conf", str(self.conf_path), "-i", "a"])
+        self.start_daemon("mon.a")
         wait_for(lambda: self.ceph("mon", "stat", timeout=10), 60, what="the monitor")
         # Scrub options live in the config database so that `config get` (which the
         # exporter reads) sees what the manager uses for PG_NOT_SCRUBBED.
@@ -323,17 +323,13 @@ class TestCluster:
             "auth", "get-or-create", f"mgr.{ident}", "mon", "allow profile mgr", "osd", "allow *", "mds", "allow *",
             "-o", str(mgr_dir / "keyring"), fmt_json=False,
         )  # fmt: skip
-        argv = ["ceph-mgr", "-f", "--conf", str(self.conf_path), "-i", ident, "--keyring", str(mgr_dir / "keyring")]
-        module_path = self._mgr_module_path()
-        if module_path:
-            argv += ["--mgr_module_path", str(module_path)]
-        self._spawn(f"mgr.{ident}", argv)
+        self.start_daemon(f"mgr.{ident}")
         if ident == "x":
             wait_for(lambda: self.ceph("mgr", "stat", timeout=10).get("available"), 90, what="an active manager")
             self.ceph("mgr", "module", "enable", "prometheus", fmt_json=False)
 
     def _start_osds(self) -> None:
-        for i in range(self.osds):
+        for _ in range(self.osds):
             osd_uuid = str(uuid.uuid4())
             secret = self._run(["ceph-authtool", "--gen-print-key"]).strip()
             new = json.dumps({"cephx_secret": secret}).encode()
@@ -373,11 +369,7 @@ class TestCluster:
             "auth", "get-or-create", "client.rgw.a", "mon", "allow rw", "osd", "allow rwx", "mgr", "allow rw",
             "-o", str(rgw_dir / "keyring"), fmt_json=False,
         )  # fmt: skip
-        self._spawn(
-            "client.rgw.a",
-            ["radosgw", "-f", "--conf", str(self.conf_path), "-n", "client.rgw.a", "--keyring", str(rgw_dir / "keyring"),
-             "--rgw_frontends", f"beast endpoint=127.0.0.1:{self.rgw_port}"],
-        )  # fmt: skip
+        self.start_daemon("client.rgw.a")
         wait_for(self._rgw_answers, 120, what="the RGW")
         admin = self.radosgw_admin(
             "user", "create", "--uid", "scale-admin", "--display-name", "ceph-scale admin",
@@ -510,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "stop":
         info = _load(d)
-        for name, pid in sorted(info["pids"].items(), key=lambda kv: kv[0].startswith("mon")):
+        for _name, pid in sorted(info["pids"].items(), key=lambda kv: kv[0].startswith("mon")):
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
