@@ -83,6 +83,7 @@ class Sidecar:
         self.process: Process | None = None
 
     def start(self, wait: bool = True) -> Sidecar:
+        """Start (or start again, with the same config and state file)."""
         env_path = os.environ.get("PYTHONPATH", "")
         os.environ["PYTHONPATH"] = f"{REPO}:{env_path}" if env_path else str(REPO)
         self.process = Process(self.argv, self.dir / "exporter.log", REPO)

@@ -1,0 +1,246 @@
+"""The sidecar against the real test cluster, each study condition made to happen for real.
+
+Ordered: the scenarios share one cluster (the session fixture) and run in
+file order; each leaves the cluster in a state the next can live with.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from cluster import s3load
+from demo.monitoring import free_port, wait_until
+from demo.sidecar import Sidecar, parse_exposition
+
+pytestmark = pytest.mark.cluster
+
+SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
+
+
+def mgr_value(cluster, name: str, **labels) -> float:
+    """A sample of Ceph's own mgr prometheus module (the parser names counters *_total)."""
+    with urllib.request.urlopen(cluster.mgr_prometheus_url, timeout=10) as r:
+        parsed = parse_exposition(r.read().decode())
+    samples = parsed.get(name) or parsed.get(name + "_total", {})
+    found = [v for k, v in samples.items() if set(labels.items()) <= set(k)]
+    assert len(found) == 1, (name, labels, samples)
+    return found[0]
+
+
+def test_every_source_succeeds(sidecar):
+    def all_ok():
+        m = sidecar.metrics()["ceph_scale_source_success"]
+        return {dict(k)["source"]: v for k, v in m.items()} == {s: 1.0 for s in SOURCES}
+
+    wait_until(all_ok, 60, what="every source to succeed")
+    assert sidecar.value("ceph_scale_build_info", producer="sidecar") == 1
+
+
+def test_exposition_passes_promtool(sidecar):
+    proc = subprocess.run(["promtool", "check", "metrics"], input=sidecar.text().encode(), capture_output=True)
+    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
+
+
+def test_spillover_on_the_osd_with_the_small_db_only(ceph_cluster, sidecar):
+    def agrees():
+        ours = sidecar.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0")
+        return ours is not None and ours == mgr_value(ceph_cluster, "ceph_bluefs_slow_used_bytes", ceph_daemon="osd.0")
+
+    wait_until(agrees, 30, what="spilled bytes equal to the mgr's bluefs.slow_used_bytes")
+    ours = sidecar.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0")
+    direct = ceph_cluster.bluefs(0)["slow_used_bytes"]
+    assert ours > 0 and abs(ours - direct) <= 0.2 * direct
+    assert sidecar.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.1") == 0
+    assert sidecar.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.2") == 0
+    assert sidecar.value("ceph_scale_bluefs_spillover_osds") == 1
+    assert sidecar.value("ceph_scale_health_check", code="BLUEFS_SPILLOVER") == 1
+
+
+def test_fill_matches_ceph_df(ceph_cluster, sidecar):
+    stats = ceph_cluster.ceph("df")["stats"]
+    ratio = sidecar.value("ceph_scale_cluster_used_ratio")
+    assert ratio == pytest.approx(stats["total_used_raw_ratio"], abs=0.01)
+    headroom = sidecar.value("ceph_scale_cluster_fill_headroom_ratio", threshold="target")
+    assert headroom == pytest.approx(0.8 - ratio, abs=1e-9)
+    nodes = {n["id"]: n for n in ceph_cluster.ceph("osd", "df")["nodes"]}
+    fullest = max(nodes.values(), key=lambda n: n["utilization"])
+    got = sidecar.metrics()["ceph_scale_osd_fullest_used_ratio"]
+    ((labels, value),) = got.items()
+    assert value == pytest.approx(fullest["utilization"] / 100, abs=0.01)
+
+
+def test_nearfull_osd_shows_and_clears(ceph_cluster, sidecar):
+    ceph_cluster.make_nearfull(2)
+    try:
+        wait_until(lambda: sidecar.value("ceph_scale_health_check", code="OSD_NEARFULL") == 1, 60, what="OSD_NEARFULL")
+    finally:
+        ceph_cluster.clear_nearfull(2)
+    wait_until(
+        lambda: sidecar.value("ceph_scale_health_check", code="OSD_NEARFULL") is None, 60, what="OSD_NEARFULL to clear"
+    )
+
+
+def test_load_against_the_hdd_baseline(ceph_cluster, sidecar):
+    access, secret = ceph_cluster.user_keys
+    # 90 objects stay under the test cluster's 100 objects per shard: no reshard here.
+    result = s3load.run(ceph_cluster.rgw_endpoint, access, secret, "load-64k", objects=90, size=65536, concurrency=8)
+    assert result.puts == 90 and result.errors == 0
+
+    def loaded():
+        rate = sidecar.value("ceph_scale_s3_ops_per_second", op="put")
+        return rate is not None and rate > 0
+
+    wait_until(loaded, 60, what="a PUT rate")
+    m = sidecar.metrics()
+
+    def one(name, **labels):
+        (v,) = [v for k, v in m[name].items() if set(labels.items()) <= set(k)]
+        return v
+
+    hdds = one("ceph_scale_hdd_osds")
+    assert hdds == 3
+    put = one("ceph_scale_s3_ops_per_second", op="put")
+    assert one("ceph_scale_s3_ops_per_hdd_osd", op="put") == pytest.approx(put / hdds)
+    assert one("ceph_scale_s3_load_ratio", op="put", unit="ops") == pytest.approx(put / hdds / 60)
+    # The counters are the RGW's own, as the mgr exposes them.
+    instance = [dict(k)["instance_id"] for k in m["ceph_scale_rgw_s3_ops_total"]][0]
+    wait_until(
+        lambda: (
+            sidecar.value("ceph_scale_rgw_s3_ops_total", op="put", instance_id=instance)
+            == mgr_value(ceph_cluster, "ceph_rgw_put", instance_id=instance)
+        ),
+        30,
+        what="PUT counter equal to the mgr's rgw.put",
+    )
+    assert sidecar.value("ceph_scale_rgw_s3_ops_total", op="put", instance_id=instance) >= 90
+
+
+def test_reshard_is_counted_exactly_once_and_survives_a_restart(ceph_cluster, sidecar, scratch):
+    assert ceph_cluster.radosgw_admin("reshard", "list") == []
+    before = sidecar.value("ceph_scale_rgw_reshard_events_total")
+    access, secret = ceph_cluster.user_keys
+    # 1 shard per new bucket and rgw_max_objs_per_shard=100 in the test cluster.
+    result = s3load.run(ceph_cluster.rgw_endpoint, access, secret, "reshard-me", objects=300, size=4096, gets=False)
+    assert result.puts == 300
+    old = ceph_cluster.radosgw_admin("bucket", "stats", "--bucket", "reshard-me")
+    wait_until(
+        lambda: ceph_cluster.radosgw_admin("bucket", "stats", "--bucket", "reshard-me")["num_shards"] > 1,
+        120,
+        what="RGW to reshard the bucket",
+    )
+    new = ceph_cluster.radosgw_admin("bucket", "stats", "--bucket", "reshard-me")
+    assert new["id"] != old["id"] and new["marker"] == old["marker"]
+    wait_until(lambda: sidecar.value("ceph_scale_rgw_reshard_events_total") == before + 1, 60, what="the reshard event")
+    time.sleep(8)  # several more bucket polls: no double count
+    assert sidecar.value("ceph_scale_rgw_reshard_events_total") == before + 1
+    shards = sidecar.value("ceph_scale_rgw_top_bucket_shards", bucket="reshard-me")
+    assert shards == new["num_shards"]
+
+    # The exporter restarts with its state file: the count is neither lost nor redone.
+    sidecar.stop()
+    sidecar.start()
+    wait_until(lambda: sidecar.value("ceph_scale_rgw_buckets") is not None, 60, what="bucket poll after restart")
+    time.sleep(5)
+    assert sidecar.value("ceph_scale_rgw_reshard_events_total") == before + 1
+
+
+def test_scrub_backlog_appears_and_drains(ceph_cluster, sidecar):
+    ceph_cluster.block_scrubs(max_interval=60, deep_interval=90)
+    try:
+        wait_until(lambda: "PG_NOT_SCRUBBED" in ceph_cluster.health_checks(), 180, what="PG_NOT_SCRUBBED")
+
+        def agrees():
+            ceph_count = ceph_cluster.health_checks()["PG_NOT_SCRUBBED"]["summary"]["count"]
+            return sidecar.value("ceph_scale_pg_scrub_overdue", kind="scrub") == ceph_count
+
+        wait_until(agrees, 60, what="our overdue count to equal Ceph's PG_NOT_SCRUBBED")
+        assert sidecar.value("ceph_scale_pg_scrub_overdue_after_seconds", kind="scrub") == 90
+        assert sidecar.value("ceph_scale_pg_scrub_oldest_age_seconds", kind="scrub") > 90
+        assert sidecar.value("ceph_scale_pg_scrub_backlog_clear_seconds", kind="scrub") == float("inf")
+        completed = sidecar.value("ceph_scale_pg_scrubs_completed_total", kind="scrub")
+    finally:
+        ceph_cluster.unblock_scrubs()
+    wait_until(
+        lambda: sidecar.value("ceph_scale_pg_scrubs_completed_total", kind="scrub") > completed,
+        180,
+        what="scrubs to complete after the flags are cleared",
+    )
+    clear = sidecar.value("ceph_scale_pg_scrub_backlog_clear_seconds", kind="scrub")
+    assert clear is not None and clear < float("inf")
+    # Back to calm intervals so that later tests do not scrub all the time.
+    for key in ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval"):
+        ceph_cluster.ceph("config", "rm", "global", key, fmt_json=False)
+
+
+class HangingServer:
+    """Accepts connections and never answers: a source that hangs."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.conns = []
+        self.alive = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while self.alive:
+            try:
+                conn, _ = self.sock.accept()
+                self.conns.append(conn)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.alive = False
+        for c in self.conns:
+            c.close()
+        self.sock.close()
+
+
+def test_failed_and_hanging_sources_are_reported_not_zeroed(ceph_cluster, scratch):
+    hanging = HangingServer()
+    dead_port = free_port()  # nothing listens there
+    exporter = Sidecar(ceph_cluster, scratch, sources={"perf": {"interval": 2, "timeout": 1}})
+    config = exporter.config_path.read_text().replace(ceph_cluster.rgw_endpoint, f"http://127.0.0.1:{dead_port}")
+    config += f"mgr_prometheus_url: http://127.0.0.1:{hanging.port}/metrics\n"
+    exporter.config_path.write_text(config)
+    try:
+        exporter.start()
+        wait_until(
+            lambda: exporter.value("ceph_scale_source_failures_total", source="perf") >= 3,
+            60,
+            what="several failed perf collections",
+        )
+        m = exporter.metrics()
+        status = {dict(k)["source"]: v for k, v in m["ceph_scale_source_success"].items()}
+        assert status["perf"] == 0 and status["buckets"] == 0
+        assert status["osd_map"] == 1 and status["pgs"] == 1 and status["capacity"] == 1
+        # Reported as failed, never as zero: their signals are simply absent.
+        assert "ceph_scale_bluefs_spilled_bytes" not in m
+        assert "ceph_scale_rgw_buckets" not in m
+        assert "ceph_scale_cluster_used_ratio" in m
+        # The timeout held: no perf collection took much longer than its 1 s.
+        assert exporter.value("ceph_scale_source_duration_seconds", source="perf") < 3
+        log = exporter.log()
+        perf_lines = [line for line in log.splitlines() if "source perf failed" in line]
+        assert len(perf_lines) == 1 and "timed out" in perf_lines[0], log
+        assert len([line for line in log.splitlines() if "source buckets failed" in line]) == 1, log
+        assert exporter.process.proc.poll() is None
+    finally:
+        exporter.stop()
+        hanging.close()
+
+
+def test_state_file_is_json_with_the_reshard_table(sidecar):
+    data = json.loads(sidecar.state_file.read_text())
+    assert data["version"] == 1
+    assert "reshard-me" in data["reshard"]["buckets"]
