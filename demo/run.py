@@ -73,7 +73,8 @@ def summary(exporter: Sidecar) -> str:
         f"{fmt(get('ceph_scale_rgw_reshard_queued'))}, buckets over the shard limit "
         f"{fmt(get('ceph_scale_rgw_buckets_over_shard_limit'))}",
         f"  scrub       overdue {fmt(get('ceph_scale_pg_scrub_overdue', kind='scrub'))} / "
-        f"{fmt(get('ceph_scale_pgs'))} PGs, oldest {fmt(get('ceph_scale_pg_scrub_oldest_age_seconds', kind='scrub'), 's')}, "
+        f"{fmt(get('ceph_scale_pgs'))} PGs, oldest "
+        f"{fmt(get('ceph_scale_pg_scrub_oldest_age_seconds', kind='scrub'), 's')}, "
         f"clears in {fmt(get('ceph_scale_pg_scrub_backlog_clear_seconds', kind='scrub'), 's')}",
         f"  load        PUT {fmt(get('ceph_scale_s3_ops_per_second', op='put'))} ops/s, GET "
         f"{fmt(get('ceph_scale_s3_ops_per_second', op='get'))} ops/s; mixed load vs 60/90 per HDD "
