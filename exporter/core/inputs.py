@@ -12,7 +12,9 @@ they are read (Pacific is captured in tests/fixtures/pacific/).
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -36,6 +38,23 @@ from .snapshot import (
 
 class InputError(ValueError):
     """A raw input that does not have the expected shape."""
+
+
+def _refuses_bad_shapes(func):
+    """The parsers check the fields they know; this turns any shape they did not
+    foresee (a list where an object was, a number where a string was) into the
+    same clear InputError, so a source never dies of an unexpected TypeError."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except InputError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as e:
+            raise InputError(f"{func.__name__}: unexpected input shape: {type(e).__name__}: {e}") from None
+
+    return wrapper
 
 
 def _get(obj: Any, key: str, path: str) -> Any:
@@ -111,6 +130,7 @@ def parse_stamp(value: Any, path: str) -> float:
 # --- osd_map: `osd df`, `osd dump`, `osd metadata` --------------------------------
 
 
+@_refuses_bad_shapes
 def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: float) -> OsdMapPart:
     nodes = _list(_get(osd_df, "nodes", "osd_df"), "osd_df.nodes")
     dump_osds = _list(_get(osd_dump, "osds", "osd_dump"), "osd_dump.osds")
@@ -183,6 +203,7 @@ def _opt_int(value: Any, path: str) -> int | None:
 # --- capacity: `df detail` + pool types from `osd dump` ---------------------------
 
 
+@_refuses_bad_shapes
 def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
     stats = _get(df, "stats", "df")
     total = _int(_get(stats, "total_bytes", "df.stats"), "df.stats.total_bytes")
@@ -241,6 +262,7 @@ def _pool_layout(osd_dump: Any) -> dict[int, tuple[bool, int, int, str]]:
 # --- pgs: `pg dump pgs` ----------------------------------------------------------
 
 
+@_refuses_bad_shapes
 def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
     # `pg dump pgs -f json` gives {"pg_ready":..., "pg_stats": [...]} (Pacific+)
     # or a bare list (Nautilus); `pg dump` nests them under "pg_map".
@@ -275,8 +297,11 @@ SETTING_OPTIONS = {
 }
 
 
+@_refuses_bad_shapes
 def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSettings:
     """values: Ceph option name -> value as `config get` returns it; missing ones keep Ceph's defaults."""
+    if not isinstance(values, dict):
+        raise InputError(f"settings: expected an object of option values, got {type(values).__name__}")
     kwargs: dict[str, Any] = {}
     for option, field_name in SETTING_OPTIONS.items():
         if option not in values or values[option] in (None, ""):
@@ -292,6 +317,7 @@ def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSetting
 # --- health: `health detail` -----------------------------------------------------
 
 
+@_refuses_bad_shapes
 def health_part(health: Any, collected_at: float) -> HealthPart:
     status = _str(_get(health, "status", "health"), "health.status")
     checks = []
@@ -319,6 +345,7 @@ def health_part(health: Any, collected_at: float) -> HealthPart:
 # --- RGW: bucket stats and the reshard queue -------------------------------------
 
 
+@_refuses_bad_shapes
 def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
     """`radosgw-admin bucket stats` or Admin Ops `GET /admin/bucket?stats=true`: a list of bucket objects."""
     buckets = []
@@ -345,6 +372,7 @@ def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
     return BucketsPart(collected_at=collected_at, buckets=tuple(buckets))
 
 
+@_refuses_bad_shapes
 def reshard_part(reshard_list: Any, collected_at: float) -> ReshardPart:
     """`radosgw-admin reshard list`.
 
@@ -392,65 +420,52 @@ PERF_COUNTERS = (
 _PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
 
 
+_SAMPLE = re.compile(r"^(ceph_[a-zA-Z0-9_]+)\{(.*)\}\s+(\S+)(?:\s+-?\d+)?$")
+_LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+
+@_refuses_bad_shapes
 def counters_from_prometheus_text(text: str) -> dict[str, dict[str, float]]:
     """daemon -> {counter path: value} from the mgr prometheus module's /metrics.
 
     Only the few families we need are parsed, line by line: at 318 OSDs the
     module's output is megabytes and a full parse would dominate the cycle.
-    RGW daemons are keyed "rgw.<instance_id>" using `ceph_rgw_metadata`.
+    RGW daemons are keyed "rgw.<instance_id>", as Pacific labels their counters.
+    A malformed or cut line among those families refuses the whole input.
     """
     out: dict[str, dict[str, float]] = {}
-    rgw_ids: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.startswith("ceph_") or "{" not in line:
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith("ceph_"):
             continue
-        name, rest = line.split("{", 1)
-        if name == "ceph_rgw_metadata":
-            labels = _labels(rest)
-            if "ceph_daemon" in labels and labels.get("instance_id"):
-                rgw_ids[labels["ceph_daemon"]] = labels["instance_id"]
-            continue
+        name = line.split("{", 1)[0].split(" ", 1)[0]
         path = _PROM_NAMES.get(name)
         if path is None:
             continue
-        labels_text, _, value_text = rest.rpartition("}")
-        labels = _labels(labels_text + "}")
+        m = _SAMPLE.match(line)
+        if m is None:
+            raise InputError(f"mgr prometheus line {lineno}: not a sample: {line[:80]!r}")
+        labels = _labels(m.group(2), lineno)
         # Pacific labels RGW counters with instance_id only; OSDs with ceph_daemon.
         daemon = labels.get("ceph_daemon") or (f"rgw.{labels['instance_id']}" if labels.get("instance_id") else None)
         if daemon is None:
-            raise InputError(f"mgr prometheus: {name} has neither ceph_daemon nor instance_id")
-        value = _float(value_text.strip().split(" ")[0], f"mgr prometheus {name}{{{labels_text}}}")
-        out.setdefault(daemon, {})[path] = value
-    for daemon, instance_id in rgw_ids.items():
-        if daemon in out and daemon != f"rgw.{instance_id}":
-            out[f"rgw.{instance_id}"] = out.pop(daemon)
+            raise InputError(f"mgr prometheus line {lineno}: {name} has neither ceph_daemon nor instance_id")
+        out.setdefault(daemon, {})[path] = _float(m.group(3), f"mgr prometheus line {lineno}")
     return out
 
 
-def _labels(text: str) -> dict[str, str]:
+def _labels(text: str, lineno: int) -> dict[str, str]:
     labels: dict[str, str] = {}
-    i, n = 0, len(text)
-    while i < n and text[i] != "}":
-        eq = text.index("=", i)
-        key = text[i:eq].strip().lstrip(",").strip()
-        if text[eq + 1] != '"':
-            raise InputError(f"mgr prometheus: bad label value near {text[i : i + 40]!r}")
-        j = eq + 2
-        value = []
-        while text[j] != '"':
-            if text[j] == "\\":
-                j += 1
-                value.append({"n": "\n"}.get(text[j], text[j]))
-            else:
-                value.append(text[j])
-            j += 1
-        labels[key] = "".join(value)
-        i = j + 1
-        if i < n and text[i] == ",":
-            i += 1
+    pos = 0
+    while pos < len(text):
+        m = _LABEL.match(text, pos)
+        if m is None or m.end() == pos:
+            raise InputError(f"mgr prometheus line {lineno}: bad labels near {text[pos : pos + 40]!r}")
+        labels[m.group(1)] = re.sub(r"\\(.)", lambda e: "\n" if e.group(1) == "n" else e.group(1), m.group(2))
+        pos = m.end()
     return labels
 
 
+@_refuses_bad_shapes
 def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> PerfPart:
     """counters: daemon name ("osd.3", "rgw.<id>") -> {counter path: value}."""
     bluefs, osd_ops, rgw_ops = [], [], []

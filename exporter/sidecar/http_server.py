@@ -16,6 +16,7 @@ import base64
 import hashlib
 import hmac
 import os
+import socket
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -124,6 +125,7 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "ceph-scale-exporter"
+        timeout = 15  # a client that stalls (or never finishes TLS) loses only its own thread
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             if auth is not None and not auth.check(self.headers.get("Authorization")):
@@ -164,6 +166,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
 def parse_listen(address: str) -> tuple[str, int]:
     host, _, port = address.rpartition(":")
     if not port.isdigit():
@@ -174,8 +180,11 @@ def parse_listen(address: str) -> tuple[str, int]:
 def serve(listen: str, path: str, collector, web_config: str | None):
     context, auth = load_web_config(web_config)
     host, port = parse_listen(listen)
-    server = _Server((host, port), make_handler(path, collector, auth))
+    server_class = _Server6 if ":" in host else _Server
+    server = server_class((host, port), make_handler(path, collector, auth))
     if context is not None:
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+        # The handshake runs in the connection's own thread, not in accept(),
+        # so one slow client cannot hold up every scrape.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     return server

@@ -1,0 +1,120 @@
+"""The exporter's HTTP(S) serving with the exporter-toolkit web config: real sockets, real TLS."""
+
+from __future__ import annotations
+
+import base64
+import ssl
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import bcrypt
+import pytest
+
+from exporter.core.config import ConfigError
+from exporter.sidecar.http_server import serve
+
+
+class Cached:
+    """What the server reads from the collector: its last rendered exposition."""
+
+    exposition = b"# HELP ceph_scale_x x\n# TYPE ceph_scale_x gauge\nceph_scale_x 1.0\n"
+
+
+def self_signed(tmp: Path) -> tuple[Path, Path]:
+    cert, key = tmp / "tls.crt", tmp / "tls.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def get(url: str, auth: tuple[str, str] | None = None, context=None):
+    req = urllib.request.Request(url)
+    if auth:
+        req.add_header("Authorization", "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode())
+    return urllib.request.urlopen(req, timeout=5, context=context)
+
+
+@pytest.fixture
+def tls_server(tmp_path):
+    cert, key = self_signed(tmp_path)
+    hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(rounds=4)).decode()
+    web = tmp_path / "web.yml"
+    web.write_text(
+        f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\nbasic_auth_users:\n  prometheus: '{hashed}'\n"
+    )
+    server = serve("127.0.0.1:0", "/metrics", Cached(), str(web))
+    context = ssl.create_default_context(cafile=str(cert))
+    yield f"https://127.0.0.1:{server.server_address[1]}", context
+    server.shutdown()
+
+
+def test_tls_with_basic_auth_serves_only_the_right_user(tls_server):
+    base, context = tls_server
+    with get(base + "/metrics", ("prometheus", "s3cret"), context) as r:
+        assert r.status == 200 and b"ceph_scale_x 1.0" in r.read()
+    for auth in (None, ("prometheus", "wrong"), ("nobody", "s3cret")):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            get(base + "/metrics", auth, context)
+        assert e.value.code == 401
+    # Plain HTTP to the TLS port is refused.
+    with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
+        get(base.replace("https", "http") + "/metrics", ("prometheus", "s3cret"))
+
+
+def test_plain_http_and_routes():
+    server = serve("127.0.0.1:0", "/metrics", Cached(), None)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert get(base + "/metrics").read() == Cached.exposition
+        assert b"/metrics" in get(base + "/").read()
+        assert get(base + "/-/healthy").status == 200
+        with pytest.raises(urllib.error.HTTPError) as e:
+            get(base + "/nope")
+        assert e.value.code == 404
+    finally:
+        server.shutdown()
+
+
+def test_not_ready_before_the_first_collection():
+    class Empty:
+        exposition = b""
+
+    server = serve("127.0.0.1:0", "/metrics", Empty(), None)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        for path in ("/metrics", "/-/ready"):
+            with pytest.raises(urllib.error.HTTPError) as e:
+                get(base + path)
+            assert e.value.code == 503
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("tls_server_config:\n  cert_file: /nonexistent\n  key_file: /nonexistent\n", "cannot load"),
+        ("tls_server_config:\n  cert_file: x\n", "needs cert_file and key_file"),
+        ("basic_auth_users:\n  u: plaintext\n", "bcrypt hash"),
+        ("tls_config: {}\n", "unknown key"),
+        ("- a\n", "expected a mapping"),
+    ],
+)
+def test_bad_web_config_is_refused_clearly(tmp_path, content, message):
+    web = tmp_path / "web.yml"
+    web.write_text(content)
+    with pytest.raises(ConfigError, match=message):
+        serve("127.0.0.1:0", "/metrics", Cached(), str(web))
+
+
+def test_ipv6_listen_address():
+    server = serve("[::1]:0", "/metrics", Cached(), None)
+    try:
+        assert get(f"http://[::1]:{server.server_address[1]}/metrics").status == 200
+    finally:
+        server.shutdown()
