@@ -26,6 +26,9 @@ class CephClient:
     def command(self, prefix: str, timeout: float, **args: Any) -> Any:
         raise NotImplementedError
 
+    def omap_values(self, pool: str, namespace: str) -> list[bytes]:
+        raise CephCommandError("reading omap needs librados (python3-rados); use --ceph-client rados")
+
     def close(self) -> None:
         pass
 
@@ -119,6 +122,27 @@ class RadosClient(CephClient):
         if ret != 0:
             raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
         return _decode(prefix, out)
+
+    def omap_values(self, pool: str, namespace: str) -> list[bytes]:
+        """Every omap value of every object in pool/namespace (bounded by rados_osd_op_timeout)."""
+        rados = self._rados_mod
+        try:
+            ioctx = self._connected().open_ioctx(pool)
+        except Exception as e:
+            raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
+        try:
+            ioctx.set_namespace(namespace)
+            values: list[bytes] = []
+            for obj in ioctx.list_objects():
+                with rados.ReadOpCtx() as op:
+                    entries, _ = ioctx.get_omap_vals(op, "", "", 1_000_000)
+                    ioctx.operate_read_op(op, obj.key)
+                    values.extend(v for _, v in entries)
+            return values
+        except Exception as e:  # permission, timeout, pool gone: this read failed
+            raise CephCommandError(f"omap of {pool}/{namespace}: {type(e).__name__}: {e}") from None
+        finally:
+            ioctx.close()
 
     def close(self) -> None:
         with self._lock:

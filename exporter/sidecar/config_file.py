@@ -24,7 +24,7 @@ from ..core.config import ConfigError, Thresholds
 
 SOURCE_KEYS = {"interval", "timeout", "stale_after", "enabled"}
 TOP_KEYS = {"cluster_label", "state_file", "thresholds", "sources", "rgw", "mgr_prometheus_url", "rgw_config_section"}
-RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls"}
+RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls", "log_pool", "reshard_backend"}
 
 
 @dataclass
@@ -83,5 +83,7 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
     bad = sorted(set(rgw) - RGW_KEYS)
     if bad:
         raise ConfigError(f"rgw: unknown key(s) {', '.join(bad)}; secrets go in credentials_file, never here")
+    if rgw.get("reshard_backend", "rados") not in ("rados", "radosgw-admin"):
+        raise ConfigError("rgw.reshard_backend: expected rados or radosgw-admin")
     cfg.rgw = dict(rgw)
     return cfg

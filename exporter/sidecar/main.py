@@ -13,7 +13,7 @@ import threading
 from ..core.config import SETTINGS, ConfigError
 from ..core.derive import VERSION
 from . import config_file
-from .ceph_client import CephCommandError, make_client
+from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
 from .http_server import serve
 from .rgw_admin import RgwAdminClient, RgwCredentials
@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--radosgw-admin",
         default="radosgw-admin",
-        help="radosgw-admin command for the reshard queue (split on spaces; default radosgw-admin)",
+        help="radosgw-admin command, when rgw.reshard_backend is radosgw-admin (split on spaces)",
     )
     p.add_argument("--cluster-label", default=None, help="value of the cluster label (default: the fsid)")
     p.add_argument("--state-file", default=None, help="where reshard counting state survives restarts")
@@ -140,6 +140,10 @@ def build_collector(args: argparse.Namespace) -> Collector:
         mgr_prometheus_url=cfg.mgr_prometheus_url,
         radosgw_admin_argv=tuple(args.radosgw_admin.split()),
         rgw_config_section=cfg.rgw_config_section,
+        rgw_log_pool=str(cfg.rgw.get("log_pool", "default.rgw.log")),
+        reshard_backend=str(
+            cfg.rgw.get("reshard_backend", "rados" if isinstance(ceph, RadosClient) else "radosgw-admin")
+        ),
     )
     specs = []
     for cls in ALL_SOURCES:

@@ -17,6 +17,8 @@ class SourceContext:
     mgr_prometheus_url: str | None = None  # None: discovered with `mgr services`
     radosgw_admin_argv: tuple[str, ...] = ("radosgw-admin",)
     rgw_config_section: str = "client.rgw"
+    rgw_log_pool: str = "default.rgw.log"  # the zone's log pool, home of the reshard queue
+    reshard_backend: str = "rados"  # or "radosgw-admin"
 
 
 class Deadline:

@@ -5,15 +5,17 @@ import subprocess
 import time
 
 from ...core import inputs
+from ...core.reshard_queue import reshard_part_from_omap
 from .base import Deadline, Source
 
 
 class ReshardSource(Source):
-    """The reshard queue, from `radosgw-admin reshard list`.
+    """The reshard queue: omap of the zone's log pool (read-only), or `radosgw-admin reshard list`.
 
-    Pacific's Admin Ops API has no reshard endpoint, so this needs a key that
-    can read the zone's log pool; without one, disable the source and rely on
-    the bucket-based signals (buckets over the shard limit are queued next).
+    Pacific's Admin Ops API has no reshard endpoint. Reading the queue's omap
+    needs only `osd 'allow r pool=<zone>.rgw.log namespace=reshard'`;
+    radosgw-admin needs write and watch rights to start, so it is the
+    fallback for hosts without librados.
     """
 
     name = field = "reshard"
@@ -21,6 +23,14 @@ class ReshardSource(Source):
     default_timeout = 20.0
 
     def collect(self, deadline: Deadline):
+        if self.ctx.reshard_backend == "radosgw-admin":
+            return self._radosgw_admin(deadline)
+        t = time.time()
+        values = self.ctx.ceph.omap_values(self.ctx.rgw_log_pool, "reshard")
+        deadline.left()
+        return reshard_part_from_omap(values, t)
+
+    def _radosgw_admin(self, deadline: Deadline):
         t = time.time()
         argv = [*self.ctx.radosgw_admin_argv, "reshard", "list", "--format", "json"]
         try:

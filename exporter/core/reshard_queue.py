@@ -1,0 +1,75 @@
+"""The RGW reshard queue read straight from RADOS, without radosgw-admin.
+
+The queue is the omap of objects `reshard.0000000000`..`reshard.<N-1>` in the
+zone's log pool, namespace `reshard`; each value is a `cls_rgw_reshard_entry`
+in Ceph's encoding (src/cls/rgw/cls_rgw_types.h):
+
+    ENCODE_START(v, compat, len)            u8, u8, u32
+    time        real_time                   u32 seconds, u32 nanoseconds
+    tenant, bucket_name, bucket_id, new_instance_id   u32 length + bytes each
+    old_num_shards, new_num_shards          u32 each
+
+Reading it needs only `osd 'allow r pool=<zone>.rgw.log namespace=reshard'`,
+where radosgw-admin needs write and watch rights on several pools to start.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from .inputs import InputError
+from .snapshot import ReshardEntry, ReshardPart
+
+
+class _Reader:
+    def __init__(self, raw: bytes) -> None:
+        self.raw, self.pos = raw, 0
+
+    def take(self, n: int) -> bytes:
+        if self.pos + n > len(self.raw):
+            raise InputError(f"reshard entry: truncated at byte {self.pos} (need {n} more of {len(self.raw)})")
+        out = self.raw[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def u8(self) -> int:
+        return self.take(1)[0]
+
+    def u32(self) -> int:
+        return struct.unpack("<I", self.take(4))[0]
+
+    def string(self) -> str:
+        n = self.u32()
+        if n > 4096:
+            raise InputError(f"reshard entry: string of {n} bytes at byte {self.pos - 4}")
+        try:
+            return self.take(n).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"reshard entry: string at byte {self.pos - n} is not UTF-8") from None
+
+
+def decode_entry(raw: bytes) -> ReshardEntry:
+    r = _Reader(bytes(raw))
+    version, compat = r.u8(), r.u8()
+    if compat > 2:
+        raise InputError(f"reshard entry: encoding compat {compat} is newer than this reader (v{version})")
+    length = r.u32()
+    end = r.pos + length
+    if end > len(r.raw):
+        raise InputError(f"reshard entry: declares {length} bytes, has {len(r.raw) - r.pos}")
+    r.u32(), r.u32()  # time: when it was queued
+    tenant, bucket, bucket_id, new_instance_id = r.string(), r.string(), r.string(), r.string()
+    old_shards, new_shards = r.u32(), r.u32()
+    # Later versions append fields within `length`: skipped, as Ceph's DECODE_FINISH does.
+    return ReshardEntry(
+        bucket=bucket,
+        tenant=tenant,
+        bucket_id=bucket_id,
+        old_num_shards=old_shards,
+        new_num_shards=new_shards,
+        in_progress=bool(new_instance_id),
+    )
+
+
+def reshard_part_from_omap(values: list[bytes], collected_at: float) -> ReshardPart:
+    return ReshardPart(collected_at=collected_at, entries=tuple(decode_entry(v) for v in values))

@@ -1,0 +1,54 @@
+"""The reshard queue decoded from the raw omap value captured on the test cluster."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exporter.core.inputs import InputError
+from exporter.core.reshard_queue import decode_entry
+
+RAW = (Path(__file__).resolve().parents[1] / "fixtures" / "pacific" / "reshard_entry.bin").read_bytes()
+
+
+def test_decodes_what_radosgw_admin_listed():
+    e = decode_entry(RAW)
+    assert (e.tenant, e.bucket, e.old_num_shards, e.new_num_shards, e.in_progress) == ("", "qq-bucket", 1, 5, False)
+    assert e.bucket_id == "7fff2662-5ba2-41c5-bb83-3d67d2e22588.4200.1"
+
+
+def test_a_later_version_with_extra_fields_still_decodes():
+    length = struct.unpack("<I", RAW[2:6])[0]
+    newer = bytes([3, 1]) + struct.pack("<I", length + 8) + RAW[6:] + b"\x01" * 8
+    assert decode_entry(newer) == decode_entry(RAW)
+
+
+def test_the_same_entry_the_json_listing_gives():
+    from exporter.core.inputs import reshard_part
+
+    listed = reshard_part(
+        [{"tenant": "", "bucket_name": "qq-bucket", "bucket_id": "7fff2662-5ba2-41c5-bb83-3d67d2e22588.4200.1",
+          "new_instance_id": "", "old_num_shards": 1, "tentative_new_num_shards": 5}], 0
+    )  # fmt: skip
+    assert listed.entries[0] == decode_entry(RAW)
+    json.dumps(listed.entries[0].__class__.__name__)
+
+
+@pytest.mark.parametrize("cut", [0, 1, 5, 6, 20, len(RAW) - 1])
+def test_truncated_entries_are_refused(cut):
+    with pytest.raises(InputError):
+        decode_entry(RAW[:cut])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_random_bytes_never_crash(raw):
+    try:
+        decode_entry(raw)
+    except InputError:
+        pass
