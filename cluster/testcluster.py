@@ -1,16 +1,29 @@
 """A throwaway real Ceph cluster from Debian's binaries, on loopback, under one directory.
 
-1 mon, 1 or 2 mgrs, N BlueStore OSDs on plain files each with a separate DB
-file, and an RGW (beast) on a free port. No systemd: every daemon runs in the
-foreground as our child, its PID recorded, and is stopped by that PID.
+1 mon, 1 or 2 mgrs, N BlueStore OSDs on plain (sparse) files each with a
+separate DB file, and an RGW (beast) on a free port. No systemd: every daemon
+runs in the foreground (`-f`) as our child in its own session, its PID is
+recorded in ``<dir>/run/<name>.pid`` and ``<dir>/cluster.json``, and it is
+stopped by that PID (SIGTERM, wait, SIGKILL after a timeout).
 
-    python -m cluster.testcluster start --dir /tmp/c   # prints connection info as JSON
-    python -m cluster.testcluster stop --dir /tmp/c
+    python -m cluster.testcluster start --dir /tmp/c   # prints connection info as JSON, daemons keep running
+    python -m cluster.testcluster status --dir /tmp/c
+    python -m cluster.testcluster stop --dir /tmp/c [--keep]
+
+    with TestCluster() as c:
+        c.ceph("osd", "df")
+
+Stdlib only (boto3 is imported by `fill_bucket_until_reshard`, which puts objects).
+See cluster/README.md for the study conditions and the timings measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import email.utils
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -20,39 +33,80 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 STOCK_MGR_DIR = Path("/usr/share/ceph/mgr")
+RGW_NAME = "client.rgw.a"
 
 
 def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (bind to port 0, read it back)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def parse_size(text: str) -> int:
+def parse_size(text: str | int) -> int:
+    """'256M', '1G', '4GiB', 1024 -> bytes."""
     units = {"K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
-    text = str(text).strip().upper().rstrip("IB")
+    text = str(text).strip().upper().removesuffix("IB").removesuffix("B")
     if text and text[-1] in units:
         return int(float(text[:-1]) * units[text[-1]])
     return int(text)
 
 
-def wait_for(predicate, timeout: float, interval: float = 1.0, what: str = "condition") -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 1.0, what: str = "condition") -> Any:
+    """Call `predicate` until it returns something truthy (returned) or `timeout` seconds pass.
+
+    Exceptions from the predicate count as "not yet"; the last one is quoted in the TimeoutError.
+    """
     end = time.monotonic() + timeout
     last: Exception | None = None
-    while time.monotonic() < end:
+    while True:
         try:
             value = predicate()
             if value:
                 return value
         except Exception as e:  # not ready yet
             last = e
+        if time.monotonic() >= end:
+            break
         time.sleep(interval)
     raise TimeoutError(f"timed out after {timeout:g}s waiting for {what}" + (f" (last error: {last})" if last else ""))
+
+
+def parse_stamp(stamp: str) -> float:
+    """A Ceph time stamp ("2026-11-22T21:53:33.196571+0000"; octopus: no zone = UTC) -> epoch seconds."""
+    import datetime
+
+    s = stamp.strip()
+    if s[-5:-4] in "+-" and s[-4:].isdigit():
+        s = s[:-5] + s[-5:-2] + ":" + s[-2:]
+    dt = datetime.datetime.fromisoformat(s.replace(" ", "T"))
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=datetime.timezone.utc)
+    return dt.timestamp()
+
+
+def pid_alive(pid: int) -> bool:
+    """True if `pid` runs (a zombie counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def pid_cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 class CephError(RuntimeError):
@@ -60,45 +114,99 @@ class CephError(RuntimeError):
 
 
 class TestCluster:
+    """A real Ceph cluster for tests and the demo. See the module docstring and cluster/README.md."""
+
     __test__ = False  # not a pytest test class
 
     def __init__(
         self,
-        base_dir: str | None = None,
+        base_dir: str | os.PathLike | None = None,
         osds: int = 3,
-        db_sizes: tuple[str, ...] = ("256M", "1G", "1G"),
+        db_sizes: tuple[str, ...] | list[str] = ("256M", "1G", "1G"),
         block_size: str = "4G",
         standby_mgr: bool = False,
         rgw: bool = True,
         reshard_objs_per_shard: int = 100,
+        reshard_interval: int = 10,
+        bucket_shards: int = 1,
         extra_mgr_modules: dict[str, str] | None = None,
         keep: bool = False,
+        pool_size: int = 1,
+        pg_num: int = 8,
+        osd_memory_target: str = "768M",
+        scrub_intervals: tuple[int, int, int] = (60, 120, 120),
+        extra_config: dict[str, dict[str, str]] | None = None,
     ) -> None:
+        """
+        base_dir: where everything lives (a new temp dir if None; removed by stop() unless keep).
+        db_sizes: DB file size per OSD (the last one repeats). 256M spills over at once (the
+            RocksDB WAL, preallocated at ~256 MiB, does not fit), 1G does not.
+        reshard_objs_per_shard: rgw_max_objs_per_shard (and rgw_safe_max_objects_per_shard, which
+            `bucket limit check` uses). With bucket_shards=1 a bucket reshards after this many objects.
+        reshard_interval: rgw_reshard_thread_interval (Ceph's minimum is 10 s).
+        bucket_shards: rgw_override_bucket_index_max_shards, the shard count of new buckets (0 = the
+            zonegroup's bucket_index_max_shards, 11 in pacific).
+        pool_size: osd_pool_default_size (1, or the OSD count to survive an OSD down).
+        scrub_intervals: (osd_scrub_min_interval, osd_scrub_max_interval, osd_deep_scrub_interval) in
+            seconds, set before any PG exists: an OSD schedules a PG's next scrub from the values
+            in force when the PG registers (creation, peering, end of its last scrub); changing
+            them later moves the manager's warnings at once but the OSDs' schedule only slowly.
+        extra_mgr_modules: {module name: directory} loaded by the mgrs besides the stock modules.
+        extra_config: {who: {option: value}} set in the config database at start.
+        """
         self.owns_dir = base_dir is None
-        self.dir = Path(base_dir or tempfile.mkdtemp(prefix="ceph-test-"))
+        self.dir = Path(base_dir) if base_dir is not None else Path(tempfile.mkdtemp(prefix="ceph-test-"))
+        self.dir = self.dir.resolve()
         self.osds = osds
+        db_sizes = list(db_sizes) or ["1G"]
         self.db_sizes = [db_sizes[i] if i < len(db_sizes) else db_sizes[-1] for i in range(osds)]
         self.block_size = block_size
         self.standby_mgr = standby_mgr
         self.with_rgw = rgw
         self.reshard_objs_per_shard = reshard_objs_per_shard
+        self.reshard_interval = reshard_interval
+        self.bucket_shards = bucket_shards
         self.extra_mgr_modules = dict(extra_mgr_modules or {})
         self.keep = keep
+        self.pool_size = pool_size
+        self.pg_num = pg_num
+        self.osd_memory_target = osd_memory_target
+        self.extra_config = dict(extra_config or {})
+        self.scrub_intervals = tuple(int(x) for x in scrub_intervals)
         self.conf_path = self.dir / "ceph.conf"
         self.keyring_path = self.dir / "keyring"
+        self.keys_path = self.dir / "keys.json"
         self.fsid = ""
-        self.procs: dict[str, subprocess.Popen] = {}
+        self.hostname = socket.gethostname().split(".")[0]
+        self.procs: dict[str, subprocess.Popen] = {}  # daemons we are the parent of
+        self.pids: dict[str, int] = {}  # every daemon we started, by name
         self.mon_port = 0
         self.mon_v1_port = 0
-        self.prometheus_port = 0
+        self.prometheus_ports: dict[str, int] = {}  # mgr id -> its prometheus port
+        self.active_mgr = "x"
         self.rgw_port = 0
         self.admin_keys: tuple[str, str] = ("", "")
         self.user_keys: tuple[str, str] = ("", "")
+        self.started_in = 0.0
+        self.timings: dict[str, float] = {}
 
     # --- info ------------------------------------------------------------------
 
     @property
+    def mgr_ids(self) -> list[str]:
+        return ["x", "y"] if self.standby_mgr else ["x"]
+
+    @property
+    def prometheus_port(self) -> int:
+        return self.prometheus_ports.get(self.active_mgr, 0)
+
+    @property
     def mgr_prometheus_url(self) -> str:
+        """/metrics of the mgr prometheus module on the mgr we know to be active.
+
+        Each mgr serves on its own port (mgr/prometheus/<id>/server_port): two mgrs on one host
+        cannot share one. After a failover made outside fail_mgr(), call refresh_active_mgr().
+        """
         return f"http://127.0.0.1:{self.prometheus_port}/metrics"
 
     @property
@@ -106,8 +214,11 @@ class TestCluster:
         return f"http://127.0.0.1:{self.rgw_port}"
 
     def env(self) -> dict[str, str]:
+        """Environment for subprocesses that should talk to this cluster (ceph, rados, radosgw-admin)."""
         env = dict(os.environ)
         env["CEPH_CONF"] = str(self.conf_path)
+        env["CEPH_KEYRING"] = str(self.keyring_path)
+        env.pop("CEPH_ARGS", None)
         return env
 
     def info(self) -> dict:
@@ -116,23 +227,83 @@ class TestCluster:
             "fsid": self.fsid,
             "conf": str(self.conf_path),
             "keyring": str(self.keyring_path),
+            "keys_file": str(self.keys_path),
+            "mon_host": f"[v2:127.0.0.1:{self.mon_port},v1:127.0.0.1:{self.mon_v1_port}]",
             "mgr_prometheus_url": self.mgr_prometheus_url,
+            "mgr_prometheus_ports": self.prometheus_ports,
+            "active_mgr": self.active_mgr,
             "rgw_endpoint": self.rgw_endpoint if self.with_rgw else None,
             "admin_keys": {"access_key": self.admin_keys[0], "secret_key": self.admin_keys[1]},
             "user_keys": {"access_key": self.user_keys[0], "secret_key": self.user_keys[1]},
-            "pids": {name: p.pid for name, p in self.procs.items()},
+            "pids": dict(self.pids),
+            "started_in_seconds": round(self.started_in, 1),
+            "options": {
+                "osds": self.osds,
+                "db_sizes": self.db_sizes,
+                "block_size": self.block_size,
+                "standby_mgr": self.standby_mgr,
+                "rgw": self.with_rgw,
+                "reshard_objs_per_shard": self.reshard_objs_per_shard,
+                "reshard_interval": self.reshard_interval,
+                "bucket_shards": self.bucket_shards,
+                "extra_mgr_modules": self.extra_mgr_modules,
+                "pool_size": self.pool_size,
+                "scrub_intervals": list(self.scrub_intervals),
+            },
+            "start_timings": self.timings,
         }
+
+    def _save_info(self) -> None:
+        path = self.dir / "cluster.json"
+        if self.dir.exists():
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.info(), indent=2))
+            os.chmod(tmp, 0o600)  # it holds the S3 keys
+            tmp.replace(path)
+
+    @classmethod
+    def attach(cls, base_dir: str | os.PathLike) -> TestCluster:
+        """A TestCluster for a cluster already running in `base_dir` (e.g. started by the CLI)."""
+        d = Path(base_dir).resolve()
+        info = json.loads((d / "cluster.json").read_text())
+        o = info["options"]
+        c = cls(
+            base_dir=d, osds=o["osds"], db_sizes=o["db_sizes"], block_size=o["block_size"],
+            standby_mgr=o["standby_mgr"], rgw=o["rgw"], reshard_objs_per_shard=o["reshard_objs_per_shard"],
+            reshard_interval=o["reshard_interval"], bucket_shards=o["bucket_shards"],
+            extra_mgr_modules=o["extra_mgr_modules"], pool_size=o["pool_size"], keep=True,
+            scrub_intervals=tuple(o.get("scrub_intervals", (60, 120, 120))),
+        )  # fmt: skip
+        c.fsid = info["fsid"]
+        c.prometheus_ports = {k: int(v) for k, v in info["mgr_prometheus_ports"].items()}
+        c.active_mgr = info["active_mgr"]
+        hostport = info["mon_host"].strip("[]").split(",")
+        c.mon_port = int(hostport[0].rsplit(":", 1)[1])
+        c.mon_v1_port = int(hostport[1].rsplit(":", 1)[1])
+        if info["rgw_endpoint"]:
+            c.rgw_port = int(info["rgw_endpoint"].rsplit(":", 1)[1])
+        c.admin_keys = (info["admin_keys"]["access_key"], info["admin_keys"]["secret_key"])
+        c.user_keys = (info["user_keys"]["access_key"], info["user_keys"]["secret_key"])
+        c.pids = {k: int(v) for k, v in info["pids"].items()}
+        c.started_in = info.get("started_in_seconds", 0.0)
+        return c
 
     # --- commands --------------------------------------------------------------
 
     def _run(self, argv: list[str], timeout: float = 60, input_data: bytes | None = None) -> str:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout, input=input_data, env=self.env())
+        try:
+            proc = subprocess.run(argv, capture_output=True, timeout=timeout, input=input_data, env=self.env())
+        except subprocess.TimeoutExpired as e:
+            raise CephError(f"{' '.join(argv[:8])} timed out after {timeout:g}s") from e
         if proc.returncode != 0:
-            raise CephError(f"{' '.join(argv[:6])}... exited {proc.returncode}: {proc.stderr.decode()[-800:]}")
-        return proc.stdout.decode()
+            raise CephError(
+                f"{' '.join(argv[:8])} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-800:]}"
+            )
+        return proc.stdout.decode(errors="replace")
 
     def ceph(self, *args: str, fmt_json: bool = True, timeout: float = 60, input_data: bytes | None = None) -> Any:
-        argv = ["ceph", "--conf", str(self.conf_path), *args]
+        """Run the ceph CLI against this cluster: parsed JSON (fmt_json) or the text output."""
+        argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(max(5, timeout))), *args]
         if fmt_json:
             argv += ["--format", "json"]
         out = self._run(argv, timeout, input_data)
@@ -142,27 +313,66 @@ class TestCluster:
         return json.loads(out) if out else None
 
     def radosgw_admin(self, *args: str, fmt_json: bool = True, timeout: float = 60) -> Any:
+        """Run radosgw-admin (as client.admin) against this cluster: parsed JSON or text."""
         out = self._run(["radosgw-admin", "--conf", str(self.conf_path), *args], timeout).strip()
-        return json.loads(out) if (fmt_json and out) else out
+        if not fmt_json:
+            return out
+        return json.loads(out) if out else None
+
+    def ceph_batch(self, commands: list[str], timeout: float = 120) -> str:
+        """Run several ceph commands (CLI syntax, one per item, no quoting) through one `ceph`
+        process reading them on stdin: one start-up and one connection instead of one per command.
+        Raises CephError if any command printed an error."""
+        if not commands:
+            return ""
+        argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(timeout))]
+        try:
+            proc = subprocess.run(argv, capture_output=True, timeout=timeout, env=self.env(),
+                                  input="\n".join(commands).encode() + b"\n")  # fmt: skip
+        except subprocess.TimeoutExpired as e:
+            raise CephError(f"ceph batch of {len(commands)} commands timed out after {timeout:g}s") from e
+        err = proc.stderr.decode(errors="replace")
+        if proc.returncode != 0 or any(line.startswith("Error ") for line in err.splitlines()):
+            raise CephError(f"ceph batch {commands} failed: {err[-800:]}")
+        return proc.stdout.decode(errors="replace")
 
     def admin_socket(self, daemon: str, *args: str, timeout: float = 30) -> Any:
+        """`ceph daemon <daemon> <args>` on the daemon's admin socket (<dir>/run/<daemon>.asok)."""
         out = self._run(["ceph", "--conf", str(self.conf_path), "daemon", daemon, *args], timeout).strip()
         try:
             return json.loads(out) if out else None
         except json.JSONDecodeError:
             return out
 
-    # --- lifecycle -------------------------------------------------------------
+    def rgw_admin_api(self, path: str, method: str = "GET", timeout: float = 30, **params: str) -> Any:
+        """Call the RGW Admin Ops API (e.g. path "bucket", stats="true") as the admin user.
 
-    def _spawn(self, name: str, argv: list[str]) -> None:
-        log = open(self.dir / "log" / f"{name}.stdout", "ab")
-        self.procs[name] = subprocess.Popen(
-            argv, stdout=log, stderr=subprocess.STDOUT, env=self.env(), start_new_session=True
+        Signed with AWS signature v2 (stdlib only); RGW also accepts SigV4, see capture_fixtures.
+        """
+        resource = "/admin/" + path.strip("/")
+        query = urllib.parse.urlencode({"format": "json", **params})
+        date = email.utils.formatdate(usegmt=True)
+        to_sign = f"{method}\n\n\n{date}\n{resource}"
+        sig = base64.b64encode(hmac.new(self.admin_keys[1].encode(), to_sign.encode(), hashlib.sha1).digest())
+        req = urllib.request.Request(
+            f"{self.rgw_endpoint}{resource}?{query}",
+            method=method,
+            headers={"Date": date, "Authorization": f"AWS {self.admin_keys[0]}:{sig.decode()}"},
         )
-        (self.dir / "run" / f"{name}.pid").write_text(str(self.procs[name].pid))
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            body = r.read()
+        return json.loads(body) if body.strip() else None
+
+    def mgr_metrics(self, timeout: float = 30) -> str:
+        """The text of the mgr prometheus module's /metrics."""
+        with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
+            return r.read().decode()
+
+    # --- lifecycle -------------------------------------------------------------
 
     def _write_conf(self) -> None:
         d = self.dir
+        osd_mem = parse_size(self.osd_memory_target)
         lines = [
             "[global]",
             f"fsid = {self.fsid}",
@@ -178,12 +388,15 @@ class TestCluster:
             f"mon_data = {d}/$name",
             f"mgr_data = {d}/$name",
             f"osd_data = {d}/$name",
+            f"crash_dir = {d / 'crash'}",
             "ms_bind_ipv4 = true",
+            "ms_bind_ipv6 = false",
             "public_addr = 127.0.0.1",
-            "osd_pool_default_size = 1",
+            "public_network = 127.0.0.0/8",
+            f"osd_pool_default_size = {self.pool_size}",
             "osd_pool_default_min_size = 1",
-            "osd_pool_default_pg_num = 8",
-            "osd_pool_default_pgp_num = 8",
+            f"osd_pool_default_pg_num = {self.pg_num}",
+            f"osd_pool_default_pgp_num = {self.pg_num}",
             "osd_pool_default_pg_autoscale_mode = off",
             "mon_allow_pool_size_one = true",
             "mon_warn_on_pool_no_redundancy = false",
@@ -191,7 +404,6 @@ class TestCluster:
             "osd_crush_chooseleaf_type = 0",
             "mon_max_pg_per_osd = 1000",
             "debug_ms = 0",
-            "crash_dir = " + str(d / "crash"),
             "",
             "[mon]",
             "mon_initial_members = a",
@@ -202,19 +414,21 @@ class TestCluster:
             "osd_objectstore = bluestore",
             "bluestore_block_create = true",
             f"bluestore_block_size = {parse_size(self.block_size)}",
-            # Outside the OSD directory: BlueStore links <osd_data>/block.db to it.
+            # Outside the OSD directory: BlueStore makes <osd_data>/block.db a symlink to it.
             f"bluestore_block_db_path = {d}/devices/$name.db",
             "bluestore_block_db_create = true",
-            "osd_memory_target = 939524096",
+            "osd_class_update_on_start = false",  # the class is set to hdd before the OSD boots
+            f"osd_memory_target = {osd_mem}",
             "bluestore_cache_autotune = false",
             "bluestore_cache_size = 134217728",
             "osd_op_num_shards = 2",
             "osd_op_num_threads_per_shard = 1",
             "osd_scrub_load_threshold = 100",
             "osd_scrub_sleep = 0",
+            "osd_scrub_backoff_ratio = 0",  # try to start a due scrub on every tick, not 1 in 3
             "bluestore_fsck_on_mount = false",
             "",
-            "[client.rgw.a]",
+            f"[{RGW_NAME}]",
             "rgw_enable_usage_log = false",
             "rgw_thread_pool_size = 64",
             "",
@@ -223,42 +437,94 @@ class TestCluster:
             lines += [f"[osd.{i}]", f"bluestore_block_db_size = {parse_size(size)}", ""]
         self.conf_path.write_text("\n".join(lines))
 
-    def start(self) -> TestCluster:
-        t0 = time.monotonic()
+    def start(self, timeout: float = 240) -> TestCluster:
+        """Create and start everything; returns when usable: mon in quorum, mgr active with
+        prometheus answering, all OSDs up and in, every PG active+clean, RGW answering, users made."""
+        t0 = self._t_last = time.monotonic()
+        self.dir.mkdir(parents=True, exist_ok=True)
         for sub in ("run", "log", "crash", "devices"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         self.fsid = str(uuid.uuid4())
         self.mon_port, self.mon_v1_port = free_port(), free_port()
-        self.prometheus_port = free_port()
-        self.rgw_port = free_port()
+        self.prometheus_ports = {ident: free_port() for ident in self.mgr_ids}
+        self.active_mgr = "x"
+        self.rgw_port = free_port() if self.with_rgw else 0
         self._write_conf()
+        self._mark("conf")
         self._start_mon()
-        self._start_mgr("x")
-        if self.standby_mgr:
-            self._start_mgr("y")
-        self._start_osds()
+        self._mark("mon")
+        for ident in self.mgr_ids:
+            self._create_mgr(ident)
+            self.start_daemon(f"mgr.{ident}")
+        self._create_osds()
+        self._mark("osd mkfs")
+        for i in range(self.osds):
+            self.start_daemon(f"osd.{i}")
+        wait_for(lambda: self.ceph("mgr", "stat", timeout=10).get("available"), 90, what="an active manager")
+        self.active_mgr = self.ceph("mgr", "stat", timeout=10)["active_name"]
+        self.ceph("mgr", "module", "enable", "prometheus", fmt_json=False)
+        self._mark("mgr")
+        wait_for(self._all_osds_up, 120, what="all OSDs up and in")
+        self._mark("osds up")
         if self.with_rgw:
+            # The bucket pools the RGW would create at the first bucket / first PUT, made now so that
+            # every pool exists (and is re-peered below) from the start.
+            pools = ("default.rgw.buckets.index", "default.rgw.buckets.data")
+            self.ceph_batch([f"osd pool create {p} {self.pg_num}" for p in pools]
+                            + [f"osd pool application enable {p} rgw" for p in pools])  # fmt: skip
             self._start_rgw()
+            self._mark("rgw")
+        wait_for(self._pgs_clean, 120, interval=0.5, what="every PG active+clean")
+        self.repeer_all()
+        self._mark("re-peer")
+        wait_for(lambda: "ceph_osd_up" in self.mgr_metrics(10), 60, what="the mgr prometheus module")
+        self._mark("prometheus")
         self.started_in = time.monotonic() - t0
-        (self.dir / "cluster.json").write_text(json.dumps(self.info(), indent=2))
+        self._save_info()
+        if self.started_in > timeout:
+            raise TimeoutError(f"cluster took {self.started_in:.0f}s to start")
         return self
+
+    def _mark(self, what: str) -> None:
+        self.timings[what] = round(time.monotonic() - getattr(self, "_t_last", time.monotonic()), 1)
+        self._t_last = time.monotonic()
+
+    def _all_osds_up(self) -> bool:
+        s = self.ceph("osd", "stat", timeout=10)
+        return s.get("num_up_osds") == self.osds and s.get("num_in_osds") == self.osds
+
+    def _pgs_clean(self) -> bool:
+        s = self.ceph("pg", "stat", timeout=10)
+        s = s.get("pg_summary", s)  # Pacific nests the counts under pg_summary
+        total = s.get("num_pgs", 0)
+        clean = sum(x["num"] for x in s.get("num_pg_by_state", []) if x["name"].startswith("active+clean"))
+        return total > 0 and clean == total
+
+    def repeer_all(self, timeout: float = 120) -> None:
+        """Restart every OSD (in parallel) and wait for all PGs active+clean.
+
+        Pacific (16.2.15) does not put the PGs of a newly created pool in the scrub queue of their
+        primary OSD (`ceph daemon osd.N dump_scrubs` lists none of them) until the PG's primary
+        changes; `ceph pg repeer` is not enough, an OSD going down and up is. Without this the PGs
+        of a new cluster (or of a pool created later) never scrub on schedule.
+        """
+        names = [f"osd.{i}" for i in range(self.osds)]
+        for name in names:
+            pid = self.pids.get(name)
+            if pid and self._owned(pid):
+                os.kill(pid, signal.SIGTERM)
+        for name in names:
+            self.stop_daemon(name, timeout=30)
+        for name in names:
+            self.start_daemon(name)
+        wait_for(self._all_osds_up, timeout, interval=0.5, what="the OSDs back up")
+        wait_for(self._pgs_clean, timeout, interval=0.5, what="every PG active+clean")
 
     def _start_mon(self) -> None:
         d = self.dir
         mon_keyring = d / "mon.keyring"
-        self._run(
-            [
-                "ceph-authtool",
-                "--create-keyring",
-                str(mon_keyring),
-                "--gen-key",
-                "-n",
-                "mon.",
-                "--cap",
-                "mon",
-                "allow *",
-            ]
-        )
+        self._run(["ceph-authtool", "--create-keyring", str(mon_keyring), "--gen-key", "-n", "mon.",
+                   "--cap", "mon", "allow *"])  # fmt: skip
         self._run(
             ["ceph-authtool", "--create-keyring", str(self.keyring_path), "--gen-key", "-n", "client.admin",
              "--cap", "mon", "allow *", "--cap", "osd", "allow *", "--cap", "mgr", "allow *", "--cap", "mds", "allow *"]
@@ -269,45 +535,75 @@ class TestCluster:
             ["monmaptool", "--create", "--fsid", self.fsid, "--addv", "a",
              f"[v2:127.0.0.1:{self.mon_port},v1:127.0.0.1:{self.mon_v1_port}]", str(monmap)]
         )  # fmt: skip
-        self._run(
-            ["ceph-mon", "--conf", str(self.conf_path), "--mkfs", "-i", "a", "--monmap", str(monmap),
-             "--keyring", str(mon_keyring)]
-        )  # fmt: skip
+        self._run(["ceph-mon", "--conf", str(self.conf_path), "--mkfs", "-i", "a", "--monmap", str(monmap),
+                   "--keyring", str(mon_keyring)])  # fmt: skip
         self.start_daemon("mon.a")
-        wait_for(lambda: self.ceph("mon", "stat", timeout=10), 60, what="the monitor")
-        # Scrub options live in the config database so that `config get` (which the
-        # exporter reads) sees what the manager uses for PG_NOT_SCRUBBED.
-        for who, key, value in (
+        wait_for(lambda: self.ceph("mon", "stat", timeout=10), 60, interval=0.5, what="the monitor")
+        settings: list[tuple[str, str, str]] = [
+            # Scrubs every minute or two; warnings at osd_scrub_max_interval x 1.5 and
+            # osd_deep_scrub_interval x 1.75. In the config database so that `ceph config get`
+            # (which the exporter reads) sees what the manager uses.
             ("global", "mon_warn_pg_not_scrubbed_ratio", "0.5"),
             ("global", "mon_warn_pg_not_deep_scrubbed_ratio", "0.75"),
-            ("mgr", "mgr/prometheus/server_addr", "127.0.0.1"),
-            ("mgr", "mgr/prometheus/server_port", str(self.prometheus_port)),
-            ("mgr", "mgr/prometheus/scrape_interval", "5"),
-            ("mgr", "mgr_stats_period", "1"),
+            ("global", "osd_scrub_min_interval", str(self.scrub_intervals[0])),
+            ("global", "osd_scrub_max_interval", str(self.scrub_intervals[1])),
+            ("global", "osd_deep_scrub_interval", str(self.scrub_intervals[2])),
             ("global", "mon_pg_warn_min_per_osd", "0"),
             ("global", "mon_data_avail_warn", "1"),
-            # Resharding within seconds: a low per-shard limit, one shard per new
-            # bucket, fresh bucket stats every second, the reshard thread every 10 s
-            # (its minimum). In the config database, where the exporter reads them.
+            ("mgr", "mgr/prometheus/server_addr", "127.0.0.1"),
+            ("mgr", "mgr/prometheus/server_port", str(self.prometheus_ports["x"])),
+            ("mgr", "mgr/prometheus/scrape_interval", "5"),
+            ("mgr", "mgr_stats_period", "1"),
+            # Resharding within seconds: one shard per new bucket, a low per-shard limit, fresh
+            # bucket stats every second, the reshard thread every 10 s (its minimum).
             ("client.rgw", "rgw_dynamic_resharding", "true"),
             ("client.rgw", "rgw_max_objs_per_shard", str(self.reshard_objs_per_shard)),
-            ("client.rgw", "rgw_reshard_thread_interval", "10"),
+            ("client.rgw", "rgw_reshard_thread_interval", str(self.reshard_interval)),
             ("client.rgw", "rgw_bucket_quota_ttl", "1"),
             ("client.rgw", "rgw_user_quota_bucket_sync_interval", "1"),
             ("client.rgw", "rgw_user_quota_sync_interval", "1"),
-            ("client.rgw", "rgw_override_bucket_index_max_shards", "1"),
-        ):
-            # --force: module options are unknown to the monitor until a manager reports them.
-            self.ceph("config", "set", who, key, value, "--force", fmt_json=False)
+            ("client.rgw", "rgw_override_bucket_index_max_shards", str(self.bucket_shards)),
+            # `radosgw-admin bucket limit check` judges against this one, not rgw_max_objs_per_shard.
+            ("client", "rgw_safe_max_objects_per_shard", str(self.reshard_objs_per_shard)),
+        ]
+        for ident, port in self.prometheus_ports.items():
+            # Per-daemon ("localized") option: each mgr's module binds its own port.
+            settings.append(("mgr", f"mgr/prometheus/{ident}/server_port", str(port)))
+        for who, opts in self.extra_config.items():
+            settings += [(who, k, str(v)) for k, v in opts.items()]
+        self.set_config(settings)
+
+    def set_config(self, settings: list[tuple[str, str, str]]) -> None:
+        """Set (who, option, value) triples in the config database with one `config assimilate-conf`;
+        what it leaves over (mgr module options, which the mon does not know before a mgr reports
+        them, and options already set) is set one by one with `config set --force`."""
+        sections: dict[str, list[str]] = {}
+        for who, key, value in settings:
+            sections.setdefault(who, []).append(f"{key} = {value}")
+        conf = self.dir / "run" / "assimilate.conf"
+        conf.write_text("".join(f"[{who}]\n" + "".join(f"{x}\n" for x in lines) for who, lines in sections.items()))
+        leftover = self.ceph("config", "assimilate-conf", "-i", str(conf), fmt_json=False)
+        who, rest = "", []
+        for line in leftover.splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                who = line[1:-1]
+            elif "=" in line and who:
+                key = line.partition("=")[0].strip()
+                value = next(v for w, k, v in settings if w == who and k == key)
+                # --force: module options are unknown to the mon until a mgr reports them.
+                rest.append(f"config set {who} {key} {value} --force")
+        self.ceph_batch(rest)
 
     def _mgr_module_path(self) -> Path | None:
+        """<dir>/mgr-modules: a symlink to every entry of /usr/share/ceph/mgr plus the extra modules."""
         if not self.extra_mgr_modules:
             return None
         path = self.dir / "mgr-modules"
         path.mkdir(exist_ok=True)
         for entry in STOCK_MGR_DIR.iterdir():
             link = path / entry.name
-            if not link.exists():
+            if not link.is_symlink() and not link.exists():
                 link.symlink_to(entry)
         for name, src in self.extra_mgr_modules.items():
             link = path / name
@@ -316,19 +612,20 @@ class TestCluster:
             link.symlink_to(Path(src).resolve())
         return path
 
-    def _start_mgr(self, ident: str) -> None:
+    def _create_mgr(self, ident: str) -> None:
         mgr_dir = self.dir / f"mgr.{ident}"
         mgr_dir.mkdir(exist_ok=True)
         self.ceph(
             "auth", "get-or-create", f"mgr.{ident}", "mon", "allow profile mgr", "osd", "allow *", "mds", "allow *",
             "-o", str(mgr_dir / "keyring"), fmt_json=False,
         )  # fmt: skip
-        self.start_daemon(f"mgr.{ident}")
-        if ident == "x":
-            wait_for(lambda: self.ceph("mgr", "stat", timeout=10).get("available"), 90, what="an active manager")
-            self.ceph("mgr", "module", "enable", "prometheus", fmt_json=False)
 
-    def _start_osds(self) -> None:
+    def _create_osds(self) -> None:
+        """osd new + keyring + crush placement (host bucket, class hdd) + parallel mkfs."""
+        mkfs: list[tuple[int, subprocess.Popen]] = []
+        # Weight in TiB of the data device, as the OSD would compute it; class hdd before boot.
+        weight = f"{parse_size(self.block_size) / 1024**4:.6f}"
+        crush = [f"osd crush add-bucket {self.hostname} host", f"osd crush move {self.hostname} root=default"]
         for _ in range(self.osds):
             osd_uuid = str(uuid.uuid4())
             secret = self._run(["ceph-authtool", "--gen-print-key"]).strip()
@@ -336,41 +633,30 @@ class TestCluster:
             osd_id = int(self.ceph("osd", "new", osd_uuid, "-i", "-", fmt_json=False, input_data=new).strip())
             osd_dir = self.dir / f"osd.{osd_id}"
             osd_dir.mkdir(exist_ok=True)
-            self._run(
-                ["ceph-authtool", "--create-keyring", str(osd_dir / "keyring"), "--name", f"osd.{osd_id}",
-                 "--add-key", secret]
-            )  # fmt: skip
-            self._run(
+            self._run(["ceph-authtool", "--create-keyring", str(osd_dir / "keyring"), "--name", f"osd.{osd_id}",
+                       "--add-key", secret])  # fmt: skip
+            crush.append(f"osd crush add osd.{osd_id} {weight} host={self.hostname}")
+            log = open(self.dir / "log" / f"osd.{osd_id}.mkfs", "wb")
+            mkfs.append((osd_id, subprocess.Popen(
                 ["ceph-osd", "--conf", str(self.conf_path), "-i", str(osd_id), "--mkfs", "--osd-uuid", osd_uuid,
-                 "--keyring", str(osd_dir / "keyring")], timeout=180,
-            )  # fmt: skip
-            self._spawn(
-                f"osd.{osd_id}",
-                [
-                    "ceph-osd",
-                    "-f",
-                    "--conf",
-                    str(self.conf_path),
-                    "-i",
-                    str(osd_id),
-                    "--keyring",
-                    str(osd_dir / "keyring"),
-                ],
-            )
-        wait_for(lambda: self.ceph("osd", "stat", timeout=10).get("num_up_osds") == self.osds, 120, what="all OSDs up")
-        for i in range(self.osds):
-            self.ceph("osd", "crush", "rm-device-class", f"osd.{i}", fmt_json=False)
-            self.ceph("osd", "crush", "set-device-class", "hdd", f"osd.{i}", fmt_json=False)
+                 "--keyring", str(osd_dir / "keyring")], stdout=log, stderr=subprocess.STDOUT, env=self.env(),
+            )))  # fmt: skip
+            log.close()
+        crush.append("osd crush set-device-class hdd " + " ".join(f"osd.{i}" for i, _ in mkfs))
+        self.ceph_batch(crush)
+        for osd_id, proc in mkfs:
+            if proc.wait(180) != 0:
+                raise CephError(f"ceph-osd --mkfs for osd.{osd_id} failed, see {self.dir}/log/osd.{osd_id}.mkfs")
 
     def _start_rgw(self) -> None:
-        rgw_dir = self.dir / "client.rgw.a"
+        rgw_dir = self.dir / RGW_NAME
         rgw_dir.mkdir(exist_ok=True)
         self.ceph(
-            "auth", "get-or-create", "client.rgw.a", "mon", "allow rw", "osd", "allow rwx", "mgr", "allow rw",
+            "auth", "get-or-create", RGW_NAME, "mon", "allow rw", "osd", "allow rwx", "mgr", "allow rw",
             "-o", str(rgw_dir / "keyring"), fmt_json=False,
         )  # fmt: skip
-        self.start_daemon("client.rgw.a")
-        wait_for(self._rgw_answers, 120, what="the RGW")
+        self.start_daemon(RGW_NAME)
+        wait_for(self.rgw_answers, 120, interval=0.5, what="the RGW")
         admin = self.radosgw_admin(
             "user", "create", "--uid", "scale-admin", "--display-name", "ceph-scale admin",
             "--caps", "buckets=*;users=*;metadata=*;usage=*;zone=*",
@@ -378,146 +664,438 @@ class TestCluster:
         self.admin_keys = (admin["keys"][0]["access_key"], admin["keys"][0]["secret_key"])
         user = self.radosgw_admin("user", "create", "--uid", "loadgen", "--display-name", "S3 load")
         self.user_keys = (user["keys"][0]["access_key"], user["keys"][0]["secret_key"])
-        (self.dir / "rgw-keys.json").write_text(json.dumps(self.info()["admin_keys"]))
+        for path, data in (
+            (self.keys_path, {"admin": self.info()["admin_keys"], "user": self.info()["user_keys"]}),
+            (self.dir / "rgw-keys.json", self.info()["admin_keys"]),  # the sidecar's credentials_file shape
+        ):
+            path.write_text(json.dumps(data, indent=2))
+            os.chmod(path, 0o600)
 
-    def _rgw_answers(self) -> bool:
-        import urllib.request
-
+    def rgw_answers(self) -> bool:
         try:
             with urllib.request.urlopen(self.rgw_endpoint, timeout=3) as r:
                 return r.status == 200
-        except OSError:
+        except (OSError, urllib.error.URLError):
             return False
 
     # --- daemons ---------------------------------------------------------------
 
-    def stop_daemon(self, name: str, sig: int = signal.SIGTERM, timeout: float = 30) -> None:
-        proc = self.procs.pop(name, None)
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(sig)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+    def daemon_names(self) -> list[str]:
+        names = ["mon.a", *(f"mgr.{i}" for i in self.mgr_ids), *(f"osd.{i}" for i in range(self.osds))]
+        return names + ([RGW_NAME] if self.with_rgw else [])
 
-    def start_daemon(self, name: str) -> None:
+    def _argv(self, name: str) -> list[str]:
         kind, _, ident = name.partition(".")
         conf = ["--conf", str(self.conf_path)]
+        keyring = ["--keyring", str(self.dir / name / "keyring")]
         if kind == "mon":
-            self._spawn(name, ["ceph-mon", "-f", *conf, "-i", ident])
-        elif kind == "mgr":
-            argv = ["ceph-mgr", "-f", *conf, "-i", ident, "--keyring", str(self.dir / name / "keyring")]
+            return ["ceph-mon", "-f", *conf, "-i", ident]
+        if kind == "mgr":
             module_path = self._mgr_module_path()
-            if module_path:
-                argv += ["--mgr_module_path", str(module_path)]
-            self._spawn(name, argv)
-        elif kind == "osd":
-            self._spawn(name, ["ceph-osd", "-f", *conf, "-i", ident, "--keyring", str(self.dir / name / "keyring")])
-        elif name == "client.rgw.a":
-            self._spawn(
-                name,
-                ["radosgw", "-f", *conf, "-n", name, "--keyring", str(self.dir / name / "keyring"),
-                 "--rgw_frontends", f"beast endpoint=127.0.0.1:{self.rgw_port}"],
-            )  # fmt: skip
-        else:
-            raise ValueError(f"unknown daemon {name}")
+            extra = ["--mgr_module_path", str(module_path)] if module_path else []
+            return ["ceph-mgr", "-f", *conf, "-i", ident, *keyring, *extra]
+        if kind == "osd":
+            return ["ceph-osd", "-f", *conf, "-i", ident, *keyring]
+        if name == RGW_NAME:
+            return ["radosgw", "-f", *conf, "-n", name, *keyring,
+                    "--rgw_frontends", f"beast endpoint=127.0.0.1:{self.rgw_port}"]  # fmt: skip
+        raise ValueError(f"unknown daemon {name}")
 
-    def stop(self) -> None:
-        for name in sorted(self.procs, key=lambda n: (n.startswith("mon"), n)):  # monitors last
-            self.stop_daemon(name, timeout=20)
-        if not self.keep and self.owns_dir:
+    def start_daemon(self, name: str) -> int:
+        """Start one daemon (mon.a, mgr.x, mgr.y, osd.N, client.rgw.a) in the foreground; returns its PID."""
+        if name in self.pids and pid_alive(self.pids[name]):
+            raise CephError(f"{name} already runs as pid {self.pids[name]}")
+        with open(self.dir / "log" / f"{name}.stdout", "ab") as log:
+            proc = subprocess.Popen(
+                self._argv(name), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=self.env(), start_new_session=True,
+            )  # fmt: skip
+        self.procs[name] = proc
+        self.pids[name] = proc.pid
+        (self.dir / "run" / f"{name}.ourpid").write_text(str(proc.pid))
+        self._save_info()
+        return proc.pid
+
+    def _owned(self, pid: int) -> bool:
+        """The PID is still one of this cluster's daemons (guards against PID reuse)."""
+        return pid_alive(pid) and str(self.conf_path) in pid_cmdline(pid)
+
+    def stop_daemon(self, name: str, sig: int = signal.SIGTERM, timeout: float = 30) -> bool:
+        """Stop one daemon by its PID: `sig`, wait up to `timeout`, then SIGKILL. True if it ran."""
+        pid = self.pids.pop(name, None)
+        proc = self.procs.pop(name, None)
+        self._save_info()
+        if pid is None or not self._owned(pid):
+            if proc is not None:
+                proc.poll()
+            return False
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return False
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and pid_alive(pid):
+            if proc is not None and proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        if pid_alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            end = time.monotonic() + 10
+            while time.monotonic() < end and pid_alive(pid):
+                if proc is not None and proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+        if proc is not None:
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+        return True
+
+    def restart_daemon(self, name: str, timeout: float = 30) -> int:
+        self.stop_daemon(name, timeout=timeout)
+        return self.start_daemon(name)
+
+    def running(self) -> dict[str, bool]:
+        return {name: (name in self.pids and self._owned(self.pids[name])) for name in self.daemon_names()}
+
+    def stop(self, keep: bool | None = None, timeout: float = 20) -> None:
+        """Stop every daemon by PID (rgw, osds, mgrs, then the mon); remove the directory unless keep.
+
+        keep=None uses the constructor's `keep`. A directory we did not create (base_dir given)
+        keeps its log/ subdirectory and cluster.json; everything else in it is removed.
+        """
+        keep = self.keep if keep is None else keep
+        order = {"client": 0, "osd": 1, "mgr": 2, "mon": 3}
+        for name in sorted(self.pids, key=lambda n: (order.get(n.split(".")[0], 9), n)):
+            self.stop_daemon(name, timeout=timeout)
+        if keep:
+            return
+        if self.owns_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
-        elif not self.keep:
-            for sub in self.dir.glob("osd.*"):
-                shutil.rmtree(sub, ignore_errors=True)
+        else:
+            for entry in self.dir.iterdir():
+                if entry.name in ("log", "cluster.json"):
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
 
     def __enter__(self) -> TestCluster:
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    # --- mgr -------------------------------------------------------------------
+
+    def refresh_active_mgr(self) -> str:
+        self.active_mgr = self.ceph("mgr", "stat", timeout=10).get("active_name") or self.active_mgr
+        self._save_info()
+        return self.active_mgr
+
+    def fail_mgr(self, timeout: float = 90) -> str:
+        """`ceph mgr fail <active>`: the standby takes over (needs standby_mgr=True). Returns the new
+        active mgr once its prometheus module answers; mgr_prometheus_url follows it."""
+        old = self.refresh_active_mgr()
+        self.ceph("mgr", "fail", old, fmt_json=False)
+
+        def other_active():
+            s = self.ceph("mgr", "stat", timeout=10)
+            return s.get("available") and s.get("active_name") not in ("", old) and s["active_name"]
+
+        self.active_mgr = wait_for(other_active, timeout, interval=0.5, what="a standby mgr to take over")
+        self._save_info()
+        wait_for(lambda: "ceph_osd_up" in self.mgr_metrics(10), timeout, what="prometheus on the new active mgr")
+        return self.active_mgr
+
+    # --- OSDs ------------------------------------------------------------------
+
+    def osd_down(self, osd_id: int, timeout: float = 60) -> None:
+        """Stop osd.N's process and wait until the map shows it down (it is still `in`)."""
+        self.stop_daemon(f"osd.{osd_id}")
+        wait_for(lambda: not self._osd_state(osd_id)["up"], timeout, what=f"osd.{osd_id} down")
+
+    def osd_up(self, osd_id: int, timeout: float = 90) -> None:
+        if not self.running().get(f"osd.{osd_id}"):
+            self.start_daemon(f"osd.{osd_id}")
+        wait_for(lambda: self._osd_state(osd_id)["up"], timeout, what=f"osd.{osd_id} up")
+
+    def osd_out(self, osd_id: int) -> None:
+        self.ceph("osd", "out", str(osd_id), fmt_json=False)
+
+    def osd_in(self, osd_id: int) -> None:
+        self.ceph("osd", "in", str(osd_id), fmt_json=False)
+
+    def _osd_state(self, osd_id: int) -> dict:
+        for o in self.ceph("osd", "dump", timeout=10)["osds"]:
+            if o["osd"] == osd_id:
+                return o
+        raise KeyError(osd_id)
+
     # --- study conditions ------------------------------------------------------
 
-    def bluefs(self, osd_id: int) -> dict:
-        return self.ceph("tell", f"osd.{osd_id}", "perf", "dump", "bluefs")["bluefs"]
-
-    def make_nearfull(self, osd_id: int) -> None:
-        self.admin_socket(f"osd.{osd_id}", "injectfull", "nearfull")
-
-    def clear_nearfull(self, osd_id: int) -> None:
-        self.admin_socket(f"osd.{osd_id}", "injectfull", "none")
-
-    def block_scrubs(self, max_interval: int = 60, deep_interval: int = 90) -> None:
-        """noscrub/nodeep-scrub plus short intervals: PGs become overdue within about a minute."""
-        self.ceph("osd", "set", "noscrub", fmt_json=False)
-        self.ceph("osd", "set", "nodeep-scrub", fmt_json=False)
-        for key, value in (
-            ("osd_scrub_min_interval", "20"),
-            ("osd_scrub_max_interval", str(max_interval)),
-            ("osd_deep_scrub_interval", str(deep_interval)),
-        ):
-            self.ceph("config", "set", "global", key, value, fmt_json=False)
-
-    def unblock_scrubs(self) -> None:
-        self.ceph("osd", "unset", "noscrub", fmt_json=False)
-        self.ceph("osd", "unset", "nodeep-scrub", fmt_json=False)
-
     def health_checks(self) -> dict:
+        """{code: check} of `ceph health detail`."""
         return self.ceph("health", "detail").get("checks", {})
 
+    def wait_health(self, code: str, present: bool = True, timeout: float = 120, interval: float = 1.0) -> dict:
+        """Wait until health check `code` is present (returns it) or gone (returns {})."""
 
-def _load(dir_: Path) -> dict:
-    return json.loads((dir_ / "cluster.json").read_text())
+        def check():
+            checks = self.health_checks()
+            if present:
+                return checks.get(code)
+            return {} if code not in checks else None
+
+        if present:
+            return wait_for(check, timeout, interval, what=f"health check {code}")
+        wait_for(lambda: check() == {}, timeout, interval, what=f"health check {code} to clear")
+        return {}
+
+    def bluefs(self, osd_id: int) -> dict:
+        """`ceph tell osd.N perf dump bluefs` -> its "bluefs" section (db_total_bytes, db_used_bytes,
+        slow_used_bytes, ...)."""
+        return self.ceph("tell", f"osd.{osd_id}", "perf", "dump", "bluefs")["bluefs"]
+
+    def wait_spillover(self, osd_id: int = 0, timeout: float = 60) -> dict:
+        """Spillover is built in: an OSD whose DB is 256 MiB puts its RocksDB WAL (preallocated to
+        ~256 MiB) on the slow device from its first start. Waits until `slow_used_bytes` > 0 and
+        BLUEFS_SPILLOVER names osd.N; returns the bluefs counters."""
+
+        def spilled():
+            b = self.bluefs(osd_id)
+            check = self.health_checks().get("BLUEFS_SPILLOVER", {})
+            named = any(f"osd.{osd_id} " in m["message"] for m in check.get("detail", []))
+            return b if (b["slow_used_bytes"] > 0 and named) else None
+
+        return wait_for(spilled, timeout, what=f"BlueFS spillover on osd.{osd_id}")
+
+    def inject_full(self, osd_id: int, state: str) -> None:
+        """`ceph daemon osd.N injectfull <state>`: none|nearfull|backfillfull|full|failsafe.
+
+        It changes the OSD's own fullness state only (not `osd df`): the OSD reports it to the mon,
+        which sets the nearfull/backfillfull/full flag on the OSD in the map and raises OSD_NEARFULL,
+        OSD_BACKFILLFULL or OSD_FULL. "full"/"failsafe" block client writes.
+        """
+        self.admin_socket(f"osd.{osd_id}", "injectfull", state)
+
+    def make_nearfull(self, osd_id: int, wait: bool = True, timeout: float = 60) -> None:
+        self.inject_full(osd_id, "nearfull")
+        if wait:
+            self.wait_health("OSD_NEARFULL", True, timeout, interval=0.5)
+
+    def clear_nearfull(self, osd_id: int, wait: bool = True, timeout: float = 60) -> None:
+        self.inject_full(osd_id, "none")
+        if wait:
+            self.wait_health("OSD_NEARFULL", False, timeout, interval=0.5)
+
+    def block_scrubs(
+        self, max_interval: int = 30, deep_interval: int = 40, min_interval: int | None = None,
+        wait: bool = False, timeout: float = 300,
+    ) -> None:  # fmt: skip
+        """Make a scrub backlog: set noscrub + nodeep-scrub, and shorter intervals (global, config db).
+
+        The manager raises PG_NOT_SCRUBBED for PGs whose last_scrub_stamp is older than
+        osd_scrub_max_interval x (1 + mon_warn_pg_not_scrubbed_ratio = 0.5) and PG_NOT_DEEP_SCRUBBED
+        for last_deep_scrub_stamp older than osd_deep_scrub_interval x (1 + 0.75): with the defaults
+        here 45 s and 70 s. PGs scrub every 60-120 s in this cluster, so some are overdue at once
+        and all within ~45 s (~70 s for deep). wait=True waits for both checks.
+        """
+        self.ceph("osd", "set", "noscrub", fmt_json=False)
+        self.ceph("osd", "set", "nodeep-scrub", fmt_json=False)
+        settings = [("osd_scrub_max_interval", max_interval), ("osd_deep_scrub_interval", deep_interval)]
+        if min_interval is not None:
+            settings.append(("osd_scrub_min_interval", min_interval))
+        for key, value in settings:
+            self.ceph("config", "set", "global", key, str(value), fmt_json=False)
+        if wait:
+            self.wait_health("PG_NOT_SCRUBBED", True, timeout)
+            self.wait_health("PG_NOT_DEEP_SCRUBBED", True, timeout)
+
+    def unblock_scrubs(self, restore_intervals: bool = True, wait: bool = False, timeout: float = 300) -> None:
+        """Unset noscrub/nodeep-scrub: each OSD scrubs its overdue PGs, one at a time (osd_max_scrubs 1).
+
+        restore_intervals: set the cluster's own intervals back (scrub_intervals); without that the
+        shorter warning limits of block_scrubs() stay below the OSDs' schedule and the warnings
+        never clear. wait: until every PG has been scrubbed since this call and PG_NOT_SCRUBBED
+        and PG_NOT_DEEP_SCRUBBED are gone (about 30 s for 49 PGs on 3 OSDs).
+        """
+        since = time.time() - 1
+        self.ceph("osd", "unset", "noscrub", fmt_json=False)
+        self.ceph("osd", "unset", "nodeep-scrub", fmt_json=False)
+        if restore_intervals:
+            for key, value in zip(
+                ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval"), self.scrub_intervals
+            ):
+                self.ceph("config", "set", "global", key, str(value), fmt_json=False)
+        if wait:
+            wait_for(lambda: all(parse_stamp(p["last_scrub_stamp"]) > since for p in self.scrub_stamps()),
+                     timeout, interval=2, what="every PG scrubbed")  # fmt: skip
+            self.wait_health("PG_NOT_SCRUBBED", False, timeout, interval=2)
+            self.wait_health("PG_NOT_DEEP_SCRUBBED", False, timeout, interval=2)
+
+    def scrub_stamps(self) -> list[dict]:
+        """pgid, state, last_scrub_stamp, last_deep_scrub_stamp of every PG (`ceph pg dump pgs`)."""
+        keys = ("pgid", "state", "last_scrub_stamp", "last_deep_scrub_stamp")
+        return [{k: s[k] for k in keys} for s in self.ceph("pg", "dump", "pgs")["pg_stats"]]
+
+    def reshard_list(self) -> list:
+        return self.radosgw_admin("reshard", "list") or []
+
+    def bucket_stats(self, bucket: str) -> dict:
+        return self.radosgw_admin("bucket", "stats", "--bucket", bucket)
+
+    def hold_reshards(self) -> None:
+        """Keep queued reshards queued: the RGW's reshard thread re-reads rgw_reshard_thread_interval
+        after each sleep, so after 600 is set and one short sleep passes it sleeps 600 s."""
+        self.ceph("config", "set", "client.rgw", "rgw_reshard_thread_interval", "600", fmt_json=False)
+        time.sleep(self.reshard_interval + 2)
+
+    def release_reshards(self, timeout: float = 60) -> None:
+        """Undo hold_reshards(): the short interval again and an RGW restart (its reshard thread
+        processes the queue at once on start). Returns when the queue is empty."""
+        self.ceph("config", "set", "client.rgw", "rgw_reshard_thread_interval", str(self.reshard_interval),
+                  fmt_json=False)  # fmt: skip
+        self.restart_daemon(RGW_NAME)
+        wait_for(self.rgw_answers, 60, interval=0.5, what="the RGW after restart")
+        wait_for(lambda: self.reshard_list() == [], timeout, interval=0.5, what="the reshard queue to drain")
+
+    def fill_bucket_until_reshard(
+        self, bucket: str, objects: int | None = None, size: int = 1024, timeout: float = 120,
+        wait_done: bool = True, concurrency: int = 8,
+    ) -> dict:  # fmt: skip
+        """PUT `objects` (default 3 x rgw_max_objs_per_shard) small objects into a new `bucket` as
+        the normal user, watching `radosgw-admin reshard list` every ~0.5 s, then (wait_done) wait
+        for RGW to reshard it: a new bucket instance id, the same marker, more shards.
+
+        Returns {"before": stats, "queued": first reshard-list entry seen or None, "after": stats,
+        "put_seconds", "queued_after_seconds", "resharded_after_seconds"} (seconds from the first PUT).
+        """
+        import threading
+
+        from . import s3load
+
+        objects = objects or 3 * self.reshard_objs_per_shard
+        t0 = time.monotonic()
+        seen: dict[str, Any] = {}
+        stop = threading.Event()
+
+        def watch():
+            while not stop.is_set():
+                try:
+                    for entry in self.reshard_list():
+                        if entry.get("bucket_name") == bucket and "queued" not in seen:
+                            seen["queued"] = entry
+                            seen["queued_at"] = time.monotonic() - t0
+                except Exception:
+                    pass
+                stop.wait(0.5)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            s3 = s3load.client(self.rgw_endpoint, *self.user_keys)
+            s3.create_bucket(Bucket=bucket)
+            before = self.bucket_stats(bucket)
+            result = s3load.run(self.rgw_endpoint, *self.user_keys, bucket, objects=objects, size=size,
+                                concurrency=concurrency, gets=False, max_seconds=timeout)  # fmt: skip
+            put_seconds = time.monotonic() - t0
+            if result.errors:
+                raise CephError(f"{result.errors} PUTs into {bucket} failed")
+            after = before
+            if wait_done:
+
+                def resharded():
+                    s = self.bucket_stats(bucket)
+                    return s if s["id"] != before["id"] and s["num_shards"] > before["num_shards"] else None
+
+                after = wait_for(resharded, timeout, interval=0.5, what=f"RGW to reshard {bucket}")
+        finally:
+            stop.set()
+            watcher.join(5)
+        return {
+            "before": before,
+            "queued": seen.get("queued"),
+            "after": after,
+            "put_seconds": round(put_seconds, 1),
+            "queued_after_seconds": round(seen["queued_at"], 1) if "queued_at" in seen else None,
+            "resharded_after_seconds": round(time.monotonic() - t0, 1) if wait_done else None,
+        }
+
+    def queue_reshard(self, bucket: str, objects: int | None = None, size: int = 1024) -> dict:
+        """A reshard that stays queued: hold_reshards(), then fill `bucket` past the limit and wait
+        for its entry in `reshard list`. Returns the entry. release_reshards() lets it run."""
+        self.hold_reshards()
+        self.fill_bucket_until_reshard(bucket, objects=objects, size=size, wait_done=False)
+        return wait_for(
+            lambda: next((e for e in self.reshard_list() if e["bucket_name"] == bucket), None),
+            60, interval=0.5, what=f"a queued reshard of {bucket}",
+        )  # fmt: skip
+
+
+# --- CLI ---------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cluster.testcluster")
+    p = argparse.ArgumentParser(prog="python -m cluster.testcluster", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("start")
+    s = sub.add_parser("start", help="start a cluster in DIR, print its connection info as JSON, leave it running")
     s.add_argument("--dir", required=True)
     s.add_argument("--osds", type=int, default=3)
-    s.add_argument("--db-sizes", default="256M,1G,1G")
+    s.add_argument("--db-sizes", default="256M,1G,1G", help="per OSD, comma-separated; the last repeats")
+    s.add_argument("--block-size", default="4G")
     s.add_argument("--standby-mgr", action="store_true")
     s.add_argument("--no-rgw", action="store_true")
-    s.add_argument("--mgr-module", action="append", default=[], help="NAME=PATH of an extra mgr module")
-    t = sub.add_parser("stop")
+    s.add_argument("--pool-size", type=int, default=1)
+    s.add_argument("--reshard-objs-per-shard", type=int, default=100)
+    s.add_argument("--mgr-module", action="append", default=[], metavar="NAME=PATH", help="an extra mgr module")
+    t = sub.add_parser("stop", help="stop every daemon of DIR by PID and remove DIR")
     t.add_argument("--dir", required=True)
-    st = sub.add_parser("status")
+    t.add_argument("--keep", action="store_true", help="keep DIR (data, logs)")
+    t.add_argument("--timeout", type=float, default=20, help="seconds between SIGTERM and SIGKILL")
+    st = sub.add_parser("status", help="connection info, which daemons run, and `ceph health`")
     st.add_argument("--dir", required=True)
     args = p.parse_args(argv)
     d = Path(args.dir)
     if args.cmd == "start":
-        d.mkdir(parents=True, exist_ok=True)
+        if (d / "cluster.json").exists():
+            p.error(f"{d} already holds a cluster (stop it first)")
         modules = dict(m.split("=", 1) for m in args.mgr_module)
         c = TestCluster(
-            base_dir=str(d), osds=args.osds, db_sizes=tuple(args.db_sizes.split(",")),
+            base_dir=d, osds=args.osds, db_sizes=tuple(args.db_sizes.split(",")), block_size=args.block_size,
             standby_mgr=args.standby_mgr, rgw=not args.no_rgw, extra_mgr_modules=modules, keep=True,
+            pool_size=args.pool_size, reshard_objs_per_shard=args.reshard_objs_per_shard,
         )  # fmt: skip
-        c.start()
+        try:
+            c.start()
+        except BaseException:
+            c.stop(keep=True)
+            raise
         print(json.dumps(c.info(), indent=2))
-        # Detach: the daemons keep running after this process exits.
-        return 0
+        return 0  # the daemons run on in their own sessions
+    if not (d / "cluster.json").exists():
+        p.error(f"no cluster.json in {d}")
+    c = TestCluster.attach(d)
     if args.cmd == "stop":
-        info = _load(d)
-        for _name, pid in sorted(info["pids"].items(), key=lambda kv: kv[0].startswith("mon")):
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                continue
-            for _ in range(100):
-                try:
-                    os.kill(pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.2)
-            else:
-                os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(d, ignore_errors=True)
+        c.owns_dir = True  # the CLI removes the whole directory
+        c.stop(keep=args.keep, timeout=args.timeout)
         return 0
-    info = _load(d)
+    info = c.info()
+    info["running"] = c.running()
+    try:
+        info["health"] = c.ceph("health", timeout=10)
+    except CephError as e:
+        info["health"] = str(e)
     print(json.dumps(info, indent=2))
     return 0
 
