@@ -211,9 +211,7 @@ def test_reshard_while_the_exporter_is_down_is_counted_once(ceph_cluster, sideca
         # ...and reshards while it is down.
         s3load.run(ceph_cluster.rgw_endpoint, access, secret, "while-down", objects=250, size=1024, gets=False,
                    prefix="more")  # fmt: skip
-        wait_until(
-            lambda: ceph_cluster.bucket_stats("while-down")["id"] != first["id"], 120, what="RGW to reshard it"
-        )
+        wait_until(lambda: ceph_cluster.bucket_stats("while-down")["id"] != first["id"], 120, what="RGW to reshard it")
     finally:
         sidecar.start()
     wait_until(lambda: sidecar.value("ceph_scale_rgw_reshard_events_total") == before + 1, 60, what="the event")

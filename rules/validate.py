@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Checks the rules in rules/ against the project's alerting discipline.
+
+    python3 rules/validate.py [--rules-dir rules] [--metrics-doc docs/metrics.md]
+
+Exits 1 and lists every problem if any of these fails:
+
+- every alert has `for`, labels `severity` (info | warning | critical) and
+  `signal` (spillover | fill | reshard | scrub | load | degraded | exporter),
+  and annotations `summary`, `description` and `runbook_url`;
+- every runbook_url is RUNBOOK_BASE + a file in this repository + an anchor
+  equal to the alert name in lower case, and that file has the section;
+- every alert has a promtool test case (rules/tests/*.yml) that expects it to
+  fire and one that expects it not to;
+- every metric a rule or an annotation reads is in docs/metrics.md, is a
+  recording rule defined here, or is Prometheus' `up`;
+- every rule keeps `cluster`: no aggregation drops it (statically), every
+  firing test case expects it on the alert, and every recording rule is
+  checked by a promql_expr_test whose samples carry it;
+- recording rules are named level:metric:operations with a level that starts
+  with `cluster`;
+- every test file loads all rule files and fixes the group evaluation order
+  (recording groups before alert groups);
+- every alert name that rules/alertmanager.yml refers to exists.
+
+It needs PyYAML only; promtool and amtool are run by tests/rules/test_rules.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+RUNBOOK_BASE = "https://github.com/ceph-scale-signals/ceph-scale-signals/blob/main/"
+SEVERITIES = {"info", "warning", "critical"}
+SIGNALS = {"spillover", "fill", "reshard", "scrub", "load", "degraded", "exporter"}
+REQUIRED_ANNOTATIONS = ("summary", "description", "runbook_url")
+PROMETHEUS_METRICS = {"up"}
+NOT_RULE_FILES = {"alertmanager.yml"}
+
+AGGREGATORS = ("sum", "min", "max", "avg", "count", "group", "stddev", "stdvar", "quantile", "count_values")
+KEYWORDS = {"and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool"}
+KEYWORDS |= {"inf", "nan", "atan2"}
+RECORD_NAME = re.compile(r"^cluster[a-z0-9_]*:[a-z][a-z0-9_]*:[a-z0-9_]+$")
+NAME_TOKEN = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the tests are large
+
+
+def rule_files(rules_dir: Path) -> list[Path]:
+    """The rule files Prometheus loads: every *.yml in rules/ but the Alertmanager config."""
+    return sorted(p for p in rules_dir.glob("*.yml") if p.name not in NOT_RULE_FILES)
+
+
+def promtool_test_files(rules_dir: Path) -> list[Path]:
+    return sorted((rules_dir / "tests").glob("*.yml"))
+
+
+def documented_metrics(metrics_doc: Path) -> set[str]:
+    """Metric names in the first column of the tables of docs/metrics.md."""
+    names: set[str] = set()
+    for line in metrics_doc.read_text().splitlines():
+        m = re.match(r"\|\s*`(ceph_scale_[a-z0-9_]+)`\s*\|\s*(\w+)", line)
+        if m:
+            name, kind = m.groups()
+            names.add(name)
+            if kind == "histogram":
+                names.update(f"{name}{suffix}" for suffix in ("_bucket", "_sum", "_count"))
+    return names
+
+
+def github_anchors(markdown: str) -> set[str]:
+    """Anchors GitHub generates for the headings of a markdown file."""
+    anchors = set()
+    for line in markdown.splitlines():
+        m = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if m:
+            text = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower())
+            anchors.add(text.replace(" ", "-"))
+    return anchors
+
+
+def metric_names(expr: str) -> set[str]:
+    """Metric names a PromQL expression selects (not functions, labels or keywords)."""
+    s = re.sub(r'"(?:[^"\\]|\\.)*"' + r"|'(?:[^'\\]|\\.)*'", '""', expr)
+    s = re.sub(r"\{[^}]*\}", " ", s)
+    s = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", s)
+    s = re.sub(r"\[[^\]]*\]", " ", s)
+    s = re.sub(r"(?<![\w:])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:ms|s|m|h|d|w|y)?\b", " ", s)
+    names = set()
+    for m in NAME_TOKEN.finditer(s):
+        token = m.group(0)
+        if token.lower() in KEYWORDS or re.match(r"\s*\(", s[m.end() :]):
+            continue
+        names.add(token)
+    return names
+
+
+def template_metric_names(text: str) -> set[str]:
+    """Metric and recording-rule names a template's queries read."""
+    return set(re.findall(r"\b(ceph_scale_[a-z0-9_]+|cluster[a-z_]*:[a-z0-9_]+:[a-z0-9_]+)\b", text))
+
+
+def cluster_dropping_aggregations(expr: str) -> list[str]:
+    """Aggregations that can drop `cluster`: no grouping, by (...) without it, without (cluster)."""
+    found = []
+    alts = "|".join(AGGREGATORS)
+    for m in re.finditer(rf"\b({alts})\s*(by|without)?\s*(\([^()]*\))?\s*\(", expr):
+        mode, labels = m.group(2), m.group(3) or ""
+        names = set(re.findall(r"\w+", labels))
+        if mode is None or (mode == "by" and "cluster" not in names) or (mode == "without" and "cluster" in names):
+            found.append(m.group(0).rstrip("(").strip())
+    return found
+
+
+def load_yaml(path: Path, problems: list[str]):
+    try:
+        return yaml.load(path.read_text(), Loader=YAML_LOADER)
+    except (OSError, yaml.YAMLError) as e:
+        problems.append(f"{path.name}: cannot load: {e}")
+        return None
+
+
+def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path | None = None) -> list[str]:
+    """Every problem found, as one line each; empty when all is well."""
+    rules_dir = Path(rules_dir)
+    repo_root = Path(repo_root) if repo_root else rules_dir.parent
+    metrics_doc = Path(metrics_doc) if metrics_doc else repo_root / "docs" / "metrics.md"
+    problems: list[str] = []
+
+    alerts: dict[str, dict] = {}
+    records: dict[str, dict] = {}
+    groups: dict[str, str] = {}  # group name -> "record" | "alert"
+    files = rule_files(rules_dir)
+    if not files:
+        problems.append(f"{rules_dir}: no rule files")
+    for path in files:
+        data = load_yaml(path, problems) or {}
+        for group in data.get("groups") or []:
+            kinds = set()
+            for rule in group.get("rules") or []:
+                if "alert" in rule:
+                    kinds.add("alert")
+                    name = rule["alert"]
+                    if name in alerts:
+                        problems.append(f"{name}: alert defined twice")
+                    alerts[name] = {**rule, "_file": path.name}
+                elif "record" in rule:
+                    kinds.add("record")
+                    records[rule["record"]] = {**rule, "_file": path.name}
+            if len(kinds) > 1:
+                problems.append(f"group {group.get('name')}: mixes recording and alerting rules")
+            groups[group.get("name")] = kinds.pop() if kinds else "record"
+
+    try:
+        known = documented_metrics(metrics_doc) | set(records) | PROMETHEUS_METRICS
+    except OSError as e:
+        problems.append(f"{metrics_doc}: cannot read: {e}")
+        known = set(records) | PROMETHEUS_METRICS
+
+    # Recording rules.
+    for name, rule in records.items():
+        if not RECORD_NAME.match(name):
+            problems.append(f"{name}: recording rule name is not cluster...:metric:operations")
+        for metric in sorted(metric_names(str(rule.get("expr", ""))) - known):
+            problems.append(f"{name}: reads {metric}, which is neither in docs/metrics.md nor a recording rule")
+        for agg in cluster_dropping_aggregations(str(rule.get("expr", ""))):
+            problems.append(f"{name}: aggregation `{agg}` drops the cluster label")
+
+    # Alerts.
+    anchors_cache: dict[Path, set[str]] = {}
+    for name, rule in alerts.items():
+        labels = rule.get("labels") or {}
+        annotations = rule.get("annotations") or {}
+        if "for" not in rule:
+            problems.append(f"{name}: no `for` duration")
+        if labels.get("severity") not in SEVERITIES:
+            problems.append(f"{name}: label severity missing or not one of {sorted(SEVERITIES)}")
+        if labels.get("signal") not in SIGNALS:
+            problems.append(f"{name}: label signal missing or not one of {sorted(SIGNALS)}")
+        for key in REQUIRED_ANNOTATIONS:
+            if not str(annotations.get(key) or "").strip():
+                problems.append(f"{name}: annotation {key} missing")
+        url = str(annotations.get("runbook_url") or "")
+        if url:
+            if not url.startswith(RUNBOOK_BASE) or "#" not in url:
+                problems.append(f"{name}: runbook_url does not start with {RUNBOOK_BASE} or has no #anchor")
+            else:
+                rel, anchor = url[len(RUNBOOK_BASE) :].split("#", 1)
+                doc = repo_root / rel
+                if anchor != name.lower():
+                    problems.append(f"{name}: runbook_url anchor #{anchor} is not #{name.lower()}")
+                if not doc.is_file():
+                    problems.append(f"{name}: runbook_url points to {rel}, which does not exist")
+                else:
+                    if doc not in anchors_cache:
+                        anchors_cache[doc] = github_anchors(doc.read_text())
+                    if anchor not in anchors_cache[doc]:
+                        problems.append(f"{name}: {rel} has no section #{anchor}")
+        expr = str(rule.get("expr", ""))
+        for metric in sorted(metric_names(expr) - known):
+            problems.append(f"{name}: reads {metric}, which is neither in docs/metrics.md nor a recording rule")
+        for key in ("summary", "description"):
+            for metric in sorted(template_metric_names(str(annotations.get(key) or "")) - known):
+                problems.append(f"{name}: annotation {key} queries unknown metric {metric}")
+        if "cluster" not in labels:  # a static cluster label (absent()) is the only exemption
+            for agg in cluster_dropping_aggregations(expr):
+                problems.append(f"{name}: aggregation `{agg}` drops the cluster label")
+
+    # promtool tests.
+    firing: dict[str, int] = {}
+    quiet: dict[str, int] = {}
+    record_tested: set[str] = set()
+    expected_rule_files = {p.name for p in files}
+    tfiles = promtool_test_files(rules_dir)
+    if not tfiles:
+        problems.append(f"{rules_dir / 'tests'}: no promtool test files")
+    for path in tfiles:
+        data = load_yaml(path, problems) or {}
+        where = f"tests/{path.name}"
+        loaded = {Path(str(f)).name for f in data.get("rule_files") or []}
+        if loaded != expected_rule_files:
+            problems.append(f"{where}: rule_files {sorted(loaded)} is not {sorted(expected_rule_files)}")
+        order = data.get("group_eval_order") or []
+        if set(order) != set(groups):
+            problems.append(f"{where}: group_eval_order does not list exactly the rule groups")
+        else:
+            kinds = [groups[g] for g in order]
+            if "alert" in kinds and "record" in kinds[kinds.index("alert") :]:
+                problems.append(f"{where}: group_eval_order puts a recording group after an alert group")
+        for test in data.get("tests") or []:
+            tname = f"{where} ({test.get('name', 'unnamed')})"
+            for case in test.get("alert_rule_test") or []:
+                alert = case.get("alertname")
+                if alert not in alerts:
+                    problems.append(f"{tname}: tests unknown alert {alert}")
+                    continue
+                exp = case.get("exp_alerts") or []
+                if exp:
+                    firing[alert] = firing.get(alert, 0) + 1
+                else:
+                    quiet[alert] = quiet.get(alert, 0) + 1
+                for e in exp:
+                    if "cluster" not in (e.get("exp_labels") or {}):
+                        problems.append(f"{tname}: {alert} is expected to fire without a cluster label")
+            for case in test.get("promql_expr_test") or []:
+                expr = str(case.get("expr", ""))
+                used = metric_names(expr) & set(records)
+                samples = case.get("exp_samples") or []
+                if used and samples and all('cluster="' in str(s.get("labels", "")) for s in samples):
+                    record_tested |= used
+                elif used and samples:
+                    problems.append(f"{tname}: samples of `{expr}` lack the cluster label")
+    for name in sorted(alerts):
+        if not firing.get(name):
+            problems.append(f"{name}: no promtool test case expects it to fire")
+        if not quiet.get(name):
+            problems.append(f"{name}: no promtool test case expects it not to fire")
+    for name in sorted(set(records) - record_tested):
+        problems.append(f"{name}: no promql_expr_test checks this recording rule (with its cluster label)")
+
+    # Alertmanager example.
+    am = rules_dir / "alertmanager.yml"
+    if am.is_file():
+        text = am.read_text()
+        for m in re.finditer(r'alertname\s*=~?\s*"([^"]+)"', text):
+            for ref in m.group(1).split("|"):
+                if ref not in alerts:
+                    problems.append(f"alertmanager.yml: refers to unknown alert {ref}")
+    return problems
+
+
+def summary(rules_dir: Path) -> str:
+    alerts = records = 0
+    for path in rule_files(rules_dir):
+        for group in (yaml.load(path.read_text(), Loader=YAML_LOADER) or {}).get("groups") or []:
+            for rule in group.get("rules") or []:
+                alerts += "alert" in rule
+                records += "record" in rule
+    return f"{alerts} alerts, {records} recording rules, {len(promtool_test_files(rules_dir))} test files"
+
+
+def main(argv: list[str] | None = None) -> int:
+    here = Path(__file__).resolve().parent
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rules-dir", type=Path, default=here, help="the rules directory (default: %(default)s)")
+    p.add_argument("--metrics-doc", type=Path, default=None, help="default: <rules-dir>/../docs/metrics.md")
+    args = p.parse_args(argv)
+    problems = validate(args.rules_dir, args.metrics_doc)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"ok: {summary(args.rules_dir)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

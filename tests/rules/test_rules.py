@@ -1,0 +1,550 @@
+"""The alerting rules: promtool and amtool checks, unit tests, routing, inhibition, and the validator.
+
+Runs Debian's promtool (package prometheus) and amtool / prometheus-alertmanager
+(package prometheus-alertmanager), installed by scripts/bootstrap.sh.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+RULES = REPO / "rules"
+ALERTMANAGER_CONFIG = RULES / "alertmanager.yml"
+
+
+def _load_validator():
+    spec = importlib.util.spec_from_file_location("ceph_scale_rules_validate", RULES / "validate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+validate = _load_validator()
+RULE_FILES = validate.rule_files(RULES)
+TEST_FILES = validate.promtool_test_files(RULES)
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    if not path:
+        pytest.fail(f"{name} not found: run scripts/bootstrap.sh (Debian prometheus / prometheus-alertmanager)")
+    return path
+
+
+def run(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=REPO)
+
+
+@functools.cache
+def alert_rules() -> dict[str, dict]:
+    alerts = {}
+    for path in RULE_FILES:
+        for group in yaml.safe_load(path.read_text())["groups"]:
+            for rule in group["rules"]:
+                if "alert" in rule:
+                    alerts[rule["alert"]] = rule
+    return alerts
+
+
+# promtool ------------------------------------------------------------------
+
+
+def test_rule_files_exist():
+    assert [p.name for p in RULE_FILES] == ["alerts.yml", "recording.yml"]
+    assert len(TEST_FILES) >= 7
+
+
+def test_promtool_check_rules():
+    r = run(tool("promtool"), "check", "rules", *map(str, RULE_FILES))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SUCCESS" in r.stdout
+
+
+@pytest.mark.parametrize("test_file", TEST_FILES, ids=lambda p: p.name)
+def test_promtool_unit_tests(test_file):
+    r = run(tool("promtool"), "test", "rules", str(test_file))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SUCCESS" in r.stdout
+
+
+def test_promtool_unit_tests_fail_on_a_wrong_expectation(tmp_path):
+    """The unit tests can fail: a copy expecting 79.9 % to be past the 80 % target does."""
+    shutil.copytree(RULES, tmp_path / "rules")
+    path = tmp_path / "rules" / "tests" / "fill.yml"
+    text = path.read_text()
+    broken = text.replace("values: '0.799x30'", "values: '0.79x30'", 1)
+    assert broken != text
+    path.write_text(broken)
+    r = run(tool("promtool"), "test", "rules", str(path))
+    assert r.returncode != 0
+    assert "CephScaleFillAboveWarnLine" in r.stdout + r.stderr
+
+
+# amtool --------------------------------------------------------------------
+
+
+def test_amtool_check_config():
+    r = run(tool("amtool"), "check-config", str(ALERTMANAGER_CONFIG))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SUCCESS" in r.stdout
+
+
+def routes(labels: dict[str, str]) -> list[str]:
+    argv = [tool("amtool"), "config", "routes", "test", f"--config.file={ALERTMANAGER_CONFIG}"]
+    r = run(*argv, *(f"{k}={v}" for k, v in labels.items()))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout.strip().split(",")
+
+
+@pytest.mark.parametrize(
+    ("labels", "receivers"),
+    [
+        (
+            {"alertname": "CephScaleBluefsSpilloverSpreading", "severity": "critical", "signal": "spillover"},
+            ["ceph-scale-pager", "ceph-scale-storage"],
+        ),
+        (
+            {"alertname": "CephScaleBluefsSpilloverStarted", "severity": "warning", "signal": "spillover"},
+            ["ceph-scale-storage"],
+        ),
+        ({"alertname": "CephScaleRgwReshardStorm", "severity": "warning", "signal": "reshard"}, ["ceph-scale-rgw"]),
+        ({"alertname": "CephScaleHddOsdHotspot", "severity": "warning", "signal": "load"}, ["ceph-scale-rgw"]),
+        ({"alertname": "CephScaleFillAboveWarnLine", "severity": "info", "signal": "fill"}, ["ceph-scale-ticket"]),
+        (
+            {"alertname": "CephScaleExporterDataMissing", "severity": "critical", "signal": "exporter"},
+            ["ceph-scale-pager", "ceph-scale-monitoring"],
+        ),
+        (
+            {"alertname": "CephScaleSourceFailing", "severity": "warning", "signal": "exporter"},
+            ["ceph-scale-monitoring"],
+        ),
+        ({"alertname": "SomethingElse", "severity": "critical"}, ["default"]),
+    ],
+    ids=lambda v: v.get("alertname") if isinstance(v, dict) else None,
+)
+def test_routes(labels, receivers):
+    assert routes({"cluster": "c1", **labels}) == receivers
+
+
+TEAM = {
+    "spillover": "ceph-scale-storage",
+    "fill": "ceph-scale-storage",
+    "scrub": "ceph-scale-storage",
+    "degraded": "ceph-scale-storage",
+    "reshard": "ceph-scale-rgw",
+    "load": "ceph-scale-rgw",
+    "exporter": "ceph-scale-monitoring",
+}
+
+
+@pytest.mark.parametrize("alertname", sorted(alert_rules()))
+def test_every_alert_reaches_its_receivers(alertname):
+    """critical pages and reaches the team; warning reaches the team; info makes a ticket."""
+    labels = alert_rules()[alertname]["labels"]
+    expected = {
+        "critical": ["ceph-scale-pager", TEAM[labels["signal"]]],
+        "warning": [TEAM[labels["signal"]]],
+        "info": ["ceph-scale-ticket"],
+    }[labels["severity"]]
+    assert routes({"alertname": alertname, "cluster": "c1", **labels}) == expected
+
+
+# Inhibition, on a real Alertmanager -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alertmanager(tmp_path_factory):
+    tool("prometheus-alertmanager")
+    sys.path.insert(0, str(REPO))
+    from demo.monitoring import Alertmanager
+
+    am = Alertmanager(tmp_path_factory.mktemp("am"), ALERTMANAGER_CONFIG)
+    try:
+        yield am.start()
+    finally:
+        am.stop()
+
+
+def post_alerts(am, alerts: list[dict]) -> None:
+    now = datetime.now(timezone.utc)
+    body = [
+        {
+            "labels": a,
+            "startsAt": now.isoformat(),
+            "endsAt": (now + timedelta(hours=1)).isoformat(),
+        }
+        for a in alerts
+    ]
+    req = urllib.request.Request(
+        f"{am.url}/api/v2/alerts", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+
+
+def with_rule_labels(alertname: str, **labels: str) -> dict:
+    rule_labels = alert_rules()[alertname]["labels"]
+    return {"alertname": alertname, **rule_labels, **labels}
+
+
+def inhibited(am, expected: dict[tuple, bool], timeout: float = 15.0) -> dict[tuple, bool]:
+    """Alertmanager's view {(alertname, cluster, ceph_daemon): inhibited}, once it matches `expected`."""
+    end = time.monotonic() + timeout
+    while True:
+        with urllib.request.urlopen(f"{am.url}/api/v2/alerts", timeout=10) as r:
+            got = {
+                (a["labels"]["alertname"], a["labels"].get("cluster"), a["labels"].get("ceph_daemon")): bool(
+                    a["status"]["inhibitedBy"]
+                )
+                for a in json.loads(r.read())
+            }
+        view = {k: got.get(k) for k in expected}
+        if view == expected or time.monotonic() > end:
+            return view
+        time.sleep(0.3)
+
+
+def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
+    post_alerts(
+        alertmanager,
+        [
+            # critical twin inhibits the warning of the same cluster only
+            with_rule_labels("CephScaleFillPastCritical", cluster="c1"),
+            with_rule_labels("CephScaleFillPastTarget", cluster="c1"),
+            with_rule_labels("CephScaleFillPastTarget", cluster="c2"),
+            # per OSD: only the same OSD
+            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1", ceph_daemon="osd.3"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1", ceph_daemon="osd.3"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1", ceph_daemon="osd.7"),
+            # spreading spillover inhibits the per-OSD warnings of its cluster
+            with_rule_labels("CephScaleBluefsSpilloverSpreading", cluster="c2"),
+            with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c2", ceph_daemon="osd.1"),
+            # a silent exporter inhibits every signal alert of its cluster, not of others
+            with_rule_labels("CephScaleExporterDataMissing", cluster="c3"),
+            with_rule_labels("CephScaleRgwReshardStorm", cluster="c3"),
+            with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c3", ceph_daemon="osd.0"),
+            with_rule_labels("CephScaleSourceFailing", cluster="c3", source="pgs", instance="s:9928"),
+            with_rule_labels("CephScaleRgwReshardStorm", cluster="c4"),
+        ],
+    )
+    expected = {
+        ("CephScaleFillPastCritical", "c1", None): False,
+        ("CephScaleFillPastTarget", "c1", None): True,
+        ("CephScaleFillPastTarget", "c2", None): False,
+        ("CephScaleOsdFullestPastBackfillfull", "c1", "osd.3"): False,
+        ("CephScaleOsdFullestPastTarget", "c1", "osd.3"): True,
+        ("CephScaleOsdFullestPastTarget", "c1", "osd.7"): False,
+        ("CephScaleBluefsSpilloverSpreading", "c2", None): False,
+        ("CephScaleBluefsSpilloverStarted", "c2", "osd.1"): True,
+        ("CephScaleExporterDataMissing", "c3", None): False,
+        ("CephScaleRgwReshardStorm", "c3", None): True,
+        ("CephScaleBluefsSpilloverStarted", "c3", "osd.0"): True,
+        ("CephScaleSourceFailing", "c3", None): True,
+        ("CephScaleRgwReshardStorm", "c4", None): False,
+    }
+    assert inhibited(alertmanager, expected) == expected
+
+
+# The rules on the exporter's own output --------------------------------------
+
+STUDY_MINUTES = 17
+
+
+def study_input_series() -> list[dict]:
+    """promtool input series of the exporter's exposition for the study-scale snapshot, one a minute."""
+    sys.path.insert(0, str(REPO))
+    from exporter.core.config import Thresholds
+    from exporter.core.derive import DerivationState, derive
+    from exporter.core.exposition import to_client_metrics
+    from tests.unit.study_snapshot import study_snapshot
+
+    th = Thresholds()
+    state = DerivationState(th)
+    values: dict[tuple, dict[int, float]] = {}
+    for step in range(STUDY_MINUTES):
+        families = derive(study_snapshot(1000.0 + 60 * step, grow=step), state, th, cluster="study")
+        for metric in to_client_metrics(families):
+            for sample in metric.samples:
+                key = (sample.name, tuple(sorted(sample.labels.items())))
+                values.setdefault(key, {})[step] = sample.value
+
+    def fmt(v: float) -> str:
+        return "NaN" if v != v else {float("inf"): "Inf", float("-inf"): "-Inf"}.get(v, repr(float(v)))
+
+    target = 'job="ceph-scale",instance="sidecar:9928"'
+    series = [{"series": f"up{{{target}}}", "values": f"1x{STUDY_MINUTES - 1}"}]
+    for (name, labels), by_step in sorted(values.items()):
+        selector = ",".join([f'{k}="{v}"' for k, v in labels] + [target])
+        points = " ".join(fmt(by_step[i]) if i in by_step else "_" for i in range(STUDY_MINUTES))
+        series.append({"series": f"{name}{{{selector}}}", "values": points})
+    return series
+
+
+def test_rules_on_the_exporters_own_output(tmp_path):
+    """Every recording rule yields data with `cluster` from real exposition (the study-scale snapshot),
+    no alert lacks `cluster`, and half the OSDs spilling is "spreading"."""
+    records = [
+        rule["record"]
+        for path in RULE_FILES
+        for group in yaml.safe_load(path.read_text())["groups"]
+        for rule in group["rules"]
+        if "record" in rule
+    ]
+    at = f"{STUDY_MINUTES - 1}m"
+    checks = [
+        {
+            "expr": f"group by (cluster) ({r})",
+            "eval_time": at,
+            "exp_samples": [{"labels": '{cluster="study"}', "value": 1}],
+        }
+        for r in records
+    ]
+    checks.append({"expr": 'count(ALERTS{cluster=""})', "eval_time": at, "exp_samples": []})
+    checks.append(
+        {
+            "expr": 'group by (cluster, alertstate) (ALERTS{alertname="CephScaleBluefsSpilloverSpreading"})',
+            "eval_time": at,
+            "exp_samples": [{"labels": '{alertstate="firing",cluster="study"}', "value": 1}],
+        }
+    )
+    header = yaml.safe_load((RULES / "tests" / "fill.yml").read_text())
+    test = {
+        "rule_files": [str(p) for p in RULE_FILES],
+        "evaluation_interval": "1m",
+        "group_eval_order": header["group_eval_order"],
+        "tests": [
+            {"name": "study", "interval": "1m", "input_series": study_input_series(), "promql_expr_test": checks}
+        ],
+    }
+    path = tmp_path / "study.yml"
+    path.write_text(yaml.dump(test, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper)))
+    r = run(tool("promtool"), "test", "rules", str(path))
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+
+
+# The validator ----------------------------------------------------------------
+
+
+def test_validator_passes_on_the_repository():
+    assert validate.validate(RULES) == []
+
+
+def test_validator_runs_standalone():
+    r = run(sys.executable, str(RULES / "validate.py"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("ok: 27 alerts")
+
+
+@pytest.fixture
+def broken_copy(tmp_path):
+    """A copy of rules/ and docs/metrics.md to break, and a way to edit its YAML files."""
+    shutil.copytree(RULES, tmp_path / "rules", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "docs").mkdir()
+    shutil.copy(REPO / "docs" / "metrics.md", tmp_path / "docs" / "metrics.md")
+    return tmp_path
+
+
+def edit_yaml(path: Path, change) -> None:
+    data = yaml.load(path.read_text(), Loader=validate.YAML_LOADER)
+    change(data)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    path.write_text(yaml.dump(data, Dumper=dumper, sort_keys=False))
+
+
+def edit_alert(root: Path, name: str, change) -> None:
+    def apply(data):
+        for group in data["groups"]:
+            for rule in group["rules"]:
+                if rule.get("alert") == name:
+                    change(rule)
+
+    edit_yaml(root / "rules" / "alerts.yml", apply)
+
+
+def drop_test_cases(root: Path, name: str, firing: bool) -> None:
+    for path in (root / "rules" / "tests").glob("*.yml"):
+
+        def apply(data):
+            for test in data["tests"]:
+                test["alert_rule_test"] = [
+                    c
+                    for c in test.get("alert_rule_test") or []
+                    if not (c["alertname"] == name and bool(c.get("exp_alerts")) == firing)
+                ]
+
+        edit_yaml(path, apply)
+
+
+def edit_text(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+BREAKAGES = {
+    "severity label missing": (
+        lambda r: edit_alert(r, "CephScaleFillPastTarget", lambda a: a["labels"].pop("severity")),
+        "CephScaleFillPastTarget: label severity missing",
+    ),
+    "severity not a known level": (
+        lambda r: edit_alert(r, "CephScaleFillPastTarget", lambda a: a["labels"].update(severity="page")),
+        "CephScaleFillPastTarget: label severity missing or not one of",
+    ),
+    "signal label missing": (
+        lambda r: edit_alert(r, "CephScaleRgwReshardStorm", lambda a: a["labels"].pop("signal")),
+        "CephScaleRgwReshardStorm: label signal missing",
+    ),
+    "summary missing": (
+        lambda r: edit_alert(r, "CephScaleDeepScrubStorm", lambda a: a["annotations"].pop("summary")),
+        "CephScaleDeepScrubStorm: annotation summary missing",
+    ),
+    "description missing": (
+        lambda r: edit_alert(r, "CephScaleDeepScrubStorm", lambda a: a["annotations"].pop("description")),
+        "CephScaleDeepScrubStorm: annotation description missing",
+    ),
+    "runbook_url missing": (
+        lambda r: edit_alert(r, "CephScaleSourceStale", lambda a: a["annotations"].pop("runbook_url")),
+        "CephScaleSourceStale: annotation runbook_url missing",
+    ),
+    "runbook_url anchor is not the alert": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleSourceStale",
+            lambda a: a["annotations"].update(runbook_url=validate.RUNBOOK_BASE + "rules/runbooks.md#stale"),
+        ),
+        "CephScaleSourceStale: runbook_url anchor #stale is not #cephscalesourcestale",
+    ),
+    "runbook section missing": (
+        lambda r: edit_text(r / "rules" / "runbooks.md", "### CephScaleHddOsdHotspot\n", "### Hot OSDs\n"),
+        "CephScaleHddOsdHotspot: rules/runbooks.md has no section #cephscalehddosdhotspot",
+    ),
+    "no test expects it to fire": (
+        lambda r: drop_test_cases(r, "CephScaleRgwReshardQueueStuck", firing=True),
+        "CephScaleRgwReshardQueueStuck: no promtool test case expects it to fire",
+    ),
+    "no test expects it not to fire": (
+        lambda r: drop_test_cases(r, "CephScaleRgwReshardQueueStuck", firing=False),
+        "CephScaleRgwReshardQueueStuck: no promtool test case expects it not to fire",
+    ),
+    "for missing": (
+        lambda r: edit_alert(r, "CephScaleOsdsDownLargeDrop", lambda a: a.pop("for")),
+        "CephScaleOsdsDownLargeDrop: no `for` duration",
+    ),
+    "metric not in docs/metrics.md": (
+        lambda r: edit_alert(
+            r, "CephScaleOsdsDownLargeDrop", lambda a: a.update(expr="max by (cluster) (ceph_scale_osds_failed) > 0")
+        ),
+        "CephScaleOsdsDownLargeDrop: reads ceph_scale_osds_failed, which is neither in docs/metrics.md",
+    ),
+    "metric dropped from docs/metrics.md": (
+        lambda r: edit_text(r / "docs" / "metrics.md", "| `ceph_scale_osds_down_ratio` |", "| osds_down_ratio |"),
+        "CephScaleOsdsDownExpectedDrop: reads ceph_scale_osds_down_ratio",
+    ),
+    "annotation queries an unknown metric": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleOsdsDownLargeDrop",
+            lambda a: a["annotations"].update(
+                description=a["annotations"]["description"].replace(
+                    "ceph_scale_osds_down_ratio", "ceph_scale_osds_gone_ratio"
+                )
+            ),
+        ),
+        "CephScaleOsdsDownLargeDrop: annotation description queries unknown metric ceph_scale_osds_gone_ratio",
+    ),
+    "aggregation drops cluster": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleRgwBucketsOverShardLimit",
+            lambda a: a.update(expr="max by (instance) (ceph_scale_rgw_buckets_over_shard_limit) > 0"),
+        ),
+        "CephScaleRgwBucketsOverShardLimit: aggregation `max by (instance)` drops the cluster label",
+    ),
+    "aggregation without grouping": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleRgwBucketsOverShardLimit",
+            lambda a: a.update(expr="max(ceph_scale_rgw_buckets_over_shard_limit) > 0"),
+        ),
+        "CephScaleRgwBucketsOverShardLimit: aggregation `max` drops the cluster label",
+    ),
+    "recording rule drops cluster": (
+        lambda r: edit_text(
+            r / "rules" / "recording.yml",
+            "expr: max by (cluster) (ceph_scale_hdd_osds)",
+            "expr: sum without (cluster, instance) (ceph_scale_hdd_osds)",
+        ),
+        "cluster:ceph_scale_hdd_osds:max: aggregation `sum without (cluster, instance)` drops the cluster label",
+    ),
+    "firing test without the cluster label": (
+        lambda r: edit_text(
+            r / "rules" / "tests" / "degraded.yml",
+            "- exp_labels: {severity: critical, signal: degraded, cluster: c2}",
+            "- exp_labels: {severity: critical, signal: degraded}",
+        ),
+        "CephScaleOsdsDownLargeDrop is expected to fire without a cluster label",
+    ),
+    "recording rule without a test": (
+        lambda r: edit_text(
+            r / "rules" / "recording.yml",
+            "      - record: cluster:ceph_scale_hdd_osds:max\n",
+            "      - record: cluster:ceph_scale_rgw_instances:max\n"
+            "        expr: max by (cluster) (ceph_scale_rgw_instances)\n"
+            "      - record: cluster:ceph_scale_hdd_osds:max\n",
+        ),
+        "cluster:ceph_scale_rgw_instances:max: no promql_expr_test checks this recording rule",
+    ),
+    "recording rule badly named": (
+        lambda r: edit_text(
+            r / "rules" / "recording.yml",
+            "      - record: cluster:ceph_scale_hdd_osds:max\n",
+            "      - record: hdd_osds\n        expr: max by (cluster) (ceph_scale_hdd_osds)\n"
+            "      - record: cluster:ceph_scale_hdd_osds:max\n",
+        ),
+        "hdd_osds: recording rule name is not cluster...:metric:operations",
+    ),
+    "group order puts alerts first": (
+        lambda r: edit_yaml(
+            r / "rules" / "tests" / "load.yml",
+            lambda d: d.update(group_eval_order=list(reversed(d["group_eval_order"]))),
+        ),
+        "tests/load.yml: group_eval_order puts a recording group after an alert group",
+    ),
+    "alertmanager refers to an unknown alert": (
+        lambda r: edit_text(
+            r / "rules" / "alertmanager.yml",
+            'target_matchers: [alertname="CephScaleOsdsDownExpectedDrop"]',
+            'target_matchers: [alertname="CephScaleOsdsDownDrop"]',
+        ),
+        "alertmanager.yml: refers to unknown alert CephScaleOsdsDownDrop",
+    ),
+}
+
+
+@pytest.mark.parametrize("breakage", sorted(BREAKAGES))
+def test_validator_catches(broken_copy, breakage):
+    assert validate.validate(broken_copy / "rules") == []  # the intact copy is clean
+    change, message = BREAKAGES[breakage]
+    change(broken_copy)
+    problems = validate.validate(broken_copy / "rules")
+    assert any(message in p for p in problems), problems
+
+
+def test_validator_cli_fails_on_a_broken_copy(broken_copy):
+    edit_alert(broken_copy, "CephScaleFillPastTarget", lambda a: a["labels"].pop("signal"))
+    r = run(sys.executable, str(broken_copy / "rules" / "validate.py"))
+    assert r.returncode == 1
+    assert "CephScaleFillPastTarget: label signal missing" in r.stdout
