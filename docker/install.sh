@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The sidecar image's build steps, as one script: the Dockerfile runs it, and
+# CI runs it on the build host (with --root DIR and --check) so that a broken
+# step fails CI even where no container engine runs.
+#
+#   install.sh                 # inside the image: apt packages, files, user
+#   install.sh --root DIR --check   # on a host: files into DIR, packages only resolved
+set -euo pipefail
+root=/
+check=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --root) root="$2"; shift 2 ;;
+    --check) check=1; shift ;;
+    *) echo "install.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$(dirname "$here")"
+mapfile -t packages < <(grep -v '^#' "$here/packages.txt" | grep -v '^$')
+
+if [ "$check" -eq 1 ]; then
+  # Resolve every package and its dependencies without installing anything.
+  apt-get install -s -y --no-install-recommends "${packages[@]}" > /dev/null
+else
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"
+  rm -rf /var/lib/apt/lists/*
+fi
+
+dest="$root/opt/ceph-scale-signals"
+mkdir -p "$dest" "$root/usr/local/bin" "$root/etc/ceph-scale"
+rm -rf "$dest/exporter"
+# Only the package, without caches or tests.
+(cd "$src" && tar --exclude='__pycache__' -cf - exporter) | (cd "$dest" && tar -xf -)
+cat > "$root/usr/local/bin/ceph-scale-exporter" <<'WRAP'
+#!/bin/sh
+PYTHONPATH=/opt/ceph-scale-signals${PYTHONPATH:+:$PYTHONPATH} exec /usr/bin/python3 -m exporter "$@"
+WRAP
+chmod 0755 "$root/usr/local/bin/ceph-scale-exporter"
+if [ "$root" != "/" ]; then
+  # Host check: the installed tree must run with the system Python alone.
+  PYTHONPATH="$dest" /usr/bin/python3 -m exporter --help > /dev/null
+  PYTHONPATH="$dest" /usr/bin/python3 -c "import exporter.sidecar.main, exporter.core.derive"
+  echo "install.sh: ok (files in $dest, packages resolve)"
+else
+  # The exporter runs as an unprivileged user that owns only its state directory.
+  id ceph-scale > /dev/null 2>&1 || useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ceph-scale
+  install -d -o ceph-scale -g ceph-scale -m 0750 /var/lib/ceph-scale
+fi
