@@ -1,0 +1,352 @@
+"""Shared pieces of every board: datasource and cluster variables, selectors, thresholds from the
+study, runbook links, and one constructor per panel kind.
+
+Every query filters on ``cluster=~"$cluster"`` (multi-cluster), every rate/increase uses
+``$__rate_interval``, every panel has a unit and a link to its runbook section, and every
+timeseries panel draws the study's reference line(s) as Grafana thresholds.
+"""
+
+from __future__ import annotations
+
+from grafana_foundation_sdk.builders import bargauge, gauge, prometheus, stat, table, timeseries
+from grafana_foundation_sdk.builders import common as cb
+from grafana_foundation_sdk.builders import dashboard as db
+from grafana_foundation_sdk.models import common as cm
+from grafana_foundation_sdk.models import dashboard as dm
+from grafana_foundation_sdk.models import prometheus as pm
+
+TAG = "ceph-scale"
+UID_PREFIX = "ceph-scale-"
+# Runbook sections live in rules/runbooks.md; the URL is a (hidden) dashboard constant so that a
+# fork or an internal mirror only changes one value at import time.
+RUNBOOK_BASE = "https://github.com/ceph-scale-signals/ceph-scale-signals/blob/main/rules/runbooks.md"
+DS = dm.DataSourceRef(type_val="prometheus", uid="${datasource}")
+C = 'cluster=~"$cluster"'
+
+# Colours (Grafana's named palette).
+OK, WARN, HIGH, CRIT, INFO = "green", "yellow", "orange", "red", "blue"
+
+# Reference lines from shared/STUDY.md, as Grafana threshold steps [(value, colour)]; the
+# first step is the base (value None).
+FILL = [(None, OK), (0.7, WARN), (0.8, HIGH), (0.9, CRIT)]  # 70 % warn, 80 % target, 90 % critical [000, 001]
+FILL_TARGET = [(None, OK), (0.8, CRIT)]
+BASELINE = [(None, OK), (1.0, CRIT)]  # load / HDD baseline ratio 1 [004]
+DB_SHARE = [(None, CRIT), (0.04, OK)]  # DB >= 4 % of the data device [004]
+SHARD_FILL = [(None, OK), (0.8, WARN), (1.0, CRIT)]  # rgw_shard_warn_ratio 0.8, limit 1
+HEADROOM = [(None, CRIT), (0.0, WARN), (0.1, OK)]  # headroom ratio: < 0 means the line was crossed
+NONZERO_BAD = [(None, OK), (1, CRIT)]
+HOTSPOT = [(None, OK), (2.0, CRIT)]  # osd_hotspot_ratio default 2
+
+
+def sel(*matchers: str) -> str:
+    """A label selector with the cluster matcher first: sel('kind="scrub"')."""
+    return "{" + ", ".join((C, *matchers)) + "}"
+
+
+def m(name: str, *matchers: str) -> str:
+    return name + sel(*matchers)
+
+
+def rate(name: str, *matchers: str, fn: str = "rate") -> str:
+    return f"{fn}({m(name, *matchers)}[$__rate_interval])"
+
+
+def steps(spec) -> db.ThresholdsConfig:
+    return (
+        db.ThresholdsConfig().mode(dm.ThresholdsMode.ABSOLUTE).steps([dm.Threshold(value=v, color=c) for v, c in spec])
+    )
+
+
+class Q:
+    """One query of a panel (refId given by the panel)."""
+
+    def __init__(self, expr: str, legend: str = "", instant: bool = False, fmt: str = "time_series") -> None:
+        self.expr, self.legend, self.instant, self.fmt = expr, legend, instant, fmt
+
+    def builder(self, ref: str) -> prometheus.Dataquery:
+        b = prometheus.Dataquery().expr(self.expr).ref_id(ref).datasource(DS)
+        if self.legend:
+            b = b.legend_format(self.legend)
+        b = b.instant() if self.instant else b.range()
+        if self.fmt != "time_series":
+            b = b.format(pm.PromQueryFormat(self.fmt))
+        return b
+
+
+def _refs(n: int) -> list[str]:
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+def runbook_link(anchor: str) -> db.DashboardLink:
+    return db.DashboardLink("Runbook: " + anchor).url("${runbook_base}#" + anchor).target_blank(True)
+
+
+def _common(panel, title: str, desc: str, unit: str, queries: list[Q], runbook: str, w: int, h: int):
+    panel = panel.title(title).description(desc).unit(unit).datasource(DS).span(w).height(h)
+    panel = panel.links([runbook_link(runbook)])
+    return panel.targets([q.builder(r) for q, r in zip(queries, _refs(len(queries)))])
+
+
+def dashed(regexp: str, color: str | None = None) -> db.DashboardFieldConfigSourceOverrides:
+    """Series whose display name matches `regexp` drawn as a dashed reference line."""
+    props = [dm.DynamicConfigValue("custom.lineStyle", {"fill": "dash", "dash": [10, 10]})]
+    props.append(dm.DynamicConfigValue("custom.fillOpacity", 0))
+    if color:
+        props.append(dm.DynamicConfigValue("color", {"mode": "fixed", "fixedColor": color}))
+    return db.DashboardFieldConfigSourceOverrides().matcher(dm.MatcherConfig("byRegexp", regexp)).properties(props)
+
+
+def right_axis(regexp: str, unit: str, label: str) -> db.DashboardFieldConfigSourceOverrides:
+    """Series matching `regexp` on a right-hand axis with its own unit."""
+    return (
+        db.DashboardFieldConfigSourceOverrides()
+        .matcher(dm.MatcherConfig("byRegexp", regexp))
+        .properties(
+            [
+                dm.DynamicConfigValue("custom.axisPlacement", "right"),
+                dm.DynamicConfigValue("unit", unit),
+                dm.DynamicConfigValue("custom.axisLabel", label),
+            ]
+        )
+    )
+
+
+def ts(
+    title: str,
+    unit: str,
+    queries: list[Q],
+    *,
+    desc: str,
+    runbook: str,
+    thresholds=None,
+    style: str = "dashed",
+    w: int = 12,
+    h: int = 8,
+    min_val: float | None = None,
+    max_val: float | None = None,
+    log: int | None = None,
+    overrides: list = (),
+    axis_label: str = "",
+    bars: bool = False,
+    soft_max: float | None = None,
+) -> timeseries.Panel:
+    p = _common(timeseries.Panel(), title, desc, unit, queries, runbook, w, h)
+    p = p.line_width(1).fill_opacity(10).show_points(cm.VisibilityMode.NEVER).span_nulls(False)
+    p = p.legend(
+        cb.VizLegendOptions()
+        .display_mode(cm.LegendDisplayMode.TABLE)
+        .placement(cm.LegendPlacement.BOTTOM)
+        .show_legend(True)
+        .calcs(["lastNotNull", "max"])
+    )
+    p = p.tooltip(cb.VizTooltipOptions().mode(cm.TooltipDisplayMode.MULTI).sort(cm.SortOrder.DESCENDING))
+    if axis_label:
+        p = p.axis_label(axis_label)
+    if bars:
+        p = p.draw_style(cm.GraphDrawStyle.BARS).fill_opacity(80)
+    if thresholds:
+        mode = {"dashed": cm.GraphTresholdsStyleMode.DASHED, "line": cm.GraphTresholdsStyleMode.LINE,
+                "area": cm.GraphTresholdsStyleMode.LINE_AND_AREA}[style]  # fmt: skip
+        p = p.thresholds(steps(thresholds)).thresholds_style(cb.GraphThresholdsStyleConfig().mode(mode))
+    else:
+        p = p.thresholds(steps([(None, OK)])).thresholds_style(
+            cb.GraphThresholdsStyleConfig().mode(cm.GraphTresholdsStyleMode.OFF)
+        )
+    if min_val is not None:
+        p = p.min(min_val)
+    if max_val is not None:
+        p = p.max(max_val)
+    if soft_max is not None:
+        p = p.axis_soft_max(soft_max)
+    if log:
+        p = p.scale_distribution(cb.ScaleDistributionConfig().type(cm.ScaleDistribution.LOG).log(log))
+    if overrides:
+        p = p.overrides(list(overrides))
+    return p
+
+
+def st(
+    title: str,
+    unit: str,
+    queries: list[Q],
+    *,
+    desc: str,
+    runbook: str,
+    thresholds=((None, INFO),),
+    w: int = 4,
+    h: int = 5,
+    no_value: str = "",
+    graph: bool = True,
+    decimals: float | None = None,
+) -> stat.Panel:
+    p = _common(stat.Panel(), title, desc, unit, queries, runbook, w, h)
+    p = (
+        p.thresholds(steps(thresholds))
+        .color_mode(cm.BigValueColorMode.VALUE)
+        .graph_mode(cm.BigValueGraphMode.AREA if graph else cm.BigValueGraphMode.NONE)
+        .text_mode(cm.BigValueTextMode.VALUE_AND_NAME)
+        .reduce_options(cb.ReduceDataOptions().calcs(["lastNotNull"]).values(False))
+    )
+    if no_value:
+        p = p.no_value(no_value)
+    if decimals is not None:
+        p = p.decimals(decimals)
+    return p
+
+
+def gg(
+    title: str, unit: str, queries: list[Q], *, desc: str, runbook: str, thresholds, w: int = 4, h: int = 5,
+    min_val: float = 0, max_val: float = 1,
+) -> gauge.Panel:  # fmt: skip
+    p = _common(gauge.Panel(), title, desc, unit, queries, runbook, w, h)
+    return (
+        p.thresholds(steps(thresholds))
+        .min(min_val)
+        .max(max_val)
+        .show_threshold_markers(True)
+        .show_threshold_labels(False)
+        .reduce_options(cb.ReduceDataOptions().calcs(["lastNotNull"]).values(False))
+    )
+
+
+def bars(
+    title: str, unit: str, queries: list[Q], *, desc: str, runbook: str, thresholds, w: int = 8, h: int = 8,
+    min_val: float | None = 0, max_val: float | None = None,
+) -> bargauge.Panel:  # fmt: skip
+    p = _common(bargauge.Panel(), title, desc, unit, queries, runbook, w, h)
+    p = (
+        p.thresholds(steps(thresholds))
+        .display_mode(cm.BarGaugeDisplayMode.GRADIENT)
+        .orientation(cm.VizOrientation.HORIZONTAL)
+        .show_unfilled(True)
+        .reduce_options(cb.ReduceDataOptions().calcs(["lastNotNull"]).values(False))
+    )
+    if min_val is not None:
+        p = p.min(min_val)
+    if max_val is not None:
+        p = p.max(max_val)
+    return p
+
+
+def tbl(
+    title: str,
+    unit: str,
+    queries: list[Q],
+    *,
+    desc: str,
+    runbook: str,
+    columns: dict[str, tuple[str, str]],
+    keep: list[str],
+    sort_by: str,
+    w: int = 12,
+    h: int = 8,
+    thresholds=((None, OK),),
+) -> table.Panel:
+    """A table joining instant queries on their labels.
+
+    columns: {refId: (column title, unit)}; keep: the label columns shown, in order; sort_by:
+    the column sorted descending.
+    """
+    p = _common(table.Panel(), title, desc, unit, queries, runbook, w, h)
+    rename = {f"Value #{ref}": name for ref, (name, _unit) in columns.items()}
+    order = {name: i for i, name in enumerate(keep + [n for n, _u in columns.values()])}
+    p = p.with_transformation(dm.DataTransformerConfig(id_val="merge", options={}))
+    p = p.with_transformation(
+        dm.DataTransformerConfig(
+            id_val="organize",
+            options={
+                "excludeByName": {"Time": True, "__name__": True},
+                "renameByName": rename,
+                "indexByName": order,
+                "includeByName": {k: True for k in keep + list(rename)},
+            },
+        )
+    )
+    p = p.thresholds(steps(thresholds)).sort_by([cb.TableSortByFieldState().display_name(sort_by).desc(True)])
+    for _ref, (name, col_unit) in columns.items():
+        p = p.override_by_name(name, [dm.DynamicConfigValue("unit", col_unit)])
+    return p.cell_height(cm.TableCellHeight.SM)
+
+
+def variables(extra: list = ()) -> list:
+    ds = db.DatasourceVariable("datasource").label("Data source").type("prometheus")
+    cluster = (
+        db.QueryVariable("cluster")
+        .label("Cluster")
+        .datasource(DS)
+        .query("label_values(ceph_scale_build_info, cluster)")
+        .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(dm.VariableSort.ALPHABETICAL_ASC)
+        .multi(True)
+        .include_all(True)
+        .all_value(".*")
+        .current(dm.VariableOption(selected=True, text=["All"], value=["$__all"]))
+    )
+    runbooks = (
+        db.ConstantVariable("runbook_base")
+        .label("Runbooks")
+        .value(RUNBOOK_BASE)
+        .description("Where rules/runbooks.md is published; panel links append #section.")
+    )
+    return [ds, cluster, *extra, runbooks]
+
+
+def board_links() -> list[db.DashboardLink]:
+    return [
+        db.DashboardLink("Ceph scale boards")
+        .type(dm.DashboardLinkType.DASHBOARDS)
+        .tags([TAG])
+        .as_dropdown(True)
+        .include_vars(True)
+        .keep_time(True)
+        .tooltip("The other ceph-scale-signals boards, same cluster and time range"),
+        db.DashboardLink("Runbooks")
+        .type(dm.DashboardLinkType.LINK)
+        .url("${runbook_base}")
+        .icon("doc")
+        .target_blank(True)
+        .tooltip("rules/runbooks.md"),
+    ]
+
+
+def reshard_annotation(panel_ids: list[int]) -> db.AnnotationQuery:
+    """Completed reshards as annotations, on the given panels only."""
+    return (
+        db.AnnotationQuery()
+        .name("Reshards")
+        .datasource(DS)
+        .enable(True)
+        .icon_color("orange")
+        .expr(f"max by (cluster) ({rate('ceph_scale_rgw_reshard_events_total', fn='increase')}) > 0")
+        .filter(db.AnnotationPanelFilter().ids(panel_ids))
+    )
+
+
+def new_board(name: str, title: str, description: str, panels: list, extra_vars: list = (), reshards_on=()):
+    """A dashboard with the shared variables, links and settings; `panels` mixes rows (db.Row) and
+    panels, laid out by the SDK's grid placement. Panel ids are given in order (1, 2, ...).
+    reshards_on: titles of the panels that show completed reshards as annotations."""
+    d = (
+        db.Dashboard(title)
+        .uid(UID_PREFIX + name)
+        .description(description)
+        .tags([TAG, name])
+        .editable()
+        .timezone("browser")
+        .time("now-1h", "now")
+        .refresh("30s")
+        .tooltip(dm.DashboardCursorSync.CROSSHAIR)
+        .variables(variables(extra_vars))
+        .links(board_links())
+    )
+    annotated = []
+    for i, p in enumerate(panels, start=1):
+        p = p.id(i)
+        d = d.with_row(p) if isinstance(p, db.Row) else d.with_panel(p)
+        if p.build().title in reshards_on:
+            annotated.append(i)
+    if len(annotated) != len(reshards_on):
+        raise ValueError(f"{name}: reshard annotations for {reshards_on}, panels found {annotated}")
+    if annotated:
+        d = d.annotation(reshard_annotation(annotated))
+    return d

@@ -1,0 +1,39 @@
+"""A real Prometheus scraping the session's sidecar while the study's conditions are made to
+happen on the session's cluster (dashboards/scenario.py). Set CEPH_SCALE_PREVIEWS=DIR to also
+render the PNG previews from that run into DIR."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def dashboard_run(ceph_cluster, sidecar, scratch):
+    from dashboards.scenario import make_conditions, start_prometheus
+    from demo.monitoring import wait_until
+
+    prom = start_prometheus(scratch / "dashboards", sidecar.url)
+    try:
+        start = time.time()
+        wait_until(prom.targets_up, 30, what="Prometheus to scrape the sidecar")
+        timings = make_conditions(ceph_cluster, prom)
+        end = time.time()
+        yield {"prometheus": prom, "start": start, "end": end, "timings": timings}
+    finally:
+        prom.stop()
+
+
+@pytest.fixture(scope="module")
+def previews(dashboard_run, scratch):
+    """The PNG previews of that run: into $CEPH_SCALE_PREVIEWS when set (that is how the committed
+    dashboards/previews/ are made), else into the session's scratch directory.
+    Returns {png path: titles of the panels that showed no data}."""
+    from dashboards.preview import render_all
+
+    out = Path(os.environ.get("CEPH_SCALE_PREVIEWS") or scratch / "previews")
+    run = dashboard_run
+    return render_all(run["prometheus"].url, out, run["start"], run["end"], {"__rate_interval": "30s"})

@@ -1,0 +1,100 @@
+"""The PNG preview renderer, against a stand-in Prometheus HTTP API (the real one is used by
+test_panels_data.py): every board renders, every panel gets data, files stay small."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from dashboards import preview
+
+LABELS = {
+    "cluster": "test",
+    "ceph_daemon": "osd.0",
+    "op": "put",
+    "kind": "scrub",
+    "name": "pool",
+    "bucket": "b",
+    "threshold": "target",
+    "level": "L1",
+    "option": "baseline_put_ops_per_hdd",
+    "alertname": "CephScaleX",
+}
+
+
+class FakeProm(BaseHTTPRequestHandler):
+    queries: list[str] = []
+
+    def do_GET(self):  # noqa: N802
+        url = urllib.parse.urlsplit(self.path)
+        q = dict(urllib.parse.parse_qsl(url.query))
+        FakeProm.queries.append(q["query"])
+        if url.path == "/api/v1/query":
+            result = [{"metric": {**LABELS, "le": le}, "value": [float(q["time"]), v]}
+                      for le, v in (("0.5", "1"), ("1", "3"), ("+Inf", "4"))]  # fmt: skip
+        else:
+            start, end, step = float(q["start"]), float(q["end"]), float(q["step"])
+            n = int((end - start) / step) + 1
+            result = [{"metric": LABELS, "values": [[start + i * step, str(0.1 + i % 7 / 10)] for i in range(n)]}]
+        body = json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_prometheus():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeProm)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_every_board_renders_with_every_panel_drawn(fake_prometheus, tmp_path, capsys):
+    FakeProm.queries.clear()
+    end = time.time()
+    assert preview.main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 0
+    out = capsys.readouterr().out
+    assert out.count(".png") == 6 and "no data" not in out, out
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == sorted(f"{n}.png" for n in ("overview", "bluefs", "capacity", "rgw-resharding", "scrub", "load"))
+    for p in tmp_path.glob("*.png"):
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size < 300_000, p
+    # variables substituted as Grafana would with "All"
+    assert all("$" not in q for q in FakeProm.queries)
+    assert any('cluster=~".*"' in q and "[1m]" in q for q in FakeProm.queries)
+
+
+@pytest.mark.parametrize(
+    "value, unit, text",
+    [
+        (0.8, "percentunit", "80.0 %"),
+        (1536, "bytes", "1.5 KiB"),
+        (34e6, "Bps", "34.0 MB/s"),
+        (90, "s", "1.5 min"),
+        (7 * 86400 * 2, "s", "2.0 week"),
+        (float("inf"), "s", "∞"),
+        (60, "ops", "60 ops/s"),
+        (1.37, "suffix:× mean", "1.37× mean"),
+        (3, "none", "3"),
+    ],
+)
+def test_units_formatted_like_grafana(value, unit, text):
+    assert preview.fmt(value, unit) == text
+
+
+def test_threshold_colours_and_legend():
+    steps = [{"value": None, "color": "green"}, {"value": 0.8, "color": "red"}]
+    assert preview.threshold_color(0.79, steps) == preview.NAMED["green"]
+    assert preview.threshold_color(0.8, steps) == preview.NAMED["red"]
+    assert preview.legend("{{cluster}} {{ceph_daemon}}", {"cluster": "c", "ceph_daemon": "osd.1"}) == "c osd.1"
