@@ -164,10 +164,11 @@ def test_nearfull_shows_as_cephs_health_check(families):
 # --- version differences ------------------------------------------------------
 
 
-def test_quincy_reshard_list_names_new_num_shards():
+def test_older_reshard_list_names_new_num_shards():
+    """Octopus and Pacific <= 16.2.7 say new_num_shards; 16.2.8+ and Quincy tentative_new_num_shards."""
     entries = load("reshard_list_queued.json")
-    quincy = [{**{k: v for k, v in e.items() if k != "tentative_new_num_shards"}, "new_num_shards": 5} for e in entries]
-    assert inputs.reshard_part(quincy, 0) == inputs.reshard_part(entries, 0)
+    older = [{**{k: v for k, v in e.items() if k != "tentative_new_num_shards"}, "new_num_shards": 5} for e in entries]
+    assert inputs.reshard_part(older, 0) == inputs.reshard_part(entries, 0)
 
 
 def test_quincy_pg_stats_with_scrub_schedule_parse_the_same():
