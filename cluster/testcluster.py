@@ -3,7 +3,7 @@
 1 mon, 1 or 2 mgrs, N BlueStore OSDs on plain (sparse) files each with a
 separate DB file, and an RGW (beast) on a free port. No systemd: every daemon
 runs in the foreground (`-f`) as our child in its own session, its PID is
-recorded in ``<dir>/run/<name>.pid`` and ``<dir>/cluster.json``, and it is
+recorded in ``<dir>/run/<name>.ourpid`` and ``<dir>/cluster.json``, and it is
 stopped by that PID (SIGTERM, wait, SIGKILL after a timeout).
 
     python -m cluster.testcluster start --dir /tmp/c   # prints connection info as JSON, daemons keep running
@@ -13,7 +13,7 @@ stopped by that PID (SIGTERM, wait, SIGKILL after a timeout).
     with TestCluster() as c:
         c.ceph("osd", "df")
 
-Stdlib only (boto3 is imported by `fill_bucket_until_reshard`, which puts objects).
+Stdlib only (boto3 is imported by `fill_bucket_until_reshard` / `queue_reshard`, which put objects).
 See cluster/README.md for the study conditions and the timings measured.
 """
 
@@ -286,6 +286,7 @@ class TestCluster:
         c.user_keys = (info["user_keys"]["access_key"], info["user_keys"]["secret_key"])
         c.pids = {k: int(v) for k, v in info["pids"].items()}
         c.started_in = info.get("started_in_seconds", 0.0)
+        c.timings = info.get("start_timings", {})
         return c
 
     # --- commands --------------------------------------------------------------
@@ -574,7 +575,8 @@ class TestCluster:
         self.set_config(settings)
 
     def set_config(self, settings: list[tuple[str, str, str]]) -> None:
-        """Set (who, option, value) triples in the config database with one `config assimilate-conf`;
+        """Set (who, option, value) triples (values without spaces) in the config database with one
+        `config assimilate-conf`;
         what it leaves over (mgr module options, which the mon does not know before a mgr reports
         them, and options already set) is set one by one with `config set --force`."""
         sections: dict[str, list[str]] = {}
@@ -590,9 +592,9 @@ class TestCluster:
                 who = line[1:-1]
             elif "=" in line and who:
                 key = line.partition("=")[0].strip()
-                value = next(v for w, k, v in settings if w == who and k == key)
-                # --force: module options are unknown to the mon until a mgr reports them.
-                rest.append(f"config set {who} {key} {value} --force")
+                value = next((v for w, k, v in settings if w == who and k == key), None)
+                if value is not None:  # --force: the mon knows module options only once a mgr reports them
+                    rest.append(f"config set {who} {key} {value} --force")
         self.ceph_batch(rest)
 
     def _mgr_module_path(self) -> Path | None:
@@ -1031,15 +1033,34 @@ class TestCluster:
             "resharded_after_seconds": round(time.monotonic() - t0, 1) if wait_done else None,
         }
 
-    def queue_reshard(self, bucket: str, objects: int | None = None, size: int = 1024) -> dict:
-        """A reshard that stays queued: hold_reshards(), then fill `bucket` past the limit and wait
-        for its entry in `reshard list`. Returns the entry. release_reshards() lets it run."""
-        self.hold_reshards()
+    def queue_reshard(self, bucket: str, objects: int | None = None, size: int = 1024, hold: bool = True) -> dict:
+        """A reshard that stays queued: hold_reshards() (unless hold=False), fill `bucket` past the
+        limit, wait for its entry in `reshard list` and return it. release_reshards() lets it run.
+
+        The RGW queues a bucket from the bucket stats it has cached (refreshed every
+        rgw_bucket_quota_ttl), so the entry's tentative_new_num_shards can come from a count a
+        little behind the last PUT. Re-writing one existing key (the count does not change) makes
+        it queue the bucket again with the final count: done until tentative_new_num_shards is at
+        least 2 x objects / rgw_max_objs_per_shard (Ceph then rounds it up to a prime).
+        """
+        from . import s3load
+
+        if hold:
+            self.hold_reshards()
+        objects = objects or 3 * self.reshard_objs_per_shard
         self.fill_bucket_until_reshard(bucket, objects=objects, size=size, wait_done=False)
-        return wait_for(
-            lambda: next((e for e in self.reshard_list() if e["bucket_name"] == bucket), None),
-            60, interval=0.5, what=f"a queued reshard of {bucket}",
-        )  # fmt: skip
+        want = -(-2 * objects // self.reshard_objs_per_shard)
+        s3 = s3load.client(self.rgw_endpoint, *self.user_keys)
+
+        def queued():
+            entry = next((e for e in self.reshard_list() if e["bucket_name"] == bucket), None)
+            shards = (entry or {}).get("tentative_new_num_shards", (entry or {}).get("new_num_shards", 0))
+            if entry and shards >= want:
+                return entry
+            s3.put_object(Bucket=bucket, Key="obj-00000000", Body=b"x" * size)
+            return None
+
+        return wait_for(queued, 60, interval=1.0, what=f"a queued reshard of {bucket} to >= {want} shards")
 
 
 # --- CLI ---------------------------------------------------------------------------
@@ -1069,7 +1090,7 @@ def main(argv: list[str] | None = None) -> int:
     d = Path(args.dir)
     if args.cmd == "start":
         if (d / "cluster.json").exists():
-            p.error(f"{d} already holds a cluster (stop it first)")
+            p.error(f"{d} already holds a cluster (stop it, or remove the directory)")
         modules = dict(m.split("=", 1) for m in args.mgr_module)
         c = TestCluster(
             base_dir=d, osds=args.osds, db_sizes=tuple(args.db_sizes.split(",")), block_size=args.block_size,

@@ -13,10 +13,12 @@ they are read (Pacific is captured in tests/fixtures/pacific/).
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
-from datetime import datetime, timezone
-from typing import Any
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime, timezone
+from typing import Any, Callable
 
 from .snapshot import (
     Bucket,
@@ -116,6 +118,9 @@ def parse_stamp(value: Any, path: str) -> float:
     earlier: "2020-02-04 10:20:30.123456" (UTC, no zone).
     """
     s = _str(value, path).strip()
+    fast = _pacific_stamp(s)
+    if fast is not None:
+        return fast
     for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"):
         try:
             dt = datetime.strptime(s, fmt)
@@ -125,6 +130,50 @@ def parse_stamp(value: Any, path: str) -> float:
             dt = dt.replace(tzinfo=timezone.utc)
         return dt.timestamp()
     raise InputError(f"{path}: not a Ceph time stamp: {s!r:.80}")
+
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+@functools.lru_cache(maxsize=4096)
+def _epoch_day(year: int, month: int, day: int) -> int:
+    return date(year, month, day).toordinal() - _EPOCH_ORDINAL
+
+
+def _pacific_stamp(s: str) -> float | None:
+    """parse_stamp's value for exactly "YYYY-MM-DDTHH:MM:SS.ffffff+HHMM", else None.
+
+    strptime costs ~10 us and a PG has two stamps: 21,760 PGs spent most of
+    their parsing there. The same integer microseconds divided the same way
+    as datetime.timestamp() does, so the float is identical (tests/bench/).
+    Anything else (other formats, out-of-range fields) takes strptime's path.
+    """
+    if (
+        len(s) != 31
+        or s[4] != "-"
+        or s[7] != "-"
+        or s[10] != "T"
+        or s[13] != ":"
+        or s[16] != ":"
+        or s[19] != "."
+        or s[26] not in "+-"
+        or not s.isascii()
+    ):
+        return None
+    digits = s[0:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19] + s[20:26] + s[27:31]
+    if not digits.isdigit():
+        return None
+    hour, minute, second = int(s[11:13]), int(s[14:16]), int(s[17:19])
+    off_h, off_m = int(s[27:29]), int(s[29:31])
+    if hour > 23 or minute > 59 or second > 59 or off_h > 23 or off_m > 59:
+        return None
+    try:
+        days = _epoch_day(int(s[0:4]), int(s[5:7]), int(s[8:10]))
+    except ValueError:
+        return None
+    offset = (off_h * 3600 + off_m * 60) * (1 if s[26] == "+" else -1)
+    micros = (days * 86400 + hour * 3600 + minute * 60 + second - offset) * 1_000_000 + int(s[20:26])
+    return micros / 10**6
 
 
 # --- osd_map: `osd df`, `osd dump`, `osd metadata` --------------------------------
@@ -269,20 +318,61 @@ def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
     if isinstance(pg_dump, dict) and "pg_map" in pg_dump:
         pg_dump = pg_dump["pg_map"]
     stats = pg_dump if isinstance(pg_dump, list) else _get(pg_dump, "pg_stats", "pg_dump")
-    pgs = []
-    for i, s in enumerate(_list(stats, "pg_dump.pg_stats")):
-        p = f"pg_dump.pg_stats[{i}]"
-        pgid = _str(_get(s, "pgid", p), p + ".pgid")
-        pgs.append(
-            PgScrubState(
-                pgid=pgid,
-                pool_id=_int(pgid.split(".", 1)[0], p + ".pgid"),
-                state=_str(_get(s, "state", p), p + ".state"),
-                last_scrub_stamp=parse_stamp(_get(s, "last_scrub_stamp", p), p + ".last_scrub_stamp"),
-                last_deep_scrub_stamp=parse_stamp(_get(s, "last_deep_scrub_stamp", p), p + ".last_deep_scrub_stamp"),
-            )
-        )
-    return PgPart(collected_at=collected_at, pgs=tuple(pgs))
+    return PgPart(collected_at=collected_at, pgs=tuple(_pg_records(_list(stats, "pg_dump.pg_stats"))))
+
+
+def _pg_records(stats: Iterable) -> Iterator[PgScrubState]:
+    for i, s in enumerate(stats):
+        yield _pg_fast(s) or _pg_checked(s, i)
+
+
+def _pg_fast(s: Any) -> PgScrubState | None:
+    """The common well-formed record without building error paths; None sends it to _pg_checked."""
+    if type(s) is not dict:
+        return None
+    pgid, state = s.get("pgid"), s.get("state")
+    scrub, deep = s.get("last_scrub_stamp"), s.get("last_deep_scrub_stamp")
+    if type(pgid) is not str or type(state) is not str or type(scrub) is not str or type(deep) is not str:
+        return None
+    pool = pgid.split(".", 1)[0]
+    if not (pool.isascii() and pool.isdigit()):
+        return None
+    scrub_t, deep_t = _pacific_stamp(scrub.strip()), _pacific_stamp(deep.strip())
+    if scrub_t is None or deep_t is None:
+        return None
+    return PgScrubState(
+        pgid=pgid, pool_id=int(pool), state=state, last_scrub_stamp=scrub_t, last_deep_scrub_stamp=deep_t
+    )
+
+
+def _pg_checked(s: Any, i: int) -> PgScrubState:
+    p = f"pg_dump.pg_stats[{i}]"
+    pgid = _str(_get(s, "pgid", p), p + ".pgid")
+    return PgScrubState(
+        pgid=pgid,
+        pool_id=_int(pgid.split(".", 1)[0], p + ".pgid"),
+        state=_str(_get(s, "state", p), p + ".state"),
+        last_scrub_stamp=parse_stamp(_get(s, "last_scrub_stamp", p), p + ".last_scrub_stamp"),
+        last_deep_scrub_stamp=parse_stamp(_get(s, "last_deep_scrub_stamp", p), p + ".last_deep_scrub_stamp"),
+    )
+
+
+def pg_part_from_json(raw: bytes, collected_at: float, decode: Callable[[bytes], Any] = json.loads) -> PgPart:
+    """pg_part(decode(raw), collected_at), without ever holding the whole decoded dump.
+
+    At 21,760 PGs `pg dump pgs` is ~50 MB of JSON that decodes to ~100 MB of
+    dicts, of which five fields per PG are kept; the PGs are decoded a chunk
+    at a time instead (see iter_json_array). Any input that is not the plain
+    shape, or any error, goes through pg_part(decode(raw)): the same part,
+    the same exception.
+    """
+    try:
+        stream = iter_json_array(raw, "pg_stats")
+        if stream is not None:
+            return PgPart(collected_at=collected_at, pgs=tuple(_pg_records(stream)))
+    except Exception:  # the exact outcome, error included, is the full decode's
+        pass
+    return pg_part(decode(raw), collected_at)
 
 
 # --- settings: `config get` values -----------------------------------------------
@@ -348,36 +438,172 @@ def health_part(health: Any, collected_at: float) -> HealthPart:
 @_refuses_bad_shapes
 def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
     """`radosgw-admin bucket stats` or Admin Ops `GET /admin/bucket?stats=true`: a list of bucket objects."""
-    buckets = []
-    for i, b in enumerate(_list(bucket_stats, "bucket_stats")):
-        p = f"bucket_stats[{i}]"
-        usage = b.get("usage") if isinstance(b, dict) else None
-        objects = 0
-        if isinstance(usage, dict):
-            for category, u in usage.items():
-                # rgw.main holds the objects; rgw.multimeta counts upload parts.
-                if category == "rgw.main" and isinstance(u, dict):
-                    objects = _int(u.get("num_objects", 0), f"{p}.usage.rgw.main.num_objects")
-        buckets.append(
-            Bucket(
-                name=_str(_get(b, "bucket", p), p + ".bucket"),
-                tenant=str(b.get("tenant", "") or ""),
-                bucket_id=_str(_get(b, "id", p), p + ".id"),
-                num_shards=_int(_get(b, "num_shards", p), p + ".num_shards"),
-                num_objects=objects,
-                owner=str(b.get("owner", "") or ""),
-                marker=str(b.get("marker", "") or ""),
-            )
-        )
-    return BucketsPart(collected_at=collected_at, buckets=tuple(buckets))
+    return BucketsPart(collected_at=collected_at, buckets=tuple(_bucket_records(_list(bucket_stats, "bucket_stats"))))
+
+
+def _bucket_records(stats: Iterable) -> Iterator[Bucket]:
+    for i, b in enumerate(stats):
+        yield _bucket_fast(b) or _bucket_checked(b, i)
+
+
+def _bucket_fast(b: Any) -> Bucket | None:
+    """The common well-formed record without building error paths; None sends it to _bucket_checked."""
+    if type(b) is not dict:
+        return None
+    name, bucket_id, shards = b.get("bucket"), b.get("id"), b.get("num_shards")
+    if type(name) is not str or type(bucket_id) is not str or type(shards) is not int:
+        return None
+    usage = b.get("usage")
+    objects = 0
+    if type(usage) is dict:
+        main = usage.get("rgw.main")
+        if type(main) is dict:
+            objects = main.get("num_objects", 0)
+            if type(objects) is not int:
+                return None
+        elif main is not None:
+            return None
+    elif usage is not None and isinstance(usage, dict):
+        return None
+    marker = str(b.get("marker", "") or "")
+    return Bucket(
+        name=name,
+        tenant=str(b.get("tenant", "") or ""),
+        bucket_id=bucket_id,
+        num_shards=shards,
+        num_objects=objects,
+        owner=str(b.get("owner", "") or ""),
+        # A bucket never resharded has marker == id: one string, not two (100,000s of buckets).
+        marker=bucket_id if marker == bucket_id else marker,
+    )
+
+
+def _bucket_checked(b: Any, i: int) -> Bucket:
+    p = f"bucket_stats[{i}]"
+    usage = b.get("usage") if isinstance(b, dict) else None
+    objects = 0
+    if isinstance(usage, dict):
+        for category, u in usage.items():
+            # rgw.main holds the objects; rgw.multimeta counts upload parts.
+            if category == "rgw.main" and isinstance(u, dict):
+                objects = _int(u.get("num_objects", 0), f"{p}.usage.rgw.main.num_objects")
+    return Bucket(
+        name=_str(_get(b, "bucket", p), p + ".bucket"),
+        tenant=str(b.get("tenant", "") or ""),
+        bucket_id=_str(_get(b, "id", p), p + ".id"),
+        num_shards=_int(_get(b, "num_shards", p), p + ".num_shards"),
+        num_objects=objects,
+        owner=str(b.get("owner", "") or ""),
+        marker=str(b.get("marker", "") or ""),
+    )
+
+
+def buckets_part_from_json(raw: bytes, collected_at: float, decode: Callable[[bytes], Any] = json.loads) -> BucketsPart:
+    """buckets_part(decode(raw), collected_at), decoding the buckets a chunk at a time.
+
+    100,000 buckets are ~95 MB of JSON and ~250 MB of dicts; a bucket part
+    is ~40 MB. As pg_part_from_json: anything unusual, or any error, takes
+    the full decode, so the part or the exception are the same.
+    """
+    try:
+        stream = iter_json_array(raw, None)
+        if stream is not None:
+            return BucketsPart(collected_at=collected_at, buckets=tuple(_bucket_records(stream)))
+    except Exception:  # the exact outcome, error included, is the full decode's
+        pass
+    return buckets_part(decode(raw), collected_at)
+
+
+# --- decoding one big JSON array a chunk at a time ----------------------------------
+
+_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+_CHUNK_BYTES = 1 << 20
+_SLOT = '"\\u0000ceph-scale-slot"'
+
+
+class _NotPlain(ValueError):
+    pass
+
+
+def iter_json_array(raw: bytes, key: str | None, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[Any] | None:
+    """The elements of the JSON array `raw` (key None) or `raw[key]` (an object), decoded chunk by chunk.
+
+    Returns None when raw does not look like that shape. The iterator raises
+    ValueError if the text turns out not to be exactly that (the caller then
+    decodes it whole). Sound by construction: the text is cut only where an
+    element may end ("}" "," "{"), and a cut is kept only if the piece before
+    it decodes on its own as the body of an array; pieces that each decode,
+    joined by commas, are the array. The object around a keyed array is
+    checked by decoding it with the array replaced by a marker, so the array
+    is known to be its value under `key` at the top level.
+    """
+    if not isinstance(raw, (bytes, bytearray)):
+        return None
+    start, end = 0, len(raw)
+    while start < end and raw[start] in b" \t\r\n":
+        start += 1
+    while end > start and raw[end - 1] in b" \t\r\n":
+        end -= 1
+    if key is None:
+        if raw[start : start + 1] != b"[" or raw[end - 1 : end] != b"]":
+            return None
+        return _array_pieces(raw, start, end - 1, chunk_bytes)
+    if raw[start : start + 1] != b"{":
+        return None
+    name = json.dumps(key).encode() + b":"
+    at = raw.find(name, start)
+    if at < 0:
+        return None
+    first = at + len(name)
+    while first < end and raw[first] in b" \t\r\n":
+        first += 1
+    last = raw.rfind(b"]", first, end)
+    if raw[first : first + 1] != b"[" or last < 0:
+        return None
+    outer = json.loads((raw[start:first] + _SLOT.encode() + raw[last + 1 : end]).decode("utf-8"))
+    if type(outer) is not dict or outer.get(key) != json.loads(_SLOT) or "pg_map" in outer:
+        return None
+    return _array_pieces(raw, first, last, chunk_bytes)
+
+
+def _array_pieces(raw: bytes, open_at: int, close_at: int, chunk_bytes: int) -> Iterator[Any]:
+    """Elements of the array raw[open_at] == "[" ... raw[close_at] == "]"."""
+    pos = open_at + 1
+    while True:
+        if close_at - pos <= chunk_bytes:
+            body = raw[pos:close_at]
+            if body.strip():
+                yield from _piece(body)
+            return
+        for tries, cut in enumerate(_BOUNDARY.finditer(raw, pos + chunk_bytes, close_at)):
+            if tries == 16:
+                raise _NotPlain("no element boundary found")
+            try:
+                items = _piece(raw[pos : cut.start() + 1])
+            except ValueError:
+                continue  # "}" "," "{" inside an element: try the next one
+            yield from items
+            pos = cut.end() - 1
+            break
+        else:
+            yield from _piece(raw[pos:close_at])
+            return
+
+
+def _piece(body: bytes) -> list:
+    items = json.loads("[" + body.decode("utf-8") + "]")
+    if not items:
+        raise _NotPlain("empty piece")
+    return items
 
 
 @_refuses_bad_shapes
 def reshard_part(reshard_list: Any, collected_at: float) -> ReshardPart:
     """`radosgw-admin reshard list`.
 
-    Pacific names the target `tentative_new_num_shards`; later releases
-    `new_num_shards`. `new_instance_id` is set once processing has begun.
+    Pacific 16.2.8+ and Quincy name the target `tentative_new_num_shards`;
+    Octopus and Pacific up to 16.2.7 `new_num_shards` (ceph/ceph #44386,
+    #45509). `new_instance_id` is set once processing has begun.
     """
     entries = []
     for i, e in enumerate(_list(reshard_list, "reshard_list")):

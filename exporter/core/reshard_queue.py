@@ -6,7 +6,8 @@ in Ceph's encoding (src/cls/rgw/cls_rgw_types.h):
 
     ENCODE_START(v, compat, len)            u8, u8, u32
     time        real_time                   u32 seconds, u32 nanoseconds
-    tenant, bucket_name, bucket_id, new_instance_id   u32 length + bytes each
+    tenant, bucket_name, bucket_id          u32 length + bytes each
+    new_instance_id                         u32 length + bytes; v1 only (Reef's v2 drops it)
     old_num_shards, new_num_shards          u32 each
 
 Reading it needs only `osd 'allow r pool=<zone>.rgw.log namespace=reshard'`,
@@ -58,8 +59,11 @@ def decode_entry(raw: bytes) -> ReshardEntry:
     if end > len(r.raw):
         raise InputError(f"reshard entry: declares {length} bytes, has {len(r.raw) - r.pos}")
     r.u32(), r.u32()  # time: when it was queued
-    tenant, bucket, bucket_id, new_instance_id = r.string(), r.string(), r.string(), r.string()
+    tenant, bucket, bucket_id = r.string(), r.string(), r.string()
+    new_instance_id = r.string() if version < 2 else ""
     old_shards, new_shards = r.u32(), r.u32()
+    if r.pos > end:
+        raise InputError(f"reshard entry: fields run past the encoded length {length}")
     # Later versions append fields within `length`: skipped, as Ceph's DECODE_FINISH does.
     return ReshardEntry(
         bucket=bucket,

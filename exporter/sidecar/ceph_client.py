@@ -7,13 +7,14 @@ be killed, which is what a hung monitor calls for.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import shutil
 import subprocess
 import threading
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,15 @@ class CephCommandError(RuntimeError):
 
 class CephClient:
     def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+        return _decode(prefix, self.command_raw(prefix, timeout, **args))
+
+    def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
+        """The command's JSON output, undecoded (for the sources that decode it a chunk at a time)."""
         raise NotImplementedError
+
+    def decoder(self, prefix: str) -> Callable[[bytes], Any]:
+        """What `command` does with command_raw's output: for the fallback of a chunked decode."""
+        return functools.partial(_decode, prefix)
 
     def omap_values(self, pool: str, namespace: str) -> list[bytes]:
         raise CephCommandError("reading omap needs librados (python3-rados); use --ceph-client rados")
@@ -44,7 +53,7 @@ class CliClient(CephClient):
         if keyring:
             self.base += ["--keyring", keyring]
 
-    def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+    def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
         argv = self.base + prefix.split() + _argv(args) + ["--format", "json", "--connect-timeout", str(int(timeout))]
         try:
             proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False)
@@ -55,7 +64,7 @@ class CliClient(CephClient):
         if proc.returncode != 0:
             err = proc.stderr.decode(errors="replace").strip().splitlines()
             raise CephCommandError(f"`ceph {prefix}` exited {proc.returncode}: {err[-1] if err else ''}")
-        return _decode(prefix, proc.stdout)
+        return proc.stdout
 
 
 def _argv(args: dict[str, Any]) -> list[str]:
@@ -106,7 +115,7 @@ class RadosClient(CephClient):
                 self._cluster = cluster
             return self._cluster
 
-    def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+    def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
         cmd = {"prefix": prefix, "format": "json", **args}
         try:
             cluster = self._connected()
@@ -121,7 +130,7 @@ class RadosClient(CephClient):
             raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
         if ret != 0:
             raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
-        return _decode(prefix, out)
+        return out
 
     def omap_values(self, pool: str, namespace: str) -> list[bytes]:
         """Every omap value of every object in pool/namespace (bounded by rados_osd_op_timeout)."""

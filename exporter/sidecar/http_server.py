@@ -13,6 +13,7 @@ basic_auth_users:
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import hmac
 import os
@@ -121,11 +122,45 @@ LANDING = b"""<html><head><title>ceph-scale-exporter</title></head><body>
 <h1>ceph-scale-exporter</h1><p><a href="%s">Metrics</a></p></body></html>"""
 
 
+class GzipCache:
+    """The gzip of the exposition being served, made once per exposition, not once per scrape.
+
+    Prometheus asks for gzip; at study scale the exposition is ~350 kB and
+    compresses ~10x, which is what lets 50 concurrent scrapes stay fast.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._source: bytes | None = None
+        self._gzipped = b""
+
+    def get(self, body: bytes) -> bytes:
+        with self._lock:
+            if self._source is not body:
+                self._gzipped = gzip.compress(body, compresslevel=6, mtime=0)
+                self._source = body
+            return self._gzipped
+
+
+def accepts_gzip(header: str | None) -> bool:
+    for coding in (header or "").split(","):
+        name, _, params = coding.partition(";")
+        if name.strip().lower() == "gzip":
+            q = params.strip().lower()
+            return not (q.startswith("q=") and q[2:].strip().rstrip("0").rstrip(".") in ("", "0"))
+    return False
+
+
 def make_handler(path: str, collector, auth: BasicAuth | None):
+    gzipped = GzipCache()
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "ceph-scale-exporter"
         timeout = 15  # a client that stalls (or never finishes TLS) loses only its own thread
+        # Headers and body go out as two writes: with Nagle's algorithm a small body
+        # then waits for the client's delayed ACK (40 ms per scrape on Linux).
+        disable_nagle_algorithm = True
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             if auth is not None and not auth.check(self.headers.get("Authorization")):
@@ -136,8 +171,11 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
                 body = collector.exposition
                 if not body:
                     self._send(503, b"no collection finished yet\n", "text/plain")
+                elif accepts_gzip(self.headers.get("Accept-Encoding")):
+                    gz = gzipped.get(body)
+                    self._send(200, gz, CONTENT_TYPE_LATEST, {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
                 else:
-                    self._send(200, body, CONTENT_TYPE_LATEST)
+                    self._send(200, body, CONTENT_TYPE_LATEST, {"Vary": "Accept-Encoding"})
             elif route == "/":
                 self._send(200, LANDING % path.encode(), "text/html")
             elif route in ("/-/healthy", "/-/ready"):

@@ -22,10 +22,15 @@ def test_decodes_what_radosgw_admin_listed():
     assert e.bucket_id == "7fff2662-5ba2-41c5-bb83-3d67d2e22588.4200.1"
 
 
-def test_a_later_version_with_extra_fields_still_decodes():
-    length = struct.unpack("<I", RAW[2:6])[0]
-    newer = bytes([3, 1]) + struct.pack("<I", length + 8) + RAW[6:] + b"\x01" * 8
-    assert decode_entry(newer) == decode_entry(RAW)
+def test_reef_v2_without_new_instance_id_and_later_extra_fields_decode():
+    # RAW: v1 header (6 bytes), time (8), tenant "" (4), bucket (4+9), bucket_id (4+43), new_instance_id "" (4), ...
+    at = 6 + 8 + 4 + (4 + 9) + (4 + 43)
+    assert RAW[at : at + 4] == b"\0\0\0\0"
+    v2_body = RAW[6:at] + RAW[at + 4 :]
+    v2 = bytes([2, 1]) + struct.pack("<I", len(v2_body)) + v2_body
+    assert decode_entry(v2) == decode_entry(RAW)
+    later = bytes([3, 1]) + struct.pack("<I", len(v2_body) + 8) + v2_body + b"\x01" * 8
+    assert decode_entry(later) == decode_entry(RAW)
 
 
 def test_the_same_entry_the_json_listing_gives():

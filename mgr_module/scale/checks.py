@@ -1,0 +1,281 @@
+"""The module's own health checks: study conditions Ceph itself does not flag.
+
+Pure functions over the derived families: the thresholds in force are read from
+`ceph_scale_config`, so a changed threshold moves the checks exactly as it moves the
+metrics and the alert rules. Each check lists its offenders worst first, one detail
+line each, capped at `detail_max` with a closing "... and N more".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .view import View, duration, number, pct, size
+
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    fill_headroom_warn_margin: float = 0.05
+    fill_forecast_warn_days: float = 7.0
+    load_warn_ratio: float = 1.0
+    scrub_backlog_warn_days: float = 7.0
+    bluefs_spill_warn_days: float = 7.0
+    detail_max: int = 10
+    # Forecasts (time to the fill target, to the next RocksDB level) come from the producer's
+    # own fitted history; they are trusted once that history is long enough.
+    history_seconds: float = math.inf
+    forecast_min_history_seconds: float = 3600.0
+
+    @property
+    def forecasts(self) -> bool:
+        return self.history_seconds >= self.forecast_min_history_seconds
+
+    @classmethod
+    def from_settings(cls, s: Any, history_seconds: float = math.inf) -> CheckOptions:
+        return cls(
+            history_seconds=history_seconds,
+            fill_headroom_warn_margin=s.fill_headroom_warn_margin,
+            fill_forecast_warn_days=s.fill_forecast_warn_days,
+            load_warn_ratio=s.load_warn_ratio,
+            scrub_backlog_warn_days=s.scrub_backlog_warn_days,
+            bluefs_spill_warn_days=s.bluefs_spill_warn_days,
+            detail_max=s.health_detail_max,
+        )
+
+
+def _detail(lines: list[str], limit: int) -> list[str]:
+    if len(lines) <= limit:
+        return lines
+    return lines[:limit] + [f"... and {len(lines) - limit} more"]
+
+
+def _check(severity: str, summary: str, count: int, lines: list[str], limit: int) -> dict:
+    return {"severity": severity, "summary": summary, "count": int(count), "detail": _detail(lines, limit)}
+
+
+# --- SCALE_FILL_HEADROOM -----------------------------------------------------------
+
+
+def fill_offenders(v: View, opts: CheckOptions) -> list[tuple[tuple[float, float], str, float]]:
+    """(sort key, line, used ratio) for the cluster, each pool and each OSD near or past the target."""
+    target = v.config("fill_target_ratio", 0.8)
+    margin = opts.fill_headroom_warn_margin
+    horizon = opts.fill_forecast_warn_days * DAY
+    out: list[tuple[tuple[float, float], str, float]] = []
+
+    def judge(what: str, used: float, eta: float | None) -> None:
+        headroom = target - used
+        soon = opts.forecasts and eta is not None and 0 < eta <= horizon
+        if headroom > margin and not soon:
+            return
+        if headroom <= 0:
+            text = f"{what} is {pct(used)} full: {pct(-headroom)} past the {pct(target)} target"
+        else:
+            text = f"{what} is {pct(used)} full: {pct(headroom)} below the {pct(target)} target"
+        if soon:
+            text += f", reaching it in {duration(eta)} at the current fill rate"
+        out.append(((headroom, eta if eta is not None else math.inf), text, used))
+
+    used = v.value("cluster_used_ratio")
+    if used is not None:
+        judge("the cluster", used, v.value("cluster_fill_seconds_to_threshold", threshold="target"))
+    etas = {(lb["pool_id"]): val for lb, val in v.samples("pool_fill_seconds_to_target")}
+    for labels, ratio in v.samples("pool_used_ratio"):
+        judge(f"pool {labels.get('name', labels['pool_id'])}", ratio, etas.get(labels["pool_id"]))
+    for labels, ratio in v.samples("osd_used_ratio"):
+        judge(labels["ceph_daemon"], ratio, None)
+    out.sort(key=lambda o: o[0])
+    return out
+
+
+def check_fill(v: View, opts: CheckOptions) -> dict | None:
+    offenders = fill_offenders(v, opts)
+    if not offenders:
+        return None
+    target = v.config("fill_target_ratio", 0.8)
+    critical = v.config("fill_critical_ratio", 0.9)
+    severity = "error" if any(used >= critical for _, _, used in offenders) else "warning"
+    summary = (
+        f"{len(offenders)} of cluster/pools/OSDs within {opts.fill_headroom_warn_margin * 100:g} points of the "
+        f"{pct(target)} fill target or reaching it within {opts.fill_forecast_warn_days:g} days"
+    )
+    return _check(severity, summary, len(offenders), [line for _, line, _ in offenders], opts.detail_max)
+
+
+# --- SCALE_RESHARD_SOON ------------------------------------------------------------
+
+
+def check_reshard(v: View, opts: CheckOptions) -> dict | None:
+    near = v.value("rgw_buckets_near_reshard")
+    if not near:
+        return None
+    warn = v.config("rgw_shard_warn_ratio", 0.8)
+    limit = v.config("rgw_max_objs_per_shard", 100000)
+    objects = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_objects")}
+    shards = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_shards")}
+    recommended = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_recommended_shards")}
+    rows = []
+    for labels, fill in v.samples("rgw_top_bucket_shard_fill_ratio"):
+        if fill < warn:
+            continue
+        key = (labels["tenant"], labels["bucket"])
+        name = f"{key[0]}/{key[1]}" if key[0] else key[1]
+        line = (
+            f"bucket {name}: {number(objects.get(key, 0))} objects in {number(shards.get(key, 0))} shard(s), "
+            f"{pct(fill)} of rgw_max_objs_per_shard ({number(limit)})"
+        )
+        if key in recommended and recommended[key] > shards.get(key, 0):
+            line += f"; pre-shard to {number(recommended[key])} shards"
+        rows.append((-fill, name, line))
+    rows.sort()
+    lines = [r[2] for r in rows]
+    shown = len(lines)
+    if near > shown:  # buckets past the top-K list
+        lines.append(f"{number(near - shown)} more bucket(s) outside the top {shown} exposed")
+    over = v.value("rgw_buckets_over_shard_limit") or 0
+    summary = f"{number(near)} bucket(s) at or above {pct(warn)} of the per-shard object limit"
+    if over:
+        summary += f" ({number(over)} at the limit: dynamic resharding will stall writes to them)"
+    return _check("warning", summary, int(near), lines, opts.detail_max)
+
+
+# --- SCALE_LOAD_ABOVE_BASELINE ------------------------------------------------------
+
+
+def check_load(v: View, opts: CheckOptions) -> dict | None:
+    limit = opts.load_warn_ratio
+    ratios = {(lb["op"], lb["unit"]): val for lb, val in v.samples("s3_load_ratio")}
+    per_hdd = v.by_label("s3_ops_per_hdd_osd", "op")
+    put_base = v.config("baseline_put_ops_per_hdd", 60.0)
+    get_base = v.config("baseline_get_ops_per_hdd", 90.0)
+    lines = []
+    mixed = ratios.get(("mixed", "ops"))
+    if mixed is not None and mixed > limit:
+        lines.append(
+            (
+                -mixed,
+                f"S3 ops per HDD OSD are {mixed:.2f} x the study's baseline: {per_hdd.get('put', 0):.1f} PUT/s + "
+                f"{per_hdd.get('get', 0):.1f} GET/s against {put_base:g} PUT/s or {get_base:g} GET/s (64 KB objects)",
+            )
+        )
+    for op, base_name in (("put", "baseline_put_bytes_per_hdd"), ("get", "baseline_get_bytes_per_hdd")):
+        r = ratios.get((op, "bytes"))
+        if r is not None and r > limit:
+            base = v.config(base_name, 0.0) or 0.0
+            lines.append((-r, f"S3 {op.upper()} bytes per HDD OSD are {r:.2f} x the baseline of {base / 1e6:g} MB/s"))
+    if not lines:
+        return None
+    lines.sort()
+    hot_limit = v.config("osd_hotspot_ratio", 2.0)
+    hot = sorted(
+        ((r, d) for d, r in v.by_label("osd_hotspot_ratio", "ceph_daemon").items() if r > hot_limit), reverse=True
+    )
+    text = [line for _, line in lines] + [f"{d} takes {r:.1f} x the mean op rate of the up OSDs" for r, d in hot]
+    worst = -lines[0][0]
+    summary = f"S3 load per HDD OSD is {worst:.2f} x the measured baseline (warn above {limit:g})"
+    return _check("warning", summary, len(lines), text, opts.detail_max)
+
+
+# --- SCALE_SCRUB_BACKLOG -----------------------------------------------------------
+
+
+def check_scrub(v: View, opts: CheckOptions) -> dict | None:
+    horizon = opts.scrub_backlog_warn_days * DAY
+    total = v.value("pgs") or 0
+    overdue = v.by_label("pg_scrub_overdue", "kind")
+    clear = v.by_label("pg_scrub_backlog_clear_seconds", "kind")
+    window = v.config("scrub_rate_window_seconds", 3600.0)
+    rows = []
+    for kind in ("deep_scrub", "scrub"):
+        n = overdue.get(kind, 0)
+        seconds = clear.get(kind)
+        if not n or seconds is None or seconds <= horizon:
+            continue
+        share = n / total if total else 0.0
+        label = "deep scrub" if kind == "deep_scrub" else "scrub"
+        if math.isinf(seconds):
+            tail = f"no {label} completed over the last {duration(window)}, so the backlog does not clear"
+        else:
+            tail = f"the backlog clears in {duration(seconds)} at the current {label} rate"
+        rows.append((-seconds, -n, f"{label}: {number(n)} of {number(total)} PGs overdue ({pct(share)}); {tail}"))
+    if not rows:
+        return None
+    rows.sort()
+    count = int(sum(overdue.get(k, 0) for k in ("scrub", "deep_scrub")))
+    summary = f"scrub backlog does not clear within {opts.scrub_backlog_warn_days:g} days"
+    return _check("warning", summary, count, [r[2] for r in rows], opts.detail_max)
+
+
+# --- SCALE_DB_SHARE_LOW / SCALE_BLUEFS_SPILL_SOON -----------------------------------
+
+
+def check_db_share(v: View, opts: CheckOptions) -> dict | None:
+    below = v.value("bluefs_db_share_below_min_osds")
+    if not below:
+        return None
+    minimum = v.config("bluefs_db_share_min_ratio", 0.04)
+    rows = sorted(
+        (ratio, daemon)
+        for daemon, ratio in v.by_label("bluefs_db_share_ratio", "ceph_daemon").items()
+        if ratio < minimum
+    )
+    lines = [f"{d}: DB device is {pct(r)} of the data device (study: at least {pct(minimum)})" for r, d in rows]
+    summary = f"{number(below)} OSD(s) with a DB device below {pct(minimum)} of the data device"
+    return _check("warning", summary, int(below), lines, opts.detail_max)
+
+
+def check_spill_soon(v: View, opts: CheckOptions) -> dict | None:
+    if not opts.forecasts:
+        return None
+    horizon = opts.bluefs_spill_warn_days * DAY
+    usable = v.by_label("bluefs_db_usable_bytes", "ceph_daemon")
+    rows = sorted(
+        (eta, daemon)
+        for daemon, eta in v.by_label("bluefs_db_next_level_seconds", "ceph_daemon").items()
+        if 0 < eta <= horizon
+    )
+    if not rows:
+        return None
+    lines = [
+        f"{d}: DB use passes the usable {size(usable.get(d, 0))} (RocksDB levels that fit whole) in {duration(e)}"
+        for e, d in rows
+    ]
+    days = opts.bluefs_spill_warn_days
+    summary = f"{len(rows)} OSD(s) predicted to spill RocksDB onto the slow device within {days:g} days"
+    return _check("warning", summary, len(rows), lines, opts.detail_max)
+
+
+CHECKS = (
+    ("SCALE_FILL_HEADROOM", check_fill),
+    ("SCALE_RESHARD_SOON", check_reshard),
+    ("SCALE_LOAD_ABOVE_BASELINE", check_load),
+    ("SCALE_SCRUB_BACKLOG", check_scrub),
+    ("SCALE_DB_SHARE_LOW", check_db_share),
+    ("SCALE_BLUEFS_SPILL_SOON", check_spill_soon),
+)
+
+
+def health_checks(families: Iterable[Any], opts: CheckOptions | None = None) -> dict[str, dict]:
+    """code -> {severity, summary, count, detail} for set_health_checks."""
+    opts = opts or CheckOptions()
+    v = View(families)
+    out = {}
+    for code, fn in CHECKS:
+        result = fn(v, opts)
+        if result is not None:
+            out[code] = result
+    return out
+
+
+def bad_config_check(errors: list[str]) -> dict:
+    return {
+        "severity": "warning",
+        "summary": "mgr/scale: configuration rejected; the previous values stay in force",
+        "count": len(errors),
+        "detail": list(errors),
+    }

@@ -1,0 +1,212 @@
+"""Background collection inside the manager: one loop per source, one derivation on change.
+
+Every source is wrapped on its own: a failure (or a hang past its timeout) is recorded in
+its SourceStatus with one log line per change of state, its last good part is kept (with a
+growing age) until `stale_after`, and nothing escapes the loop. /metrics serves the bytes
+rendered by the last derivation and never waits for Ceph.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .ceph_scale_core import exposition
+from .ceph_scale_core.derive import DerivationState, derive
+from .ceph_scale_core.snapshot import Snapshot, SourceStatus
+
+
+@dataclass(frozen=True)
+class Schedule:
+    interval: float
+    timeout: float
+    stale_after: float
+
+
+class SourceRunner:
+    def __init__(self, name: str, collect: Callable[[], Any], log: Any) -> None:
+        self.name = name
+        self.collect = collect
+        self.log = log
+        self.part: Any = None
+        self.last_success_at: float | None = None
+        self.success = False
+        self.duration = 0.0
+        self.error = ""
+        self.failures = 0
+        self._in_flight: threading.Thread | None = None
+
+    def status(self) -> SourceStatus:
+        return SourceStatus(
+            name=self.name,
+            success=self.success,
+            duration_seconds=self.duration,
+            last_success_at=self.last_success_at,
+            error=self.error,
+            failures=self.failures,
+        )
+
+    def served_part(self, now: float, stale_after: float) -> Any:
+        if self.part is None or self.last_success_at is None:
+            return None
+        if now - self.last_success_at > stale_after:
+            return None
+        return self.part
+
+    def run_once(self, timeout: float) -> bool:
+        """One collection bounded by timeout; True when something changed."""
+        if self._in_flight is not None and self._in_flight.is_alive():
+            self._failed(0.0, f"previous collection still running after {timeout:g}s")
+            return True
+        result: list = []
+
+        def work() -> None:
+            try:
+                result.append((True, self.collect()))
+            except Exception as e:  # every failure of a source is reported, none escapes
+                result.append((False, f"{type(e).__name__}: {e}"))
+
+        started = time.monotonic()
+        thread = threading.Thread(target=work, name=f"scale-source-{self.name}", daemon=True)
+        self._in_flight = thread
+        thread.start()
+        thread.join(timeout)
+        duration = time.monotonic() - started
+        if not result:
+            self._failed(duration, f"timed out after {timeout:g}s")
+            return True
+        self._in_flight = None
+        ok, value = result[0]
+        if not ok:
+            self._failed(duration, value)
+            return True
+        if not self.success and self.failures:
+            self.log.info("scale: source %s is ok again", self.name)
+        self.part, self.success, self.duration, self.error = value, True, duration, ""
+        self.last_success_at = time.time()
+        return True
+
+    def _failed(self, duration: float, error: str) -> None:
+        self.failures += 1
+        if self.success or error != self.error:
+            self.log.warning("scale: source %s failed: %s", self.name, error)
+        self.success, self.duration, self.error = False, duration, error
+
+
+class Collector:
+    """Source loops and the derivation; the module supplies schedules, thresholds and hooks."""
+
+    def __init__(
+        self,
+        collectors: dict[str, Callable[[], Any]],
+        schedule: Callable[[str], Schedule],
+        thresholds: Callable[[], Any],
+        cluster_label: Callable[[], str | None],
+        fsid: Callable[[], str],
+        after_derive: Callable[[list, Snapshot], None],
+        log: Any,
+        enabled: Callable[[str], bool] = lambda name: True,
+    ) -> None:
+        self.enabled = enabled
+        self.runners = {name: SourceRunner(name, fn, log) for name, fn in collectors.items()}
+        self.schedule = schedule
+        self.thresholds = thresholds
+        self.cluster_label = cluster_label
+        self.fsid = fsid
+        self.after_derive = after_derive
+        self.log = log
+        self.state = DerivationState(thresholds())
+        self.families: list = []
+        self.snapshot: Snapshot | None = None
+        self.exposition: bytes = b""
+        self.derived_at: float | None = None
+        self.cycles = 0
+        self._changed = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    # --- derivation -------------------------------------------------------------
+
+    def take_snapshot(self) -> Snapshot:
+        now = time.time()
+        active = {name: r for name, r in self.runners.items() if self.enabled(name)}
+        parts = {name: runner.served_part(now, self.schedule(name).stale_after) for name, runner in active.items()}
+        statuses = tuple(r.status() for r in active.values())
+        return Snapshot(taken_at=now, fsid=self.fsid() or "", sources=statuses, **parts)
+
+    def derive_now(self) -> bytes:
+        with self._lock:
+            snap = self.take_snapshot()
+            families = derive(snap, self.state, self.thresholds(), producer="mgr", cluster=self.cluster_label())
+            body = exposition.render(families)
+            self.families, self.snapshot, self.exposition = families, snap, body
+            self.derived_at = time.time()
+            self.cycles += 1
+        try:
+            self.after_derive(families, snap)
+        except Exception:  # health checks or the state store must not stop the loop
+            self.log.exception("scale: after-derivation hook failed")
+        return body
+
+    def collect_all_once(self) -> bytes:
+        """Every source once, then one derivation (tests, and the first cycle)."""
+        for name, runner in self.runners.items():
+            if self.enabled(name):
+                runner.run_once(self.schedule(name).timeout)
+        return self.derive_now()
+
+    # --- loops ------------------------------------------------------------------
+
+    def start(self) -> None:
+        for name, runner in self.runners.items():
+            t = threading.Thread(target=self._source_loop, args=(name, runner), name=f"scale-loop-{name}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        t = threading.Thread(target=self._derive_loop, name="scale-derive", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def stop(self, wait: float = 5.0) -> None:
+        self._stop.set()
+        self._changed.set()
+        end = time.monotonic() + wait
+        for t in self._threads:
+            t.join(max(0.0, end - time.monotonic()))
+        self._threads = []
+
+    def poke(self) -> None:
+        """Derive again soon (a threshold changed)."""
+        self._changed.set()
+
+    def _source_loop(self, name: str, runner: SourceRunner) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            sched = self.schedule(name)
+            try:
+                if self.enabled(name) and runner.run_once(sched.timeout):
+                    self._changed.set()
+            except Exception:  # never let a loop die
+                self.log.exception("scale: source loop %s", name)
+            # Sleep in short slices so that a changed interval takes effect at once.
+            while not self._stop.is_set():
+                left = self.schedule(name).interval - (time.monotonic() - started)
+                if left <= 0:
+                    break
+                self._stop.wait(min(1.0, max(0.5, left)))
+
+    def _derive_loop(self) -> None:
+        # Sources finishing close together cause one derivation; a periodic pass keeps
+        # ages and staleness current when nothing changes.
+        while not self._stop.is_set():
+            self._changed.wait(5.0)
+            if self._stop.is_set():
+                return
+            self._stop.wait(0.3)
+            self._changed.clear()
+            try:
+                self.derive_now()
+            except Exception:  # a bug in one derivation must not stop the module
+                self.log.exception("scale: derivation failed; serving the previous exposition")

@@ -1,0 +1,367 @@
+"""ceph-mgr module `scale`: the ceph-scale-signals metrics from inside the manager.
+
+Thin: the snapshot parts come from `sources`, the signals from the shared derivation core
+(`ceph_scale_core`, the same code the sidecar runs, so names and labels match exactly),
+the health checks from `checks`, the `ceph scale status` text from `report`.
+
+No `from __future__ import annotations` here: CLICommand reads the annotations of the
+command handlers as types.
+"""
+
+import dataclasses
+import json
+import socket
+import threading
+import time
+from typing import Any, Optional
+
+from mgr_module import CLIReadCommand, MgrModule, MgrStandbyModule, Option
+
+_IMPORT_ERROR = ""
+try:
+    import prometheus_client  # noqa: F401  (python3-prometheus-client, used by the core's exposition)
+except ImportError:
+    _IMPORT_ERROR = "python3-prometheus-client is not installed: apt install python3-prometheus-client"
+
+try:
+    from . import statestore
+    from .ceph_scale_core.config import ConfigError, Thresholds
+    from .options import (
+        DEFAULT_PORT,
+        MODULE_SPECS,
+        ModuleSettings,
+        all_specs,
+        check_value,
+        read_module_settings,
+        read_thresholds,
+    )
+except ImportError as e:  # the bundled core is missing: a copy without the symlink dereferenced
+    _IMPORT_ERROR = _IMPORT_ERROR or f"the bundled derivation core does not import ({e}); reinstall with install.sh"
+    all_specs = None  # type: ignore[assignment]
+
+if not _IMPORT_ERROR:
+    from .checks import CheckOptions, bad_config_check, health_checks
+    from .collector import Collector, Schedule
+    from .report import build_report, render_json, render_text
+    from .sources import source_functions
+    from .webserver import INDEX, MetricsServer, default_addr, url_for
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+TEXT = "text/plain; charset=utf-8"
+FAST_SOURCES = ("osd_map", "capacity", "perf", "health")
+
+
+def _options() -> list[Option]:
+    if all_specs is None:
+        return []
+    return [Option(**spec.as_kwargs()) for spec in all_specs()]
+
+
+def _server_addr_port(mod: Any) -> tuple[str, int]:
+    """server_addr / server_port, per manager first (mgr/scale/<id>/server_port) as the stock modules."""
+    specs = {s.name: s for s in MODULE_SPECS}
+    addr = mod.get_localized_module_option("server_addr", "")
+    port = mod.get_localized_module_option("server_port", DEFAULT_PORT)
+    addr = str(check_value(specs["server_addr"], addr) or "") or default_addr()
+    return addr, int(check_value(specs["server_port"], port if port is not None else DEFAULT_PORT))
+
+
+class Module(MgrModule):
+    MODULE_OPTIONS = _options()
+    NOTIFY_TYPES: list[Any] = []  # no notify(): the module polls on its own schedule
+
+    @staticmethod
+    def can_run() -> tuple[bool, str]:
+        if _IMPORT_ERROR:
+            return False, _IMPORT_ERROR
+        return True, ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stop = threading.Event()
+        self._stopped = threading.Event()
+        self._config_lock = threading.Lock()
+        self.thresholds = Thresholds()
+        self.settings = ModuleSettings()
+        self.config_errors: list[str] = []
+        self.server_error = ""
+        self._uri = ""
+        self.collector: Optional[Collector] = None
+        self.server: Optional[MetricsServer] = None
+        self._checks: dict[str, dict] = {}
+        self._published: Optional[str] = None
+        self._stored: dict[str, str] = {}
+        self._saved_marker: Optional[str] = None
+        self._fsid = ""
+        self._history_since = time.time()  # forecasts are trusted after enough own history
+        self._events_logged: Optional[int] = None
+
+    # --- configuration --------------------------------------------------------
+
+    def _load_config(self) -> None:
+        """Read every option; a bad one is rejected with the previous values kept, nothing half-applied."""
+        errors = []
+        thresholds = settings = None
+        try:
+            thresholds = read_thresholds(self.get_module_option)
+        except ConfigError as e:
+            errors.append(f"thresholds rejected, the previous ones stay in force: {e}")
+        try:
+            settings = read_module_settings(self.get_module_option)
+        except ConfigError as e:
+            errors.append(f"module options rejected, the previous ones stay in force: {e}")
+        with self._config_lock:
+            if thresholds is not None:
+                if thresholds != self.thresholds:
+                    self._history_since = time.time()  # the core restarts its windows
+                    self.log.info("scale: thresholds in force: %s", json.dumps(thresholds.as_dict(), sort_keys=True))
+                self.thresholds = thresholds
+            if settings is not None:
+                self.settings = settings
+            if errors != self.config_errors:
+                for e in errors:
+                    self.log.error("scale: %s", e)
+                if not errors and self.config_errors:
+                    self.log.info("scale: configuration accepted again")
+            self.config_errors = errors
+        self._publish_health()
+
+    def config_notify(self) -> None:
+        self._load_config()
+        if self.collector is not None:
+            self.collector.poke()
+
+    def _schedule(self, name: str) -> "Schedule":
+        s = self.settings
+        if name in FAST_SOURCES:
+            interval = s.interval
+        elif name == "pgs":
+            interval = max(s.interval, s.pgs_interval)
+        elif name == "settings":
+            interval = s.settings_interval
+        else:  # buckets, reshard
+            interval = s.rgw_interval
+        timeout = float(s.rgw_timeout) if name in ("buckets", "reshard") else max(10.0, min(60.0, float(interval)))
+        stale = float(s.stale_after) if s.stale_after else max(10.0 * interval, 300.0)
+        return Schedule(interval=float(interval), timeout=timeout, stale_after=stale)
+
+    def _rgw_settings(self) -> "ModuleSettings":
+        """The settings, with the RGW keys from the module's store (`ceph config-key set
+        mgr/scale/rgw_secret_key ...`, not shown by `ceph config dump`) when the options are empty."""
+        s = self.settings
+        if s.rgw_access_key and s.rgw_secret_key:
+            return s
+        return dataclasses.replace(
+            s,
+            rgw_access_key=s.rgw_access_key or self.get_store("rgw_access_key") or "",
+            rgw_secret_key=s.rgw_secret_key or self.get_store("rgw_secret_key") or "",
+        )
+
+    def _source_enabled(self, name: str) -> bool:
+        return not (name in ("buckets", "reshard") and self.settings.rgw_source == "off")
+
+    def _cluster_label(self) -> Optional[str]:
+        return self.settings.cluster_label or None
+
+    # --- health ---------------------------------------------------------------
+
+    def _publish_health(self) -> None:
+        checks = dict(self._checks)
+        if self.config_errors:
+            checks["SCALE_BAD_CONFIG"] = bad_config_check(self.config_errors)
+        if self.server_error:
+            checks["SCALE_METRICS_SERVER_DOWN"] = {
+                "severity": "warning",
+                "summary": "mgr/scale cannot serve /metrics",
+                "count": 1,
+                "detail": [self.server_error],
+            }
+        text = json.dumps(checks, sort_keys=True)
+        if text != self._published:
+            self.set_health_checks(checks)
+            self._published = text
+
+    def _after_derive(self, families: list, snap: Any) -> None:
+        if self.settings.enable_health_checks:
+            history = time.time() - self._history_since
+            self._checks = health_checks(families, CheckOptions.from_settings(self.settings, history))
+        else:
+            self._checks = {}
+        self._publish_health()
+        self._save_state()
+
+    # --- durable state ----------------------------------------------------------
+
+    def _restore_state(self, collector: "Collector") -> None:
+        try:
+            data, problems = statestore.decode(self.get_store)
+            for p in problems:
+                self.log.warning("scale: stored state: %s", p)
+            if data is None:
+                self.log.info("scale: no stored state; reshard events count from 0")
+                return
+            collector.state.restore(data)
+        except (ValueError, TypeError, KeyError) as e:
+            # A broken state must not stop monitoring; the counter then restarts, which
+            # Prometheus' rate() handles as a counter reset.
+            self.log.error("scale: ignoring unreadable stored state: %s", e)
+            return
+        stored = {statestore.HEADER_KEY: self.get_store(statestore.HEADER_KEY) or ""}
+        try:
+            stored.update(self.get_store_prefix(statestore.CHUNK_PREFIX) or {})
+        except Exception:  # get_store_prefix is older than Pacific, but be safe
+            pass
+        self._stored = stored
+        self._saved_marker = statestore.without_clock(collector.state.durable())
+        r = collector.state.reshard
+        self.log.info("scale: restored state: %d reshard event(s), %d bucket(s) known", r.events, len(r.buckets))
+
+    def _save_state(self) -> None:
+        if self.collector is None:
+            return
+        events = self.collector.state.reshard.events
+        if self._events_logged is not None and events != self._events_logged:
+            self.log.info(
+                "scale: %d completed bucket reshard(s) seen in all (+%d)", events, events - self._events_logged
+            )
+        self._events_logged = events
+        durable = self.collector.state.durable()
+        marker = statestore.without_clock(durable)
+        if marker == self._saved_marker:
+            return
+        entries = statestore.encode(durable)
+        for key, value in statestore.plan_writes(self._stored, entries):
+            self.set_store(key, value)
+        self._stored = entries
+        self._saved_marker = marker
+
+    # --- serving ----------------------------------------------------------------
+
+    def _respond(self, path: str) -> tuple[int, str, bytes]:
+        if path in ("/", "/index.html"):
+            return 200, "text/html; charset=utf-8", INDEX
+        if path != "/metrics":
+            return 404, TEXT, b"not found: try /metrics\n"
+        collector = self.collector
+        if collector is None or not collector.exposition:
+            return 503, TEXT, b"mgr/scale: no data collected yet\n"
+        return 200, CONTENT_TYPE, collector.exposition
+
+    def _ensure_server(self) -> None:
+        assert self.server is not None
+        try:
+            addr, port = _server_addr_port(self)
+            error = self.server.ensure(addr, port) or ""
+        except ConfigError as e:
+            error = f"server_addr/server_port rejected: {e}"
+        if not error:
+            host = self.get_mgr_ip() if hasattr(self, "get_mgr_ip") else socket.gethostname()
+            uri = url_for(addr, port, host)
+            if uri != self._uri:
+                self.set_uri(uri)  # the standby names it in its 503
+                self._uri = uri
+        if error != self.server_error:
+            if error:
+                self.log.error("scale: %s", error)
+            self.server_error = error
+            self._publish_health()
+
+    def _fsid_value(self) -> str:
+        if not self._fsid:
+            try:
+                self._fsid = str(self.get("mon_map").get("fsid", ""))
+            except Exception:
+                pass
+        return self._fsid
+
+    def serve(self) -> None:
+        self._load_config()
+        self._history_since = time.time()
+        collector = Collector(
+            source_functions(self, self._rgw_settings),
+            self._schedule,
+            lambda: self.thresholds,
+            self._cluster_label,
+            self._fsid_value,
+            self._after_derive,
+            self.log,
+            enabled=self._source_enabled,
+        )
+        self._restore_state(collector)
+        self.collector = collector
+        self.server = MetricsServer(self._respond, self.log)
+        self._ensure_server()
+        collector.start()
+        self.log.info("scale: collecting every %ds", self.settings.interval)
+        while not self._stop.wait(5.0):
+            self._ensure_server()
+        collector.stop()
+        self.server.stop()
+        self.log.info("scale: stopped")
+        self._stopped.set()
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        # Let serve() stop the collection threads before the base class shuts down the
+        # librados handle a reshard-queue read may be using.
+        if self.collector is not None:
+            self._stopped.wait(15.0)
+        super().shutdown()
+
+    # --- commands -------------------------------------------------------------
+
+    @CLIReadCommand("scale status")
+    def scale_status(self, format: Optional[str] = None) -> tuple[int, str, str]:
+        """Report the five scale signals, worst offenders first (--format json for machines)"""
+        collector = self.collector
+        families = list(collector.families) if collector is not None else []
+        sources = collector.snapshot.sources if collector is not None and collector.snapshot is not None else ()
+        checks = dict(self._checks)
+        if self.config_errors:
+            checks["SCALE_BAD_CONFIG"] = bad_config_check(self.config_errors)
+        report = build_report(families, checks=checks, sources=sources, producer="mgr")
+        if format in ("json", "json-pretty"):
+            return 0, render_json(report, pretty=format == "json-pretty"), ""
+        if collector is None or not families:
+            return 0, render_text(report), "mgr/scale: no data collected yet"
+        return 0, render_text(report), ""
+
+
+class StandbyModule(MgrStandbyModule):
+    """On a standby manager: answer 503 with the active manager's address, like prometheus' standby."""
+
+    MODULE_OPTIONS = Module.MODULE_OPTIONS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stop = threading.Event()
+        self.server_error = ""
+
+    def _respond(self, path: str) -> tuple[int, str, bytes]:
+        active = ""
+        try:
+            active = self.get_active_uri() or ""
+        except Exception:
+            pass
+        where = f"the active manager serves {active}metrics" if active else "no active manager has published one yet"
+        text = f"this manager (mgr.{self.get_mgr_id()}) is standby for mgr/scale; {where}\n"
+        return 503, TEXT, text.encode()
+
+    def serve(self) -> None:
+        server = MetricsServer(self._respond, self.log)
+        while True:
+            try:
+                addr, port = _server_addr_port(self)
+                error = server.ensure(addr, port) or ""
+            except Exception as e:
+                error = str(e)
+            if error != self.server_error:
+                if error:
+                    self.log.error("scale (standby): %s", error)
+                self.server_error = error
+            if self._stop.wait(5.0):
+                break
+        server.stop()
+
+    def shutdown(self) -> None:
+        self._stop.set()

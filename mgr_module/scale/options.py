@@ -1,0 +1,254 @@
+"""The module's options: every core threshold under its own name, plus the module's own.
+
+Kept free of Ceph imports so that the option list and its validation are unit-tested
+without a manager; module.py turns the specs into `Option(...)` objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .ceph_scale_core.config import SETTINGS, ConfigError, Thresholds, coerce
+
+DEFAULT_PORT = 9284  # prometheus is 9283; the sidecar defaults to 9928
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    type: str  # 'int', 'float', 'str', 'bool'
+    default: Any
+    desc: str
+    min: Any = None
+    max: Any = None
+    enum_allowed: tuple[str, ...] | None = None
+    runtime: bool = True
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for mgr_module.Option (keyword style, as Quincy+ requires)."""
+        kw: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type,
+            "default": self.default,
+            "desc": self.desc,
+            "runtime": self.runtime,
+        }
+        if self.min is not None:
+            kw["min"] = self.min
+        if self.max is not None:
+            kw["max"] = self.max
+        if self.enum_allowed is not None:
+            kw["enum_allowed"] = list(self.enum_allowed)
+        return kw
+
+
+RGW_SOURCES = ("auto", "admin_api", "radosgw_admin", "off")
+
+MODULE_SPECS: tuple[OptionSpec, ...] = (
+    # Serving
+    OptionSpec("server_addr", "str", "", "Address of the /metrics server; empty: '::' (or 0.0.0.0 without IPv6)."),
+    OptionSpec("server_port", "int", DEFAULT_PORT, "Port of the /metrics server.", 1, 65535),
+    OptionSpec(
+        "cluster_label",
+        "str",
+        "",
+        "Value of the `cluster` label on every series; empty: the cluster fsid (as the sidecar).",
+    ),
+    # Collection
+    OptionSpec("interval", "int", 15, "Seconds between collections of the manager's own data.", 1, 3600),
+    OptionSpec("pgs_interval", "int", 60, "Seconds between reads of the PG stats (scrub stamps).", 1, 86400),
+    OptionSpec("settings_interval", "int", 60, "Seconds between reads of the Ceph options the signals use.", 1, 86400),
+    OptionSpec("rgw_interval", "int", 60, "Seconds between reads of the RGW buckets and reshard queue.", 1, 86400),
+    OptionSpec("rgw_timeout", "int", 60, "Timeout in seconds of one RGW read (Admin Ops API, radosgw-admin).", 1, 3600),
+    OptionSpec(
+        "stale_after",
+        "int",
+        0,
+        "Seconds after which a failing source's last data is dropped; 0: 10 x its interval, at least 300.",
+        0,
+        86400 * 7,
+    ),
+    # RGW access
+    OptionSpec(
+        "rgw_source",
+        "str",
+        "auto",
+        "Where bucket stats and the reshard queue come from: admin_api (rgw_endpoint + keys; the reshard "
+        "queue from RADOS), radosgw_admin (the tool, run as this manager), auto (admin_api when rgw_endpoint "
+        "is set, else radosgw_admin), off.",
+        enum_allowed=RGW_SOURCES,
+    ),
+    OptionSpec("rgw_endpoint", "str", "", "RGW URL for the Admin Ops API, e.g. http://rgw1:8080."),
+    OptionSpec("rgw_access_key", "str", "", "Access key of an RGW user with the buckets=read capability."),
+    OptionSpec("rgw_secret_key", "str", "", "Its secret key (never logged)."),
+    OptionSpec("rgw_region", "str", "us-east-1", "Region used to sign Admin Ops requests (SigV4)."),
+    OptionSpec("rgw_verify_tls", "bool", True, "Verify the RGW's TLS certificate."),
+    OptionSpec(
+        "rgw_config_section",
+        "str",
+        "client.rgw",
+        "Config section whose rgw_max_objs_per_shard / rgw_reshard_num_logs the RGWs use.",
+    ),
+    OptionSpec(
+        "rgw_log_pools",
+        "str",
+        "",
+        "Comma-separated RGW log pools holding the reshard queue; empty: every pool named *.rgw.log.",
+    ),
+    # Health checks
+    OptionSpec("enable_health_checks", "bool", True, "Raise the SCALE_* health checks."),
+    OptionSpec(
+        "fill_headroom_warn_margin",
+        "float",
+        0.05,
+        "SCALE_FILL_HEADROOM when the cluster, a pool or an OSD is within this ratio of fill_target_ratio.",
+        0.0,
+        1.0,
+    ),
+    OptionSpec(
+        "fill_forecast_warn_days",
+        "float",
+        7.0,
+        "SCALE_FILL_HEADROOM when the cluster or a pool is predicted to reach fill_target_ratio within this many days.",
+        0.0,
+        3650.0,
+    ),
+    OptionSpec(
+        "load_warn_ratio",
+        "float",
+        1.0,
+        "SCALE_LOAD_ABOVE_BASELINE when the S3 load per HDD OSD exceeds this multiple of the study's baseline.",
+        0.01,
+        1000.0,
+    ),
+    OptionSpec(
+        "scrub_backlog_warn_days",
+        "float",
+        7.0,
+        "SCALE_SCRUB_BACKLOG when the overdue PGs take longer than this to clear at the current scrub rate.",
+        0.0,
+        3650.0,
+    ),
+    OptionSpec(
+        "bluefs_spill_warn_days",
+        "float",
+        7.0,
+        "SCALE_BLUEFS_SPILL_SOON when an OSD's DB use is predicted to pass its usable size within this many days.",
+        0.0,
+        3650.0,
+    ),
+    OptionSpec("health_detail_max", "int", 10, "Detail lines per health check (worst first).", 1, 1000),
+)
+
+
+def threshold_specs() -> tuple[OptionSpec, ...]:
+    out = []
+    for s in SETTINGS:
+        kind = "int" if s.kind is int else "float"
+        cast = int if kind == "int" else float
+        out.append(OptionSpec(s.name, kind, cast(s.default), s.doc, cast(s.minimum), cast(s.maximum)))
+    return tuple(out)
+
+
+def all_specs() -> tuple[OptionSpec, ...]:
+    specs = threshold_specs() + MODULE_SPECS
+    names = [s.name for s in specs]
+    assert len(names) == len(set(names)), "duplicate option name"
+    return specs
+
+
+THRESHOLD_NAMES = tuple(s.name for s in SETTINGS)
+_MODULE_BY_NAME = {s.name: s for s in MODULE_SPECS}
+
+
+def read_thresholds(get: Callable[[str], Any]) -> Thresholds:
+    """All threshold options at once, validated as a whole; raises ConfigError, nothing half-applied."""
+    values = {}
+    for name in THRESHOLD_NAMES:
+        raw = get(name)
+        if raw is None or raw == "":
+            continue
+        values[name] = raw
+    return Thresholds.from_mapping(values)
+
+
+@dataclass(frozen=True)
+class ModuleSettings:
+    """The module's own options, checked; built from scratch on each config change."""
+
+    server_addr: str = ""
+    server_port: int = DEFAULT_PORT
+    cluster_label: str = ""
+    interval: int = 15
+    pgs_interval: int = 60
+    settings_interval: int = 60
+    rgw_interval: int = 60
+    rgw_timeout: int = 60
+    stale_after: int = 0
+    rgw_source: str = "auto"
+    rgw_endpoint: str = ""
+    rgw_access_key: str = ""
+    rgw_secret_key: str = ""
+    rgw_region: str = "us-east-1"
+    rgw_verify_tls: bool = True
+    rgw_config_section: str = "client.rgw"
+    rgw_log_pools: str = ""
+    enable_health_checks: bool = True
+    fill_headroom_warn_margin: float = 0.05
+    fill_forecast_warn_days: float = 7.0
+    load_warn_ratio: float = 1.0
+    scrub_backlog_warn_days: float = 7.0
+    bluefs_spill_warn_days: float = 7.0
+    health_detail_max: int = 10
+
+    def __repr__(self) -> str:  # never let the secret key reach a log line
+        shown = ", ".join(f"{k}={'***' if k == 'rgw_secret_key' and v else repr(v)}" for k, v in self.__dict__.items())
+        return f"ModuleSettings({shown})"
+
+    def log_pools(self) -> list[str]:
+        return [p.strip() for p in self.rgw_log_pools.split(",") if p.strip()]
+
+
+def check_value(spec: OptionSpec, raw: Any) -> Any:
+    if spec.type == "bool":
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("true", "1", "yes", "on"):
+            return True
+        if text in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(f"{spec.name}: expected true or false, got {raw!r}")
+    if spec.type == "str":
+        value = "" if raw is None else str(raw)
+        if spec.enum_allowed is not None and value not in spec.enum_allowed:
+            raise ConfigError(f"{spec.name}: expected one of {', '.join(spec.enum_allowed)}, got {value!r}")
+        return value
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{spec.name}: expected a number, got {raw!r}") from None
+    if value != value:
+        raise ConfigError(f"{spec.name}: NaN is not a valid value")
+    if spec.type == "int":
+        if value != int(value):
+            raise ConfigError(f"{spec.name}: expected a whole number, got {raw!r}")
+        value = int(value)
+    if spec.min is not None and value < spec.min or spec.max is not None and value > spec.max:
+        raise ConfigError(f"{spec.name}: {value} is outside [{spec.min}, {spec.max}]")
+    return value
+
+
+def read_module_settings(get: Callable[[str], Any]) -> ModuleSettings:
+    """The module's own options, each checked; raises ConfigError naming the first bad one."""
+    values = {}
+    for name, spec in _MODULE_BY_NAME.items():
+        raw = get(name)
+        values[name] = spec.default if raw is None else check_value(spec, raw)
+    return ModuleSettings(**values)
+
+
+def check_threshold(name: str, raw: Any) -> Any:
+    """One threshold, for the error message of a rejected change."""
+    return coerce(name, raw)

@@ -1,0 +1,356 @@
+"""`ceph scale status`: the five signals for a human (or as JSON), worst offenders first.
+
+A pure function over the derived families (plus the sources' errors and the module's
+health checks), so it is unit-tested on families derived from fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from .checks import CheckOptions, health_checks
+from .view import View, duration, number, pct, size
+
+SIGNALS = ("spillover", "fill", "reshard", "scrub", "load")
+TITLES = {
+    "spillover": "1. BlueFS / RocksDB spillover",
+    "fill": "2. Distance to the fill target",
+    "reshard": "3. RGW dynamic bucket resharding",
+    "scrub": "4. Scrub backlog",
+    "load": "5. S3 load per HDD OSD against the study's baseline",
+    "degraded": "Degraded state",
+}
+
+
+def _section(status: str, lines: list[str], data: dict, offenders: list[dict]) -> dict:
+    return {"status": status, "lines": lines, "data": data, "offenders": offenders}
+
+
+def _status(has_data: bool, warn: bool) -> str:
+    if not has_data:
+        return "NO DATA"
+    return "WARN" if warn else "OK"
+
+
+def spillover(v: View, checks: dict, top: int) -> dict:
+    if not v.has("bluefs_db_osds"):
+        return _section("NO DATA", ["no BlueFS counters yet (source perf)"], {}, [])
+    db_osds = v.value("bluefs_db_osds") or 0
+    spilling = v.value("bluefs_spillover_osds") or 0
+    total = v.value("cluster_bluefs_spilled_bytes") or 0
+    below = v.value("bluefs_db_share_below_min_osds") or 0
+    minimum = v.config("bluefs_db_share_min_ratio", 0.04)
+    spilled = v.by_label("bluefs_spilled_bytes", "ceph_daemon")
+    used = v.by_label("bluefs_db_used_bytes", "ceph_daemon")
+    dbsize = v.by_label("bluefs_db_size_bytes", "ceph_daemon")
+    usable = v.by_label("bluefs_db_usable_bytes", "ceph_daemon")
+    share = v.by_label("bluefs_db_share_ratio", "ceph_daemon")
+    eta = v.by_label("bluefs_db_next_level_seconds", "ceph_daemon")
+    lines = [
+        f"{number(spilling)} of {number(db_osds)} OSDs with a DB device spill onto the slow device, "
+        f"{size(total)} in total",
+        f"{number(below)} OSD(s) with a DB share below {pct(minimum)} of the data device",
+    ]
+    offenders = []
+    for daemon, b in sorted(spilled.items(), key=lambda kv: (-kv[1], kv[0])):
+        if b <= 0:
+            continue
+        offenders.append(
+            {
+                "ceph_daemon": daemon,
+                "spilled_bytes": b,
+                "db_size_bytes": dbsize.get(daemon),
+                "db_used_bytes": used.get(daemon),
+                "db_usable_bytes": usable.get(daemon),
+                "db_share_ratio": share.get(daemon),
+            }
+        )
+    for o in offenders[:top]:
+        lines.append(
+            f"  {o['ceph_daemon']}: {size(o['spilled_bytes'])} spilled; DB {size(o['db_size_bytes'] or 0)}, "
+            f"{size(o['db_used_bytes'] or 0)} used, {size(o['db_usable_bytes'] or 0)} usable by whole levels"
+        )
+    soon = sorted((s, d) for d, s in eta.items() if s > 0)
+    for s, d in soon[:top]:
+        lines.append(f"  {d}: DB use passes its usable size in {duration(s)}")
+    for d, r in sorted(share.items(), key=lambda kv: kv[1])[:top]:
+        if r < minimum:
+            lines.append(f"  {d}: DB share {pct(r)} (< {pct(minimum)})")
+    warn = bool(spilling) or "SCALE_DB_SHARE_LOW" in checks or "SCALE_BLUEFS_SPILL_SOON" in checks
+    data = {"db_osds": db_osds, "spillover_osds": spilling, "spilled_bytes": total, "db_share_below_min_osds": below}
+    return _section(_status(True, warn), lines, data, offenders)
+
+
+def fill(v: View, checks: dict, top: int) -> dict:
+    target = v.config("fill_target_ratio", 0.8)
+    lines: list[str] = []
+    data: dict[str, Any] = {"target_ratio": target}
+    used = v.value("cluster_used_ratio")
+    if used is not None:
+        headroom = v.value("cluster_fill_headroom_bytes", threshold="target")
+        eta = v.value("cluster_fill_seconds_to_threshold", threshold="target")
+        data.update({"cluster_used_ratio": used, "cluster_headroom_bytes": headroom, "cluster_seconds_to_target": eta})
+        when = "not filling" if eta is None else ("crossed" if eta == 0 else f"reached in {duration(eta)}")
+        lines.append(
+            f"cluster {pct(used)} used, {pct(target - used)} ({size(headroom or 0)} raw) "
+            f"below the {pct(target)} target; target {when}"
+        )
+    fullest = v.samples("osd_fullest_used_ratio")
+    if fullest:
+        labels, r = fullest[0]
+        data["fullest_osd"] = {"ceph_daemon": labels["ceph_daemon"], "used_ratio": r}
+        lines.append(f"fullest OSD {labels['ceph_daemon']} at {pct(r)}: it fills first")
+    etas = {lb["pool_id"]: val for lb, val in v.samples("pool_fill_seconds_to_target")}
+    pools = sorted(v.samples("pool_used_ratio"), key=lambda s: (-s[1], s[0]["pool_id"]))
+    offenders = []
+    for labels, r in pools:
+        offenders.append(
+            {
+                "pool_id": labels["pool_id"],
+                "name": labels.get("name", ""),
+                "used_ratio": r,
+                "seconds_to_target": etas.get(labels["pool_id"]),
+            }
+        )
+    if offenders:
+        lines.append("pools, fullest first:")
+        for o in offenders[:top]:
+            eta = o["seconds_to_target"]
+            lines.append(
+                f"  {o['name']} (id {o['pool_id']}): {pct(o['used_ratio'])} used"
+                + ("" if eta is None else f", target in {duration(eta)}")
+            )
+    osds = sorted(v.by_label("osd_used_ratio", "ceph_daemon").items(), key=lambda kv: (-kv[1], kv[0]))
+    data["osds_near_target"] = sum(1 for _, r in osds if r >= target - 0.05)
+    has = used is not None or bool(pools) or bool(osds)
+    if not has:
+        lines = ["no capacity data yet (sources capacity, osd_map)"]
+    return _section(_status(has, "SCALE_FILL_HEADROOM" in checks), lines, data, offenders)
+
+
+def reshard(v: View, checks: dict, top: int) -> dict:
+    has_buckets = v.has("rgw_buckets")
+    has_queue = v.has("rgw_reshard_queued")
+    has_events = v.has("rgw_reshard_events")
+    if not (has_buckets or has_queue or has_events):
+        return _section("NO DATA", ["no RGW data (sources buckets, reshard): see `Sources` below"], {}, [])
+    events = v.value("rgw_reshard_events")
+    data = {
+        "buckets": v.value("rgw_buckets"),
+        "objects": v.value("rgw_objects"),
+        "reshard_events": events,
+        "reshard_queued": v.value("rgw_reshard_queued"),
+        "reshard_in_progress": v.value("rgw_reshard_in_progress"),
+        "buckets_near_reshard": v.value("rgw_buckets_near_reshard"),
+        "buckets_over_shard_limit": v.value("rgw_buckets_over_shard_limit"),
+        "max_objs_per_shard": v.config("rgw_max_objs_per_shard"),
+    }
+    lines = []
+    if has_buckets:
+        lines.append(
+            f"{number(data['buckets'] or 0)} buckets, {number(data['objects'] or 0)} objects; "
+            f"{number(data['buckets_near_reshard'] or 0)} near the per-shard limit of "
+            f"{number(data['max_objs_per_shard'] or 0)}, {number(data['buckets_over_shard_limit'] or 0)} at it"
+        )
+    if events is not None:
+        lines.append(f"{number(events)} completed reshard(s) seen")
+    if has_queue:
+        lines.append(
+            f"reshard queue: {number(data['reshard_queued'] or 0)} queued, "
+            f"{number(data['reshard_in_progress'] or 0)} in progress"
+        )
+    objects = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_objects")}
+    shards = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_shards")}
+    rec = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_recommended_shards")}
+    offenders = []
+    for labels, f in sorted(v.samples("rgw_top_bucket_shard_fill_ratio"), key=lambda s: -s[1]):
+        key = (labels["tenant"], labels["bucket"])
+        offenders.append(
+            {
+                "bucket": key[1],
+                "tenant": key[0],
+                "shard_fill_ratio": f,
+                "objects": objects.get(key),
+                "shards": shards.get(key),
+                "recommended_shards": rec.get(key),
+            }
+        )
+    if offenders:
+        lines.append("buckets by objects per shard, fullest first:")
+        for o in offenders[:top]:
+            name = f"{o['tenant']}/{o['bucket']}" if o["tenant"] else o["bucket"]
+            lines.append(
+                f"  {name}: {pct(o['shard_fill_ratio'])} of the limit, {number(o['objects'] or 0)} objects in "
+                f"{number(o['shards'] or 0)} shard(s); recommended {number(o['recommended_shards'] or 0)} shards"
+            )
+    warn = "SCALE_RESHARD_SOON" in checks or bool(data["reshard_queued"])
+    return _section(_status(True, warn), lines, data, offenders)
+
+
+def scrub(v: View, checks: dict, top: int) -> dict:
+    if not v.has("pgs"):
+        return _section("NO DATA", ["no PG data yet (source pgs)"], {}, [])
+    total = v.value("pgs") or 0
+    lines = [f"{number(total)} PGs"]
+    data: dict[str, Any] = {"pgs": total}
+    offenders = []
+    for kind in ("deep_scrub", "scrub"):
+        n = v.value("pg_scrub_overdue", kind=kind) or 0
+        ratio = v.value("pg_scrub_overdue_ratio", kind=kind) or 0
+        oldest = v.value("pg_scrub_oldest_age_seconds", kind=kind)
+        after = v.value("pg_scrub_overdue_after_seconds", kind=kind)
+        now = v.value("pg_scrubbing", kind=kind) or 0
+        clear = v.value("pg_scrub_backlog_clear_seconds", kind=kind)
+        done = v.value("pg_scrubs_completed", kind=kind)
+        entry = {
+            "kind": kind,
+            "overdue": n,
+            "overdue_ratio": ratio,
+            "oldest_age_seconds": oldest,
+            "overdue_after_seconds": after,
+            "scrubbing": now,
+            "completed": done,
+            "backlog_clear_seconds": clear,
+        }
+        data[kind] = entry
+        if n:
+            offenders.append(entry)
+        label = "deep scrub" if kind == "deep_scrub" else "scrub"
+        clear_text = "n/a (no rate yet)" if clear is None else ("none" if clear == 0 else duration(clear))
+        lines.append(
+            f"{label}: {number(n)} overdue ({pct(ratio)}), oldest stamp {duration(oldest)} old "
+            f"(overdue after {duration(after)}), {number(now)} running, backlog clears in: {clear_text}"
+        )
+    offenders.sort(key=lambda e: (-(e["backlog_clear_seconds"] or 0), -e["overdue"]))
+    warn = "SCALE_SCRUB_BACKLOG" in checks or bool(offenders)
+    return _section(_status(True, warn), lines, data, offenders)
+
+
+def load(v: View, checks: dict, top: int) -> dict:
+    hdds = v.value("hdd_osds")
+    if not v.has("s3_ops_per_second") and not v.has("osd_ops_per_second"):
+        return _section("NO DATA", ["no op rates yet (source perf; rates need two samples)"], {"hdd_osds": hdds}, [])
+    ops = v.by_label("s3_ops_per_second", "op")
+    per_hdd = v.by_label("s3_ops_per_hdd_osd", "op")
+    ratios = {(lb["op"], lb["unit"]): val for lb, val in v.samples("s3_load_ratio")}
+    headroom = v.by_label("s3_ops_headroom_per_second", "op")
+    data: dict[str, Any] = {
+        "hdd_osds": hdds,
+        "s3_ops_per_second": ops,
+        "s3_ops_per_hdd_osd": per_hdd,
+        "load_ratio": {f"{op}_{unit}": val for (op, unit), val in ratios.items()},
+        "headroom_ops_per_second": headroom,
+    }
+    lines = []
+    if ops:
+        lines.append(
+            f"S3 {ops.get('put', 0):.1f} PUT/s, {ops.get('get', 0):.1f} GET/s over {number(hdds or 0)} up+in HDD OSDs"
+        )
+    if ("mixed", "ops") in ratios:
+        lines.append(
+            f"per HDD OSD {per_hdd.get('put', 0):.2f} PUT/s + {per_hdd.get('get', 0):.2f} GET/s = "
+            f"{ratios[('mixed', 'ops')]:.2f} x the baseline (60 PUT / 90 GET); bytes: PUT "
+            f"{ratios.get(('put', 'bytes'), 0):.2f} x, GET {ratios.get(('get', 'bytes'), 0):.2f} x"
+        )
+        lines.append(f"headroom: {headroom.get('put', 0):.0f} more PUT/s or {headroom.get('get', 0):.0f} more GET/s")
+    hot = sorted(v.by_label("osd_hotspot_ratio", "ceph_daemon").items(), key=lambda kv: (-kv[1], kv[0]))
+    offenders = [{"ceph_daemon": d, "hotspot_ratio": r} for d, r in hot]
+    if hot:
+        count = v.value("osd_hotspots") or 0
+        lines.append(f"{number(count)} hot OSD(s) above {v.config('osd_hotspot_ratio', 2.0):g} x the mean; busiest:")
+        for o in offenders[:top]:
+            lines.append(f"  {o['ceph_daemon']}: {o['hotspot_ratio']:.2f} x the mean op rate")
+    return _section(_status(True, "SCALE_LOAD_ABOVE_BASELINE" in checks), lines, data, offenders)
+
+
+def degraded(v: View) -> dict:
+    down = v.value("osds_down_ratio")
+    if down is None:
+        return _section("NO DATA", ["no OSD map yet"], {}, [])
+    drop = v.by_label("degraded_expected_drop_ratio", "op")
+    lines = [
+        f"{pct(down)} of OSDs down: expected S3 throughput drop {pct(drop.get('put', 0))} PUT, "
+        f"{pct(drop.get('get', 0))} GET (study table)"
+    ]
+    return _section("WARN" if down > 0 else "OK", lines, {"osds_down_ratio": down, "expected_drop": drop}, [])
+
+
+def build_report(
+    families: Iterable[Any],
+    *,
+    checks: dict[str, dict] | None = None,
+    sources: Iterable[Any] = (),
+    producer: str = "mgr",
+    top: int = 5,
+) -> dict:
+    families = list(families)
+    v = View(families)
+    checks = health_checks(families, CheckOptions()) if checks is None else checks
+    report: dict[str, Any] = {"producer": producer, "signals": {}}
+    for name, fn in (("spillover", spillover), ("fill", fill), ("reshard", reshard), ("scrub", scrub), ("load", load)):
+        report["signals"][name] = fn(v, checks, top)
+    report["degraded"] = degraded(v)
+    report["sources"] = {
+        s.name: {
+            "success": s.success,
+            "error": s.error,
+            "failures": s.failures,
+            "last_success_at": s.last_success_at,
+        }
+        for s in sorted(sources, key=lambda s: s.name)
+    }
+    report["health_checks"] = checks
+    cluster = ""
+    for fam in families:
+        if fam.label_names[:1] == ("cluster",) and fam.samples:
+            cluster = fam.samples[0][1][0]
+            break
+    report["cluster"] = cluster
+    return report
+
+
+def render_text(report: dict) -> str:
+    out = [f"ceph-scale-signals ({report['producer']}), cluster {report.get('cluster') or '?'}", ""]
+    for name in SIGNALS:
+        section = report["signals"][name]
+        out.append(f"{TITLES[name]}: {section['status']}")
+        out.extend("   " + line for line in section["lines"])
+        out.append("")
+    section = report["degraded"]
+    out.append(f"{TITLES['degraded']}: {section['status']}")
+    out.extend("   " + line for line in section["lines"])
+    out.append("")
+    failed = {n: s for n, s in report["sources"].items() if not s["success"]}
+    if report["sources"]:
+        if failed:
+            out.append(f"Sources: {len(failed)} of {len(report['sources'])} failing")
+            for n, s in failed.items():
+                out.append(f"   {n}: {s['error'] or 'not collected yet'} ({s['failures']} failures)")
+        else:
+            out.append(f"Sources: all {len(report['sources'])} ok")
+        out.append("")
+    if report["health_checks"]:
+        out.append("Health checks raised by this module:")
+        for code, c in sorted(report["health_checks"].items()):
+            out.append(f"   {code} ({c['severity']}): {c['summary']}")
+            out.extend(f"      {d}" for d in c["detail"])
+    else:
+        out.append("Health checks raised by this module: none")
+    return "\n".join(out) + "\n"
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "+Inf" if obj > 0 else ("-Inf" if obj < 0 else "NaN")
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def render_json(report: dict, pretty: bool = False) -> str:
+    return json.dumps(_json_safe(report), indent=2 if pretty else None, sort_keys=True)

@@ -1,0 +1,192 @@
+"""RGW data from inside the manager, with what Pacific offers.
+
+Buckets (`bucket stats` for every bucket):
+  * the Admin Ops API, `GET /admin/bucket?stats=true`, one signed request whatever the
+    number of buckets (the dashboard module talks to RGW the same way); or
+  * `radosgw-admin bucket stats`, run as this manager (`-n mgr.<id>` with its keyring,
+    as MgrModule.send_rgwadmin_command does in 16.2.15+), when radosgw-admin is installed.
+
+Reshard queue: Pacific's Admin Ops API has no reshard endpoint. The queue is the omap of
+the objects `reshard.0000000000`.. in the zone's log pool, namespace `reshard`; each value
+is an encoded `cls_rgw_reshard_entry`. The manager reads it with its own librados handle
+(`self.rados`), so no RGW and no tool are needed, and a down RGW does not hide the queue.
+`radosgw-admin reshard list` is the alternative.
+
+Only the stdlib; secrets never reach a log line or an error text.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import ssl
+import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Callable
+
+from .ceph_scale_core.inputs import InputError
+from .ceph_scale_core.reshard_queue import decode_entry
+from .ceph_scale_core.sigv4 import sigv4_headers
+from .ceph_scale_core.snapshot import ReshardEntry
+
+RESHARD_NAMESPACE = "reshard"
+RESHARD_OID_PREFIX = "reshard."
+
+
+class RgwError(RuntimeError):
+    pass
+
+
+# --- Admin Ops API -----------------------------------------------------------------
+
+
+class AdminOpsClient:
+    def __init__(
+        self, endpoint: str, access_key: str, secret_key: str, region: str = "us-east-1", verify_tls: bool = True
+    ) -> None:
+        if not endpoint:
+            raise RgwError("rgw_endpoint is not set (ceph config set mgr mgr/scale/rgw_endpoint http://HOST:PORT)")
+        if not access_key or not secret_key:
+            raise RgwError(
+                "rgw_access_key / rgw_secret_key are not set (ceph config set mgr mgr/scale/rgw_access_key ...)"
+            )
+        parsed = urllib.parse.urlsplit(endpoint)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise RgwError(f"rgw_endpoint must be http(s)://host:port, got {endpoint!r:.100}")
+        self.endpoint = endpoint.rstrip("/")
+        self._access_key = access_key
+        self._secret_key = secret_key
+        self.region = region or "us-east-1"
+        self.context = None
+        if parsed.scheme == "https" and not verify_tls:
+            self.context = ssl._create_unverified_context()  # the operator's choice: rgw_verify_tls false
+
+    def __repr__(self) -> str:
+        return f"AdminOpsClient({self.endpoint!r}, access_key={self._access_key[:4]}...)"
+
+    def get_raw(self, path: str, params: dict[str, str], timeout: float) -> bytes:
+        """The response body; RgwError (without the keys) on any failure."""
+        url = f"{self.endpoint}{path}?{urllib.parse.urlencode(params)}"
+        headers = sigv4_headers("GET", url, self._access_key, self._secret_key, self.region)
+        request = urllib.request.Request(url, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout, context=self.context) as response:
+                body = response.read()
+        except urllib.error.HTTPError as e:
+            detail = e.read(300).decode(errors="replace").strip()
+            raise RgwError(f"RGW Admin Ops {self.endpoint}{path}: HTTP {e.code}: {detail}") from None
+        except (urllib.error.URLError, OSError) as e:
+            raise RgwError(f"RGW Admin Ops {self.endpoint}{path}: {getattr(e, 'reason', e)}") from None
+        return body
+
+    def bucket_stats(self, timeout: float) -> bytes:
+        """Every bucket with its stats, one request: the JSON text (parsed by the core)."""
+        return self.get_raw("/admin/bucket", {"stats": "true", "format": "json"}, timeout)
+
+
+# --- radosgw-admin as this manager -------------------------------------------------
+
+
+def radosgw_admin_available() -> bool:
+    return shutil.which("radosgw-admin") is not None
+
+
+def radosgw_admin_argv(conf_path: str, keyring: str, mgr_id: str, args: list[str]) -> list[str]:
+    """The command line MgrModule.send_rgwadmin_command uses (16.2.15+), with our own timeout."""
+    argv = ["radosgw-admin"]
+    if conf_path:
+        argv += ["-c", conf_path]
+    if keyring:
+        argv += ["-k", keyring]
+    return argv + ["-n", f"mgr.{mgr_id}", *args, "--format", "json"]
+
+
+def run_radosgw_admin(argv: list[str], timeout: float) -> bytes:
+    """stdout of the tool (JSON text); RgwError with its last stderr line on failure."""
+    if shutil.which(argv[0]) is None:
+        raise RgwError("radosgw-admin is not installed on this manager host (Debian/Ubuntu: apt install radosgw)")
+    try:
+        proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, env=dict(os.environ))
+    except subprocess.TimeoutExpired:
+        raise RgwError(f"radosgw-admin {' '.join(_subcommand(argv))} timed out after {timeout:g}s") from None
+    if proc.returncode != 0:
+        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise RgwError(
+            f"radosgw-admin {' '.join(_subcommand(argv))} exited {proc.returncode}: {lines[-1] if lines else ''}"
+        )
+    return proc.stdout.strip() or b"[]"
+
+
+def _subcommand(argv: list[str]) -> list[str]:
+    i = argv.index("-n") + 2 if "-n" in argv else 1
+    return [a for a in argv[i:] if a not in ("--format", "json")]
+
+
+# --- the reshard queue from RADOS ---------------------------------------------------
+
+
+def decode_reshard_entry(value: bytes, what: str = "reshard entry") -> ReshardEntry:
+    """One omap value of the reshard log, decoded by the core (exporter/core/reshard_queue.py)."""
+    try:
+        return decode_entry(value)
+    except InputError as e:
+        raise RgwError(f"{what}: {e}") from None
+
+
+def reshard_log_oids(num_logs: int) -> list[str]:
+    return [f"{RESHARD_OID_PREFIX}{i:010d}" for i in range(num_logs)]
+
+
+def rgw_log_pools(pool_names: list[str]) -> list[str]:
+    """Every zone's log pool: `<zone>.rgw.log` (default.rgw.log for the default zone)."""
+    return sorted(n for n in pool_names if n.endswith(".rgw.log"))
+
+
+def read_reshard_queue(
+    read_omap: Callable[[str, str, str], list[tuple[str, bytes]]], pools: list[str], num_logs: int
+) -> list[ReshardEntry]:
+    """read_omap(pool, oid, start_after) -> [(key, value)] in key order, [] when absent."""
+    entries = []
+    for pool in pools:
+        for oid in reshard_log_oids(num_logs):
+            after = ""
+            while True:
+                page = read_omap(pool, oid, after)
+                for key, value in page:
+                    entries.append(decode_reshard_entry(value, f"{pool}/{RESHARD_NAMESPACE}/{oid}[{key!r}]"))
+                if len(page) < OMAP_PAGE:
+                    break
+                after = page[-1][0]
+    return entries
+
+
+OMAP_PAGE = 1000
+
+
+def rados_omap_reader(rados_handle: Any) -> Callable[[str, str, str], list[tuple[str, bytes]]]:
+    """read_omap over a python-rados handle (the manager's `self.rados`)."""
+    import rados  # python3-rados, always present next to ceph-mgr
+
+    ioctxs: dict[str, Any] = {}
+
+    def read(pool: str, oid: str, start_after: str) -> list[tuple[str, bytes]]:
+        ioctx = ioctxs.get(pool)
+        if ioctx is None:
+            try:
+                ioctx = rados_handle.open_ioctx(pool)
+            except rados.ObjectNotFound:
+                raise RgwError(f"RGW log pool {pool!r} does not exist") from None
+            ioctx.set_namespace(RESHARD_NAMESPACE)
+            ioctxs[pool] = ioctx
+        with rados.ReadOpCtx() as op:
+            it, _ = ioctx.get_omap_vals(op, start_after, "", OMAP_PAGE)
+            try:
+                ioctx.operate_read_op(op, oid)
+            except rados.ObjectNotFound:
+                return []
+            return [(k, v) for k, v in it]
+
+    read.close = lambda: [i.close() for i in ioctxs.values()]  # type: ignore[attr-defined]
+    return read

@@ -1,0 +1,273 @@
+"""The snapshot parts, built from the manager's own data.
+
+Each source is one function of the manager handle (anything with MgrModule's methods:
+`get`, `list_servers`, `get_perf_schema`, `get_latest`, `get_ceph_option`, `mon_command`,
+`rados`, ...) and returns the part the core's `inputs` parser makes of the same data the
+sidecar reads with `ceph` commands. Names are the sidecar's, so `ceph_scale_source_*`
+series match between the producers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from . import rgw
+from .ceph_scale_core import inputs
+from .ceph_scale_core.snapshot import ReshardPart
+from .options import ModuleSettings
+
+SOURCE_NAMES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
+
+
+class SourceError(RuntimeError):
+    pass
+
+
+def _loads(obj: Any, what: str) -> Any:
+    if isinstance(obj, (bytes, str)):
+        try:
+            return json.loads(obj)
+        except ValueError as e:
+            raise SourceError(f"{what}: invalid JSON: {e}") from None
+    return obj
+
+
+def mgr_get(mgr: Any, name: str) -> Any:
+    data = _loads(mgr.get(name), name)
+    if data is None:
+        raise SourceError(f"the manager has no {name!r} yet")
+    return data
+
+
+# --- osd_map: osd_map + osd_stats + crush classes + metadata (= osd df / dump / metadata) --
+
+
+def osd_df_from_stats(osd_stats: Any, crush: Any, osd_dump: Any) -> dict:
+    """An `osd df`-shaped {"nodes": [...]} from the manager's PG map OSD stats.
+
+    `osd df` reports, per OSD in the map, kb / kb_used / kb_avail from the same
+    osd_stat_t (statfs) and the device class from the CRUSH map; an OSD without stats
+    (never booted) reports zeros there too.
+    """
+    rows = osd_stats.get("osd_stats", osd_stats) if isinstance(osd_stats, dict) else osd_stats
+    if not isinstance(rows, list):
+        raise SourceError("osd_stats: expected a list of OSD stats")
+    stats = {}
+    for i, s in enumerate(rows):
+        if not isinstance(s, dict) or "osd" not in s:
+            raise SourceError(f"osd_stats[{i}]: missing 'osd'")
+        stats[int(s["osd"])] = s
+    classes = {}
+    for d in crush.get("devices", []) if isinstance(crush, dict) else []:
+        if isinstance(d, dict) and "id" in d:
+            classes[int(d["id"])] = d.get("class", "") or ""
+    nodes = []
+    for o in osd_dump.get("osds", []):
+        osd_id = int(o["osd"])
+        s = stats.get(osd_id, {})
+        nodes.append(
+            {
+                "id": osd_id,
+                "name": f"osd.{osd_id}",
+                "device_class": classes.get(osd_id, ""),
+                "kb": s.get("kb", 0),
+                "kb_used": s.get("kb_used", 0),
+                "kb_avail": s.get("kb_avail", 0),
+            }
+        )
+    return {"nodes": nodes}
+
+
+def collect_osd_map(mgr: Any) -> Any:
+    t = time.time()
+    dump = mgr_get(mgr, "osd_map")
+    df = osd_df_from_stats(mgr_get(mgr, "osd_stats"), mgr_get(mgr, "osd_map_crush"), dump)
+    metadata = mgr_get(mgr, "osd_metadata")
+    return inputs.osd_map_part(df, dump, metadata, t)
+
+
+# --- capacity: df (detail) + pool layouts -------------------------------------------
+
+
+def collect_capacity(mgr: Any) -> Any:
+    t = time.time()
+    return inputs.capacity_part(mgr_get(mgr, "df"), mgr_get(mgr, "osd_map"), t)
+
+
+# --- pgs -----------------------------------------------------------------------
+
+
+def collect_pgs(mgr: Any) -> Any:
+    t = time.time()
+    return inputs.pg_part(mgr_get(mgr, "pg_stats"), t)
+
+
+# --- health ----------------------------------------------------------------------
+
+
+def collect_health(mgr: Any) -> Any:
+    t = time.time()
+    health = mgr_get(mgr, "health")
+    if isinstance(health, dict) and "json" in health:  # the manager wraps it: {"json": "<text>"}
+        health = _loads(health["json"], "health.json")
+    return inputs.health_part(health, t)
+
+
+# --- perf counters ---------------------------------------------------------------
+
+
+def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> dict[str, dict[str, float]]:
+    """daemon ("osd.3", "rgw.<id>") -> {counter path: latest value}, only the counters the core uses.
+
+    The same per-daemon schema and latest values `get_all_perf_counters()` (Pacific,
+    Quincy) / `get_unlabeled_perf_counters()` (Reef+) walk, without their priority
+    filter and without reading every other counter of every daemon. RGW daemons are
+    keyed by their service id, the prometheus module's `instance_id`.
+    """
+    out: dict[str, dict[str, float]] = {}
+    for server in mgr.list_servers() or []:
+        for service in server.get("services", []):
+            kind, ident = service.get("type"), str(service.get("id"))
+            if kind not in ("osd", "rgw"):
+                continue
+            daemon = f"{kind}.{ident}"
+            schemas = mgr.get_perf_schema(kind, ident) or {}
+            schema = schemas.get(daemon) or {}
+            values = {}
+            for path in paths:
+                if path in schema:
+                    values[path] = mgr.get_latest(kind, ident, path)
+            if values:
+                out[daemon] = values
+    return out
+
+
+def fetch_counters_fallback(mgr: Any) -> dict[str, dict[str, float]]:
+    """Through the stock walker, where the per-daemon calls are missing (renamed)."""
+    walk = getattr(mgr, "get_unlabeled_perf_counters", None) or mgr.get_all_perf_counters
+    wanted = set(inputs.PERF_COUNTERS)
+    out: dict[str, dict[str, float]] = {}
+    for daemon, counters in walk(prio_limit=0, services=("osd", "rgw")).items():
+        values = {p: c["value"] for p, c in counters.items() if p in wanted}
+        if values:
+            out[daemon] = values
+    return out
+
+
+def collect_perf(mgr: Any) -> Any:
+    t = time.time()
+    if hasattr(mgr, "get_perf_schema") and hasattr(mgr, "get_latest"):
+        counters = fetch_counters(mgr)
+    else:
+        counters = fetch_counters_fallback(mgr)
+    return inputs.perf_part(counters, t)
+
+
+# --- settings -------------------------------------------------------------------
+
+
+def config_get(mgr: Any, who: str, key: str) -> Any:
+    ret, out, err = mgr.mon_command({"prefix": "config get", "who": who, "key": key, "format": "json"})
+    if ret != 0:
+        raise SourceError(f"config get {who} {key}: {err.strip() or f'error {ret}'}")
+    return _loads(out, f"config get {who} {key}") if out.strip() else None
+
+
+def collect_settings(mgr: Any, settings: ModuleSettings) -> Any:
+    """Scrub options as this manager uses them (it raises PG_NOT_SCRUBBED with them); the
+    RGW options as the RGWs' config section has them."""
+    t = time.time()
+    values = {}
+    for option in inputs.SETTING_OPTIONS:
+        if option.startswith("rgw_"):
+            values[option] = config_get(mgr, settings.rgw_config_section, option)
+        else:
+            values[option] = mgr.get_ceph_option(option)
+    return inputs.settings_part(values, t)
+
+
+# --- RGW: buckets and the reshard queue ------------------------------------------
+
+
+def rgw_mode(settings: ModuleSettings) -> str:
+    """'admin_api', 'radosgw_admin' or 'off' for the bucket stats."""
+    mode = settings.rgw_source
+    if mode == "auto":
+        if settings.rgw_endpoint:
+            return "admin_api"
+        if rgw.radosgw_admin_available():
+            return "radosgw_admin"
+        raise rgw.RgwError(
+            "no way to read RGW bucket stats: set mgr/scale/rgw_endpoint, rgw_access_key and rgw_secret_key "
+            "(Admin Ops API), or install radosgw-admin on the manager hosts"
+        )
+    return mode
+
+
+def _radosgw_admin(mgr: Any, settings: ModuleSettings, args: list[str]) -> Any:
+    conf = mgr.get_ceph_conf_path() if hasattr(mgr, "get_ceph_conf_path") else ""
+    argv = rgw.radosgw_admin_argv(str(conf or ""), str(mgr.get_ceph_option("keyring") or ""), mgr.get_mgr_id(), args)
+    return rgw.run_radosgw_admin(argv, settings.rgw_timeout)
+
+
+def parse_buckets(raw: bytes, t: float) -> Any:
+    """The core's streaming parser where it has one (100,000+ buckets), else json + buckets_part."""
+    fast = getattr(inputs, "buckets_part_from_json", None)
+    if fast is not None:
+        return fast(raw, t)
+    return inputs.buckets_part(_loads(raw, "bucket stats"), t)
+
+
+def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:
+    t = time.time()
+    mode = rgw_mode(settings)
+    if mode == "admin_api":
+        client = rgw.AdminOpsClient(
+            settings.rgw_endpoint,
+            settings.rgw_access_key,
+            settings.rgw_secret_key,
+            settings.rgw_region,
+            settings.rgw_verify_tls,
+        )
+        raw = client.bucket_stats(settings.rgw_timeout)
+    elif mode == "radosgw_admin":
+        raw = _radosgw_admin(mgr, settings, ["bucket", "stats"])
+    else:
+        raise rgw.RgwError(f"bucket stats are disabled (mgr/scale/rgw_source is {mode})")
+    return parse_buckets(raw, t)
+
+
+def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
+    t = time.time()
+    if settings.rgw_source == "radosgw_admin":
+        raw = _radosgw_admin(mgr, settings, ["reshard", "list"])
+        return inputs.reshard_part(_loads(raw, "reshard list"), t)
+    pools = settings.log_pools()
+    if not pools:
+        dump = mgr_get(mgr, "osd_map")
+        pools = rgw.rgw_log_pools([p.get("pool_name", "") for p in dump.get("pools", [])])
+    if not pools:
+        raise rgw.RgwError("no RGW log pool (*.rgw.log) in the OSD map; set mgr/scale/rgw_log_pools")
+    num_logs = config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
+    num_logs = int(num_logs) if num_logs not in (None, "") else 16
+    reader = rgw.rados_omap_reader(mgr.rados)
+    try:
+        entries = rgw.read_reshard_queue(reader, pools, num_logs)
+    finally:
+        reader.close()  # type: ignore[attr-defined]
+    return ReshardPart(collected_at=t, entries=tuple(entries))
+
+
+def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[str, Callable[[], Any]]:
+    return {
+        "osd_map": lambda: collect_osd_map(mgr),
+        "capacity": lambda: collect_capacity(mgr),
+        "perf": lambda: collect_perf(mgr),
+        "pgs": lambda: collect_pgs(mgr),
+        "settings": lambda: collect_settings(mgr, settings()),
+        "health": lambda: collect_health(mgr),
+        "buckets": lambda: collect_buckets(mgr, settings()),
+        "reshard": lambda: collect_reshard(mgr, settings()),
+    }

@@ -1,0 +1,91 @@
+"""The core's durable state in the manager's key/value store (`set_store`/`get_store`).
+
+The store lives in the monitors' config-key database, whose entries are capped
+(`mon_config_key_max_entry_size`, 64 KiB by default). The reshard bucket table holds one
+entry per bucket, megabytes at 100,000+ buckets, so it is split: a small header under
+`state` (version, reshard event count, ...) and the table in compressed chunks
+`state/buckets/<i>`, each bucket in chunk crc32(key) % N. A reshard changes one bucket
+and so rewrites one chunk; N doubles when a chunk outgrows the cap.
+
+Chunks are written before the header, so the header never names chunks that are not
+there; a chunk that is missing anyway is skipped on restore (its buckets count as new,
+which can only miss a reshard, never count one twice).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from typing import Any, Callable
+
+HEADER_KEY = "state"
+CHUNK_PREFIX = "state/buckets/"
+MAX_VALUE_BYTES = 48 * 1024
+MAX_CHUNKS = 1 << 14
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def encode(durable: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
+    """Store entries (key -> value) for `DerivationState.durable()`."""
+    header = json.loads(_dumps(durable))  # deep copy, plain JSON types
+    reshard = header.get("reshard")
+    table = reshard.pop("buckets", {}) if isinstance(reshard, dict) else {}
+    n = 1
+    while True:
+        parts: list[dict] = [{} for _ in range(n)]
+        for key, value in table.items():
+            parts[zlib.crc32(key.encode()) % n][key] = value
+        chunks = [base64.b64encode(zlib.compress(_dumps(p).encode(), 6)).decode() for p in parts]
+        if max(len(c) for c in chunks) <= max_value or n >= MAX_CHUNKS:
+            break
+        n *= 2
+    if isinstance(reshard, dict):
+        reshard["bucket_chunks"] = n
+    out = {f"{CHUNK_PREFIX}{i}": c for i, c in enumerate(chunks)}
+    out[HEADER_KEY] = _dumps(header)
+    return out
+
+
+def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
+    """(durable state or None when nothing is stored, problems found)."""
+    raw = get(HEADER_KEY)
+    if raw is None:
+        return None, []
+    header = json.loads(raw)
+    problems = []
+    reshard = header.get("reshard")
+    if isinstance(reshard, dict) and "bucket_chunks" in reshard:
+        n = int(reshard.pop("bucket_chunks"))
+        table: dict = {}
+        for i in range(n):
+            chunk = get(f"{CHUNK_PREFIX}{i}")
+            if chunk is None:
+                problems.append(f"state chunk {i} of {n} is missing")
+                continue
+            try:
+                table.update(json.loads(zlib.decompress(base64.b64decode(chunk))))
+            except (ValueError, zlib.error) as e:
+                problems.append(f"state chunk {i} of {n} is unreadable: {e}")
+        reshard["buckets"] = table
+    return header, problems
+
+
+def plan_writes(previous: dict[str, str], new: dict[str, str]) -> list[tuple[str, str | None]]:
+    """set_store calls, chunks first, then the header, then removals (value None)."""
+    writes = [(k, v) for k, v in sorted(new.items()) if k != HEADER_KEY and previous.get(k) != v]
+    if previous.get(HEADER_KEY) != new.get(HEADER_KEY) and HEADER_KEY in new:
+        writes.append((HEADER_KEY, new[HEADER_KEY]))
+    writes += [(k, None) for k in sorted(previous) if k not in new]
+    return writes
+
+
+def without_clock(durable: dict) -> str:
+    """The state minus the time it was last observed: a change worth writing."""
+    copy = json.loads(_dumps(durable))
+    if isinstance(copy.get("reshard"), dict):
+        copy["reshard"].pop("seen_at", None)
+    return _dumps(copy)

@@ -1,0 +1,31 @@
+"""docs/mgr-module.md says what the module does: every option with its default, every health check."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scale import checks, options
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "mgr-module.md").read_text()
+ROW = re.compile(r"^\| `([a-z_]+)` \|([^|]*)\|", re.M)
+
+
+def test_every_module_option_is_documented_with_its_default():
+    rows = dict(ROW.findall(DOC))
+    for spec in options.MODULE_SPECS:
+        assert spec.name in rows, spec.name
+        if spec.type in ("int", "float"):
+            assert rows[spec.name].strip() == f"{spec.default:g}", spec.name
+        elif spec.type == "bool":
+            assert rows[spec.name].strip() == str(spec.default).lower(), spec.name
+
+
+def test_every_health_check_is_documented():
+    codes = [code for code, _ in checks.CHECKS] + ["SCALE_BAD_CONFIG", "SCALE_METRICS_SERVER_DOWN"]
+    for code in codes:
+        assert f"| `{code}` |" in DOC, code
+
+
+def test_thresholds_point_to_the_configuration_doc():
+    assert "[configuration.md](configuration.md)" in DOC

@@ -1,0 +1,480 @@
+"""The ceph-mgr module `scale` in the real test cluster's managers (Pacific, 2 mgrs).
+
+Uses the session fixture `ceph_cluster` (tests/conftest.py): a running TestCluster with
+extra_mgr_modules={"scale": mgr_module/scale} and a standby manager. The module is enabled
+once for this file (which respawns the active manager, as Pacific does for any module
+change) and disabled at the end. Each manager serves on its own port
+(mgr/scale/<id>/server_port): two managers on one host cannot share one.
+
+Ordered: the scenarios run in file order and each leaves the module serving.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.cluster
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
+TITLES = (
+    "1. BlueFS / RocksDB spillover",
+    "2. Distance to the fill target",
+    "3. RGW dynamic bucket resharding",
+    "4. Scrub backlog",
+    "5. S3 load per HDD OSD against the study's baseline",
+)
+# Families that need two samples of a moving quantity (rates, fitted trends): present or not
+# depending on timing, in either producer.
+TIMING = re.compile(
+    r"ceph_scale_(s3_|osd_ops_per_second|osd_hotspot|cluster_fill_rate|cluster_fill_seconds|pool_fill_seconds"
+    r"|bluefs_db_next_level|pg_scrub_backlog_clear)"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout: float, interval: float = 1.0, what: str = "condition"):
+    end = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < end:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except Exception as e:  # not there yet
+            last = e
+        time.sleep(interval)
+    raise TimeoutError(
+        f"timed out after {timeout:g}s waiting for {what}" + (f" (last error: {last!r})" if last else "")
+    )
+
+
+def http_get(url: str, timeout: float = 10) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def families(text: str) -> dict[str, dict[tuple, float]]:
+    """{sample name (counters with _total): {sorted label pairs, cluster dropped: value}}."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[str, dict[tuple, float]] = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            labels = tuple(sorted((k, v) for k, v in s.labels.items() if k != "cluster"))
+            out.setdefault(s.name, {})[labels] = s.value
+    return out
+
+
+def label_names(text: str) -> dict[str, frozenset]:
+    """{family name as docs/metrics.md writes it (counters with _total): label names}."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out = {}
+    for fam in text_string_to_metric_families(text):
+        names: set[str] = set()
+        for s in fam.samples:
+            names |= set(s.labels) - {"le"}
+        out[fam.name + ("_total" if fam.type == "counter" else "")] = frozenset(names)
+    return out
+
+
+class Scale:
+    """The module as seen from outside: its URLs (from `ceph mgr services`), metrics, options."""
+
+    def __init__(self, cluster) -> None:
+        self.c = cluster
+        self.ports = {ident: free_port() for ident in cluster.mgr_ids}
+
+    def set(self, key: str, value, force: bool = True) -> None:
+        args = ["config", "set", "mgr", f"mgr/scale/{key}", str(value)] + (["--force"] if force else [])
+        self.c.ceph(*args, fmt_json=False)
+
+    def url(self) -> str:
+        uri = self.c.ceph("mgr", "services", timeout=10).get("scale")
+        assert uri, "the active manager has not published the scale URI"
+        return uri.rstrip("/") + "/metrics"
+
+    def text(self) -> str:
+        status, body = http_get(self.url())
+        assert status == 200, (status, body[:300])
+        return body
+
+    def metrics(self) -> dict[str, dict[tuple, float]]:
+        return families(self.text())
+
+    def value(self, name: str, **labels):
+        samples = self.metrics().get(name, {})
+        found = [v for k, v in samples.items() if set(labels.items()) <= set(k)]
+        return found[0] if len(found) == 1 else None
+
+    def source_ok(self) -> dict[str, float]:
+        return {dict(k)["source"]: v for k, v in self.metrics()["ceph_scale_source_success"].items()}
+
+    def wait_value(self, name: str, predicate, timeout: float = 60, **labels):
+        """The value once predicate(value) holds (0 included)."""
+        seen = []
+
+        def ok() -> bool:
+            v = self.value(name, **labels)
+            if v is not None and predicate(v):
+                seen.append(v)
+                return True
+            return False
+
+        wait_until(ok, timeout, what=f"{name}{labels}")
+        return seen[-1]
+
+
+@pytest.fixture(scope="module")
+def scale(ceph_cluster):
+    c = ceph_cluster
+    m = Scale(c)
+    m.set("server_addr", "127.0.0.1")
+    for ident, port in m.ports.items():
+        m.set(f"{ident}/server_port", port)
+    for key, value in (("interval", 2), ("pgs_interval", 3), ("settings_interval", 5), ("rgw_interval", 3)):
+        m.set(key, value)
+    # RGW through the Admin Ops API, as an operator would set it up
+    m.set("rgw_endpoint", c.rgw_endpoint)
+    m.set("rgw_access_key", c.admin_keys[0])
+    m.set("rgw_secret_key", c.admin_keys[1])
+    c.ceph("mgr", "module", "enable", "scale", fmt_json=False)
+    wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
+    wait_until(lambda: "ceph_scale_build_info" in m.text(), 120, interval=2, what="the module's /metrics")
+    wait_until(lambda: prometheus_answers(c), 120, interval=2, what="the mgr prometheus module")
+    yield m
+    c.ceph("mgr", "module", "disable", "scale", fmt_json=False)  # respawns the active manager again
+    wait_until(lambda: prometheus_answers(c), 120, interval=2, what="the mgr prometheus module")
+
+
+def prometheus_answers(c) -> bool:
+    """The prometheus module of whichever manager is active now (a respawn can move it)."""
+    c.refresh_active_mgr()
+    return "ceph_osd_up" in c.mgr_metrics(10)
+
+
+def test_every_source_succeeds(scale):
+    wait_until(lambda: scale.source_ok() == {s: 1.0 for s in SOURCES}, 90, what="every source to succeed")
+    assert scale.value("ceph_scale_build_info", producer="mgr") == 1
+
+
+def test_exposition_passes_promtool(scale):
+    import subprocess
+
+    proc = subprocess.run(["promtool", "check", "metrics"], input=scale.text().encode(), capture_output=True)
+    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
+
+
+def documented_labels() -> dict[str, frozenset]:
+    """family -> label names (plus cluster) from the tables of docs/metrics.md."""
+    out = {}
+    for line in (REPO / "docs" / "metrics.md").read_text().splitlines():
+        m = re.match(r"\|\s*`(ceph_scale_[a-z0-9_]+)`\s*\|\s*(\w+)\s*\|([^|]*)\|", line)
+        if m:
+            labels = {x.strip() for x in m.group(3).split(",") if x.strip()}
+            out[m.group(1)] = frozenset(labels | {"cluster"})
+    return out
+
+
+def test_families_and_labels_are_the_documented_ones(scale):
+    wait_until(lambda: "ceph_scale_rgw_buckets" in scale.metrics(), 60, what="RGW families")
+    ours = label_names(scale.text())
+    docs = documented_labels()
+    assert set(ours) <= set(docs), sorted(set(ours) - set(docs))
+    for name, labels in ours.items():
+        assert labels == docs[name], name
+
+
+def test_same_families_as_the_core_derives_from_the_cli(scale, ceph_cluster):
+    """One snapshot built from `ceph` CLI output (the sidecar's inputs), derived by the core:
+    every family it has, the module has, with the same labels and, for stable values, the same value."""
+    from exporter.core import inputs
+    from exporter.core.config import Thresholds
+    from exporter.core.derive import DerivationState, derive
+    from exporter.core.exposition import render
+    from exporter.core.snapshot import Snapshot
+
+    c = ceph_cluster
+    t = time.time()
+    dump = c.ceph("osd", "dump")
+    snap = Snapshot(
+        taken_at=t,
+        fsid=dump["fsid"],
+        osd_map=inputs.osd_map_part(c.ceph("osd", "df"), dump, c.ceph("osd", "metadata"), t),
+        capacity=inputs.capacity_part(c.ceph("df", "detail"), dump, t),
+        perf=inputs.perf_part(inputs.counters_from_prometheus_text(c.mgr_metrics()), t),
+        pgs=inputs.pg_part(c.ceph("pg", "dump", "pgs"), t),
+        health=inputs.health_part(c.ceph("health", "detail"), t),
+        buckets=inputs.buckets_part(c.rgw_admin_api("bucket", stats="true"), t),
+        reshard=inputs.reshard_part(c.reshard_list(), t),
+    )
+    text = render(derive(snap, DerivationState(Thresholds()), Thresholds(), producer="mgr")).decode()
+    core, ours = label_names(text), label_names(scale.text())
+    missing = {n for n in set(core) - set(ours) if not TIMING.match(n)}
+    assert not missing, sorted(missing)
+    for name in set(core) & set(ours):
+        assert core[name] == ours[name], name
+    a, b = families(text), scale.metrics()
+    for name in ("ceph_scale_osds", "ceph_scale_bluefs_db_size_bytes", "ceph_scale_pgs", "ceph_scale_rgw_buckets"):
+        assert a[name] == b[name], name
+
+
+def test_values_agree_with_ceph(scale, ceph_cluster):
+    direct = ceph_cluster.bluefs(0)["slow_used_bytes"]
+    spilled = scale.wait_value("ceph_scale_bluefs_spilled_bytes", lambda v: v > 0, ceph_daemon="osd.0")
+    assert abs(spilled - direct) <= 0.2 * direct
+    assert scale.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.1") == 0
+    stats = ceph_cluster.ceph("df")["stats"]
+    assert scale.value("ceph_scale_cluster_used_ratio") == pytest.approx(stats["total_used_raw_ratio"], abs=0.01)
+    nodes = {f"osd.{n['id']}": n["utilization"] / 100 for n in ceph_cluster.ceph("osd", "df")["nodes"]}
+    for daemon, ratio in nodes.items():
+        assert scale.value("ceph_scale_osd_used_ratio", ceph_daemon=daemon) == pytest.approx(ratio, abs=0.01)
+    limit = int(ceph_cluster.ceph("config", "get", "client.rgw", "rgw_max_objs_per_shard"))
+    assert scale.value("ceph_scale_config", option="rgw_max_objs_per_shard") == limit
+
+
+def test_status_command_reports_every_signal(scale, ceph_cluster):
+    text = ceph_cluster.ceph("scale", "status", fmt_json=False)
+    for title in TITLES:
+        assert title in text
+    assert "osd.0:" in text  # the spilling OSD is named
+    data = ceph_cluster.ceph("scale", "status")  # --format json
+    assert set(data["signals"]) == {"spillover", "fill", "reshard", "scrub", "load"}
+    assert data["signals"]["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
+    assert data["sources"]["buckets"]["success"] is True
+
+
+def test_out_of_range_threshold_refused_by_the_monitor(scale, ceph_cluster):
+    from cluster.testcluster import CephError
+
+    with pytest.raises(CephError, match="exceeds maximum"):
+        scale.set("fill_target_ratio", 2, force=False)
+    assert scale.value("ceph_scale_config", option="fill_target_ratio") == 0.8
+
+
+def test_bad_threshold_rejected_previous_kept_module_serving(scale, ceph_cluster):
+    c = ceph_cluster
+    scale.set("fill_target_ratio", 2)  # --force: past the monitor's range check
+    wait_until(
+        lambda: "fill_target_ratio: 2.0 is outside" in json.dumps(c.health_checks().get("SCALE_BAD_CONFIG")),
+        60,
+        what="SCALE_BAD_CONFIG naming fill_target_ratio",
+    )
+    assert scale.value("ceph_scale_config", option="fill_target_ratio") == 0.8
+    scale.set("fill_target_ratio", 0.95)  # in range, but above fill_critical_ratio
+    wait_until(
+        lambda: "fill_warn_ratio <= fill_target_ratio" in json.dumps(c.health_checks().get("SCALE_BAD_CONFIG")),
+        60,
+        what="the cross-field rejection",
+    )
+    assert scale.value("ceph_scale_config", option="fill_target_ratio") == 0.8
+    assert scale.source_ok()["osd_map"] == 1
+    scale.set("fill_target_ratio", 0.8)
+    c.wait_health("SCALE_BAD_CONFIG", False, 60)
+
+
+def test_threshold_change_moves_metrics_and_health(scale, ceph_cluster):
+    c = ceph_cluster
+    used = scale.value("ceph_scale_cluster_used_ratio")
+    target = round(used + 0.02, 3)  # within the 5-point margin
+    scale.set("fill_warn_ratio", round(target / 2, 3))
+    scale.set("fill_target_ratio", target)
+    scale.wait_value("ceph_scale_config", lambda v: v == target, option="fill_target_ratio")
+    check = c.wait_health("SCALE_FILL_HEADROOM", True, 60)
+    assert any("the cluster is" in d["message"] for d in check["detail"])
+    # Pacific does not pass `config rm` of a module option to the running module: set the defaults back
+    scale.set("fill_target_ratio", 0.8)
+    scale.set("fill_warn_ratio", 0.7)
+    c.wait_health("SCALE_FILL_HEADROOM", False, 60)
+
+
+def test_db_share_check_follows_its_threshold(scale, ceph_cluster):
+    c = ceph_cluster
+    # osd.0's DB is 256 MiB of 4 GiB (6.25 %), the others 1 GiB (25 %): above the study's 4 %
+    assert "SCALE_DB_SHARE_LOW" not in c.health_checks()
+    scale.set("bluefs_db_share_min_ratio", 0.1)
+    try:
+        check = c.wait_health("SCALE_DB_SHARE_LOW", True, 60)
+        assert [d["message"] for d in check["detail"]] == [
+            "osd.0: DB device is 6.2 % of the data device (study: at least 10.0 %)"
+        ]
+    finally:
+        scale.set("bluefs_db_share_min_ratio", 0.04)
+    c.wait_health("SCALE_DB_SHARE_LOW", False, 60)
+
+
+def test_load_check_against_a_lowered_baseline(scale, ceph_cluster):
+    from cluster import s3load
+
+    c = ceph_cluster
+    scale.set("baseline_put_ops_per_hdd", 0.01)  # 3 HDD OSDs: any PUT rate is far above it
+    try:
+        scale.wait_value("ceph_scale_config", lambda v: v == 0.01, option="baseline_put_ops_per_hdd")
+        r = s3load.run(c.rgw_endpoint, *c.user_keys, f"scale-load-{int(time.time())}", objects=60, size=1024,
+                       concurrency=2, gets=False, max_seconds=60)  # fmt: skip
+        assert r.puts > 0
+        check = c.wait_health("SCALE_LOAD_ABOVE_BASELINE", True, 60)
+        assert "x the study's baseline" in check["detail"][0]["message"]
+        assert scale.value("ceph_scale_s3_load_ratio", op="mixed", unit="ops") > 1
+    finally:
+        scale.set("baseline_put_ops_per_hdd", 60)
+    c.wait_health("SCALE_LOAD_ABOVE_BASELINE", False, 60)
+
+
+def test_standby_answers_503_naming_the_active(scale, ceph_cluster):
+    active = ceph_cluster.refresh_active_mgr()
+    standby = next(i for i in ceph_cluster.mgr_ids if i != active)
+    status, body = wait_until(
+        lambda: (lambda r: r if r[0] == 503 else None)(http_get(f"http://127.0.0.1:{scale.ports[standby]}/metrics")),
+        60,
+        what="the standby's 503",
+    )
+    assert f"mgr.{standby}" in body and f"127.0.0.1:{scale.ports[active]}/metrics" in body
+
+
+def bucket_seen(scale, bucket: str, objects: int):
+    return scale.value("ceph_scale_rgw_top_bucket_objects", bucket=bucket) == objects
+
+
+def test_reshard_counted_once_across_a_failover(scale, ceph_cluster):
+    """A bucket the module knows reshards while the managers fail over: the new active
+    manager restores the bucket table from the store and counts the reshard once."""
+    from cluster import s3load
+
+    c = ceph_cluster
+    bucket = f"scale-failover-{int(time.time())}"
+    limit = c.reshard_objs_per_shard  # 1 shard per new bucket: 1.5 x limit reshards once, to 3 shards
+    before = scale.wait_value("ceph_scale_rgw_reshard_events_total", lambda v: v >= 0)
+    r = s3load.run(c.rgw_endpoint, *c.user_keys, bucket, objects=limit // 2, size=512, gets=False, prefix="a")
+    assert r.errors == 0
+    wait_until(lambda: bucket_seen(scale, bucket, limit // 2), 60, what="the module to see the bucket")
+    old_id = c.bucket_stats(bucket)["id"]
+    time.sleep(3)  # one more buckets cycle and state save
+    c.fail_mgr()
+    r = s3load.run(c.rgw_endpoint, *c.user_keys, bucket, objects=limit, size=512, gets=False, prefix="b")
+    assert r.errors == 0
+    wait_until(lambda: c.bucket_stats(bucket)["id"] != old_id, 120, interval=1, what="RGW to reshard the bucket")
+    shards = c.bucket_stats(bucket)["num_shards"]
+    # the module's next bucket listing after the reshard: the new shard count, not only the objects
+    wait_until(
+        lambda: scale.value("ceph_scale_rgw_top_bucket_shards", bucket=bucket) == shards,
+        90,
+        what="the new active to see the resharded bucket",
+    )
+    assert scale.value("ceph_scale_rgw_reshard_events_total") == before + 1
+    time.sleep(8)  # more cycles: no double count
+    assert scale.value("ceph_scale_rgw_reshard_events_total") == before + 1
+    # and back: the first manager restores the same count from the store
+    c.fail_mgr()
+    wait_until(lambda: scale.value("ceph_scale_rgw_reshard_events_total") is not None, 90, what="the module again")
+    assert scale.value("ceph_scale_rgw_reshard_events_total") == before + 1
+
+
+def test_reshard_queue_read_from_rados_matches_radosgw_admin(scale, ceph_cluster):
+    c = ceph_cluster
+    bucket = f"scale-queued-{int(time.time())}"
+    entry = c.queue_reshard(bucket)
+    try:
+        queued = scale.wait_value("ceph_scale_rgw_reshard_queued", lambda v: v >= 1, timeout=60)
+        assert queued == len(c.reshard_list())
+        status = c.ceph("scale", "status")
+        assert status["signals"]["reshard"]["data"]["reshard_queued"] == queued
+        assert any(o["bucket"] == entry["bucket_name"] for o in status["signals"]["reshard"]["offenders"])
+        check = c.wait_health("SCALE_RESHARD_SOON", True, 60)
+        assert any(bucket in d["message"] for d in check["detail"])
+    finally:
+        c.release_reshards()
+    scale.wait_value("ceph_scale_rgw_reshard_queued", lambda v: v == 0, timeout=60)
+
+
+def test_unreachable_rgw_fails_the_buckets_source_only(scale, ceph_cluster):
+    closed = free_port()
+    buckets_before = scale.value("ceph_scale_rgw_buckets")
+    scale.set("rgw_endpoint", f"http://127.0.0.1:{closed}")
+    try:
+        wait_until(lambda: scale.source_ok()["buckets"] == 0, 60, what="the buckets source to fail")
+        status, _ = http_get(scale.url())
+        assert status == 200
+        ok = scale.source_ok()
+        assert ok["reshard"] == 1 and ok["osd_map"] == 1  # the queue is read from RADOS, not from RGW
+        assert scale.value("ceph_scale_rgw_buckets") == buckets_before  # the last good data, ageing
+        assert scale.value("ceph_scale_source_age_seconds", source="buckets") > 2
+        report = ceph_cluster.ceph("scale", "status")
+        assert f"127.0.0.1:{closed}" in report["sources"]["buckets"]["error"]
+        assert ceph_cluster.admin_keys[1] not in json.dumps(report)
+    finally:
+        scale.set("rgw_endpoint", ceph_cluster.rgw_endpoint)
+    wait_until(lambda: scale.source_ok()["buckets"] == 1, 60, what="the buckets source to recover")
+
+
+def test_rgw_keys_from_the_config_key_store(scale, ceph_cluster):
+    """The keys can live in the module's store (config-key), out of `ceph config dump`."""
+    c = ceph_cluster
+    scale.set("rgw_access_key", "")
+    scale.set("rgw_secret_key", "")
+    try:
+        wait_until(
+            lambda: "rgw_access_key" in c.ceph("scale", "status")["sources"]["buckets"]["error"],
+            60,
+            what="the buckets source to miss its keys",
+        )
+        c.ceph("config-key", "set", "mgr/scale/rgw_access_key", c.admin_keys[0], fmt_json=False)
+        c.ceph("config-key", "set", "mgr/scale/rgw_secret_key", c.admin_keys[1], fmt_json=False)
+        wait_until(lambda: scale.source_ok()["buckets"] == 1, 60, what="the buckets source with the stored keys")
+    finally:
+        scale.set("rgw_access_key", c.admin_keys[0])
+        scale.set("rgw_secret_key", c.admin_keys[1])
+        for key in ("rgw_access_key", "rgw_secret_key"):
+            c.ceph("config-key", "rm", f"mgr/scale/{key}", fmt_json=False)
+    for log in sorted((c.dir / "log").glob("mgr.*.log")):
+        assert c.admin_keys[1] not in log.read_text(errors="replace"), f"the RGW secret key is in {log}"
+
+
+def test_radosgw_admin_as_the_manager(scale, ceph_cluster):
+    """Without Admin Ops keys: radosgw-admin run with the manager's own identity and keyring."""
+    expected = len(ceph_cluster.radosgw_admin("bucket", "list"))
+    scale.set("rgw_source", "radosgw_admin")
+    try:
+        time.sleep(8)
+        wait_until(lambda: scale.source_ok() == {s: 1.0 for s in SOURCES}, 60, what="every source via radosgw-admin")
+        assert scale.value("ceph_scale_rgw_buckets") == expected
+    finally:
+        scale.set("rgw_source", "auto")
+
+
+def test_scrub_backlog_that_does_not_clear(scale, ceph_cluster):
+    """Scrubs blocked with short intervals: Ceph raises PG_NOT_DEEP_SCRUBBED; the module adds
+    that nothing completes, so the backlog never clears. Last: it changes the cluster."""
+    c = ceph_cluster
+    c.block_scrubs(wait=True)
+    # A fresh rate window (scrubs completed before the block, e.g. by earlier tests, would
+    # otherwise give a rate that clears the backlog): changing it restarts the window.
+    scale.set("scrub_rate_window_seconds", 60)
+    try:
+        check = c.wait_health("SCALE_SCRUB_BACKLOG", True, 90)
+        text = json.dumps(check)
+        assert "PGs overdue" in text and "so the backlog does not clear" in text
+        assert scale.value("ceph_scale_pg_scrub_backlog_clear_seconds", kind="deep_scrub") == float("inf")
+        report = c.ceph("scale", "status")
+        assert report["signals"]["scrub"]["status"] == "WARN"
+        assert report["signals"]["scrub"]["offenders"][0]["backlog_clear_seconds"] == "+Inf"
+    finally:
+        scale.set("scrub_rate_window_seconds", 3600)
+        c.unblock_scrubs(restore_intervals=True)

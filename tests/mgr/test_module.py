@@ -1,0 +1,214 @@
+"""The module class itself, on a fake manager: configuration, health, state, serving, commands."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from scale import statestore
+from scale.module import Module, StandbyModule
+
+from tests.mgr.fake_mgr import COMMANDS, load_fixture_data
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def make(**options) -> Module:
+    mod = Module("scale", None, None)
+    load_fixture_data(mod)
+    mod.options.update({"server_addr": "127.0.0.1", "server_port": free_port(), "rgw_source": "off", **options})
+    return mod
+
+
+def test_can_run():
+    assert Module.can_run() == (True, "")
+
+
+def test_every_option_is_declared_keyword_style():
+    names = {o["name"] for o in Module.MODULE_OPTIONS}
+    assert {"fill_target_ratio", "fill_forecast_warn_days", "rgw_endpoint", "server_port", "interval"} <= names
+    assert StandbyModule.MODULE_OPTIONS is Module.MODULE_OPTIONS
+    port = next(o for o in Module.MODULE_OPTIONS if o["name"] == "server_port")
+    assert port["default"] == 9284 and port["min"] == 1 and port["type"] == "int"
+
+
+def test_bad_threshold_is_rejected_whole_and_raises_scale_bad_config():
+    mod = make()
+    mod.options["fill_target_ratio"] = 0.75
+    mod.config_notify()
+    assert mod.thresholds.fill_target_ratio == 0.75 and "SCALE_BAD_CONFIG" not in (mod.health or {})
+    # target above critical: valid alone, refused with the others; nothing half-applied
+    mod.options.update({"fill_target_ratio": 0.95, "rgw_top_buckets": 50})
+    mod.config_notify()
+    assert mod.thresholds.fill_target_ratio == 0.75 and mod.thresholds.rgw_top_buckets == 20
+    check = mod.health["SCALE_BAD_CONFIG"]
+    assert "fill_warn_ratio <= fill_target_ratio <= fill_critical_ratio" in check["detail"][0]
+    # a value past the option's range (set with --force) is refused the same way
+    mod.options["fill_target_ratio"] = 2
+    mod.config_notify()
+    assert mod.thresholds.fill_target_ratio == 0.75 and "outside" in mod.health["SCALE_BAD_CONFIG"]["detail"][0]
+    mod.options["fill_target_ratio"] = 0.85
+    mod.config_notify()
+    assert mod.thresholds.fill_target_ratio == 0.85 and mod.thresholds.rgw_top_buckets == 50
+    assert "SCALE_BAD_CONFIG" not in mod.health
+
+
+def test_bad_module_option_keeps_the_previous_settings():
+    mod = make()
+    mod.config_notify()
+    mod.options["rgw_source"] = "telepathy"
+    mod.config_notify()
+    assert mod.settings.rgw_source == "off" and "rgw_source" in mod.health["SCALE_BAD_CONFIG"]["detail"][0]
+
+
+def test_rgw_keys_from_the_store_when_the_options_are_empty():
+    mod = make(rgw_endpoint="http://rgw:8080")
+    mod.config_notify()
+    mod.store.update({"rgw_access_key": "AK", "rgw_secret_key": "SK"})
+    s = mod._rgw_settings()
+    assert (s.rgw_access_key, s.rgw_secret_key) == ("AK", "SK")
+    mod.options.update({"rgw_access_key": "AK2", "rgw_secret_key": "SK2"})
+    mod.config_notify()
+    assert mod._rgw_settings().rgw_secret_key == "SK2"  # the options win
+
+
+def wait(predicate, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise TimeoutError
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+@pytest.fixture
+def serving():
+    mod = make(interval=1)
+    stored = statestore.encode(
+        {"version": 1, "reshard": {"events": 5, "seen_at": 50.0, "buckets": {"b": ["m", "i", 3]}}}
+    )
+    mod.store.update(stored)
+    thread = threading.Thread(target=mod.serve, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{mod.options['server_port']}"
+    wait(lambda: get_or_none(url + "/metrics")[0] == 200)
+    yield mod, url
+    mod.shutdown()
+    thread.join(15)
+    assert not thread.is_alive()
+
+
+def test_serves_metrics_restores_state_and_reports(serving):
+    mod, url = serving
+    status, text = get(url + "/metrics")
+    assert 'ceph_scale_build_info{cluster="' in text and 'producer="mgr"' in text
+    assert (
+        "ceph_scale_rgw_reshard_events_total" in text
+        and "} 5.0" in text.split("ceph_scale_rgw_reshard_events_total{")[1]
+    )
+    assert 'source="buckets"' not in text  # rgw_source off: not run, not reported
+    assert mod.uri == f"http://127.0.0.1:{mod.options['server_port']}/"
+    assert get(url + "/nope")[0] == 404
+    # health checks from the fixture data: the scrub backlog needs two PG samples, so none
+    # of ours fire on one capture except possibly fill; the call happened
+    assert mod.health_calls >= 1
+    rc, out, err = COMMANDS["scale status"](mod)
+    assert rc == 0 and "1. BlueFS / RocksDB spillover: WARN" in out
+    rc, out, err = COMMANDS["scale status"](mod, format="json")
+    assert json.loads(out)["signals"]["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
+
+
+def test_state_is_saved_when_it_changes(serving):
+    mod, url = serving
+    # the restored state is not rewritten while nothing but the clock moves
+    assert (
+        mod.store[statestore.HEADER_KEY]
+        == statestore.encode(
+            {"version": 1, "reshard": {"events": 5, "seen_at": 50.0, "buckets": {"b": ["m", "i", 3]}}}
+        )[statestore.HEADER_KEY]
+    )
+    mod.collector.state.reshard.events = 6
+    mod.collector.poke()
+    wait(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == 6)
+
+
+def test_port_in_use_raises_a_health_check_and_recovers():
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    port = blocker.getsockname()[1]
+    mod = make(interval=1, server_port=port)
+    thread = threading.Thread(target=mod.serve, daemon=True)
+    thread.start()
+    try:
+        wait(lambda: "SCALE_METRICS_SERVER_DOWN" in (mod.health or {}))
+        assert str(port) in mod.health["SCALE_METRICS_SERVER_DOWN"]["detail"][0]
+        blocker.close()
+        wait(lambda: "SCALE_METRICS_SERVER_DOWN" not in (mod.health or {}), timeout=15)
+        assert get(f"http://127.0.0.1:{port}/metrics")[0] == 200
+    finally:
+        blocker.close()
+        mod.shutdown()
+        thread.join(15)
+
+
+def test_standby_answers_503_naming_the_active():
+    sb = StandbyModule("scale", None)
+    port = free_port()
+    sb.options.update({"server_addr": "127.0.0.1"})
+    sb.localized["server_port"] = port
+    sb.uri = "http://10.0.0.1:9284/"
+    thread = threading.Thread(target=sb.serve, daemon=True)
+    thread.start()
+    try:
+        status, text = wait(
+            lambda: (lambda r: r if r[0] == 503 else None)(get_or_none(f"http://127.0.0.1:{port}/metrics"))
+        )
+        assert "mgr.x" in text and "is standby" in text and "http://10.0.0.1:9284/metrics" in text
+    finally:
+        sb.shutdown()
+        thread.join(15)
+    assert not thread.is_alive()
+
+
+def get_or_none(url):
+    try:
+        return get(url)
+    except OSError:
+        return (0, "")
+
+
+def test_can_run_names_the_missing_package(tmp_path):
+    """Without prometheus_client the module loads but says why it cannot run."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys; sys.modules['prometheus_client'] = None\n"
+        f"sys.path[:0] = [{str(repo)!r}, {str(repo / 'mgr_module')!r}]\n"
+        "from tests.mgr import fake_mgr; fake_mgr.install()\n"
+        "from scale.module import Module\n"
+        "print(Module.can_run())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "False" in out and "apt install python3-prometheus-client" in out

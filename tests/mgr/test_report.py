@@ -1,0 +1,91 @@
+"""`ceph scale status`: the report builder over derived families, text and JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scale.checks import CheckOptions, health_checks
+from scale.report import SIGNALS, TITLES, build_report, render_json, render_text
+
+from exporter.core.snapshot import SourceStatus
+from tests.mgr import snapshots as s
+from tests.mgr.test_sources import fixture_families
+from tests.unit.study_snapshot import rich_families, study_snapshot
+
+
+@pytest.fixture(scope="module")
+def rich():
+    fams = rich_families()
+    return fams, health_checks(fams, CheckOptions())
+
+
+def test_every_signal_has_data_at_study_scale(rich):
+    fams, checks = rich
+    report = build_report(fams, checks=checks, sources=study_snapshot(1120.0).sources)
+    for name in SIGNALS:
+        assert report["signals"][name]["status"] in ("OK", "WARN"), name
+        assert report["signals"][name]["lines"], name
+    assert report["cluster"] == "study"
+    text = render_text(report)
+    for name in SIGNALS:
+        assert TITLES[name] in text
+    assert "Sources: 1 of 8 failing" in text and "reshard: boom" in text
+
+
+def test_offenders_worst_first(rich):
+    fams, checks = rich
+    sig = build_report(fams, checks=checks)["signals"]
+    spilled = [o["spilled_bytes"] for o in sig["spillover"]["offenders"]]
+    assert spilled == sorted(spilled, reverse=True) and spilled
+    fills = [o["used_ratio"] for o in sig["fill"]["offenders"]]
+    assert fills == sorted(fills, reverse=True)
+    shard_fill = [o["shard_fill_ratio"] for o in sig["reshard"]["offenders"]]
+    assert shard_fill == sorted(shard_fill, reverse=True) and shard_fill[0] >= 1.0
+    hot = [o["hotspot_ratio"] for o in sig["load"]["offenders"]]
+    assert hot == sorted(hot, reverse=True)
+
+
+def test_json_is_machine_readable_with_infinities(rich):
+    fams, checks = rich
+    snaps = [s.snap(t, pgs=s.pgs(t, 10, overdue=4)) for t in (1000.0, 1600.0)]
+    report = build_report(s.derive_series(snaps))
+    data = json.loads(render_json(report))
+    assert data["signals"]["scrub"]["data"]["deep_scrub"]["backlog_clear_seconds"] == "+Inf"
+    assert data["signals"]["scrub"]["status"] == "WARN"
+    assert "SCALE_SCRUB_BACKLOG" in data["health_checks"]
+    assert json.loads(render_json(build_report(fams, checks=checks), pretty=True))["producer"] == "mgr"
+
+
+def test_no_data_is_said_not_zero():
+    report = build_report([])
+    assert {report["signals"][n]["status"] for n in SIGNALS} == {"NO DATA"}
+    text = render_text(report)
+    assert "NO DATA" in text and "none" in text
+
+
+def test_failing_source_and_health_checks_in_the_text():
+    report = build_report(
+        [],
+        checks={"SCALE_BAD_CONFIG": {"severity": "warning", "summary": "rejected", "count": 1, "detail": ["why"]}},
+        sources=[SourceStatus("buckets", False, 1.0, None, "RgwError: connection refused", 3)],
+    )
+    text = render_text(report)
+    assert "buckets: RgwError: connection refused (3 failures)" in text
+    assert "SCALE_BAD_CONFIG (warning): rejected" in text and "      why" in text
+
+
+@pytest.mark.parametrize("suffix", ["", "_queued", "_resharded"])
+def test_report_on_the_pacific_captures(suffix):
+    fams = fixture_families(suffix)
+    report = build_report(fams)
+    sig = report["signals"]
+    assert sig["spillover"]["status"] == "WARN"  # osd.0's 256 MiB DB spills
+    assert sig["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
+    assert sig["scrub"]["status"] == "WARN"  # scrubs were blocked with short intervals
+    assert sig["reshard"]["data"]["max_objs_per_shard"] == 100
+    if suffix == "_queued":
+        assert sig["reshard"]["data"]["reshard_queued"] == 1
+        assert sig["reshard"]["offenders"][0]["bucket"] == "queued-reshard"
+    text = render_text(report)
+    assert text.count("\n") > 20

@@ -1,0 +1,82 @@
+"""The durable state in the manager's store: small entries, one chunk rewritten per change."""
+
+from __future__ import annotations
+
+import json
+
+from scale import statestore
+
+from exporter.core.config import Thresholds
+from exporter.core.derive import DerivationState
+
+
+def durable(buckets: int, events: int = 3, seen_at: float = 100.0) -> dict:
+    table = {f"tenant/bucket-{i:06d}": [f"zone-1.{i}.1", f"zone-1.{i}.7", 11] for i in range(buckets)}
+    return {"version": 1, "reshard": {"events": events, "seen_at": seen_at, "buckets": table}}
+
+
+def roundtrip(entries: dict) -> dict:
+    data, problems = statestore.decode(entries.get)
+    assert problems == []
+    return data
+
+
+def test_small_state_roundtrips():
+    d = durable(3)
+    assert roundtrip(statestore.encode(d)) == d
+
+
+def test_100k_buckets_fit_under_the_config_key_limit():
+    d = durable(100_000)
+    entries = statestore.encode(d)
+    assert all(len(v) <= statestore.MAX_VALUE_BYTES for v in entries.values())
+    assert len(entries) > 2
+    assert roundtrip(entries) == d
+    # The restored state counts the next reshard once
+    state = DerivationState(Thresholds())
+    state.restore(roundtrip(entries))
+    assert state.reshard.events == 3 and len(state.reshard.buckets) == 100_000
+
+
+def test_one_reshard_rewrites_one_chunk_and_the_header():
+    before = durable(50_000)
+    after = json.loads(json.dumps(before))
+    after["reshard"]["buckets"]["tenant/bucket-000042"][1] = "zone-1.42.9"
+    after["reshard"]["events"] = 4
+    old, new = statestore.encode(before), statestore.encode(after)
+    writes = statestore.plan_writes(old, new)
+    assert [k for k, _ in writes][-1] == statestore.HEADER_KEY  # header last
+    assert len(writes) == 2
+
+
+def test_shrinking_removes_stale_chunks():
+    old = statestore.encode(durable(50_000))
+    new = statestore.encode(durable(10))
+    writes = statestore.plan_writes(old, new)
+    removed = [k for k, v in writes if v is None]
+    assert removed and all(k.startswith(statestore.CHUNK_PREFIX) for k in removed)
+    store = dict(old)
+    for k, v in writes:
+        if v is None:
+            store.pop(k)
+        else:
+            store[k] = v
+    assert roundtrip(store) == durable(10)
+
+
+def test_missing_chunk_keeps_the_count_and_the_rest():
+    entries = statestore.encode(durable(50_000))
+    chunk = sorted(k for k in entries if k.startswith(statestore.CHUNK_PREFIX))[0]
+    del entries[chunk]
+    data, problems = statestore.decode(entries.get)
+    assert problems and "missing" in problems[0]
+    assert data["reshard"]["events"] == 3 and 0 < len(data["reshard"]["buckets"]) < 50_000
+
+
+def test_nothing_stored():
+    assert statestore.decode({}.get) == (None, [])
+
+
+def test_only_the_clock_moving_is_not_a_change():
+    assert statestore.without_clock(durable(5, seen_at=1.0)) == statestore.without_clock(durable(5, seen_at=2.0))
+    assert statestore.without_clock(durable(5, events=3)) != statestore.without_clock(durable(5, events=4))
