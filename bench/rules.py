@@ -1,0 +1,339 @@
+"""Rule cost: the recording rules evaluated by a real Prometheus over 100 study-scale clusters.
+
+    python -m bench.rules [--clusters 100] [--hours 3] [--rules rules/recording.yml]
+
+1. The series: the exporter's own exposition of the synthetic 1x study cluster
+   (bench.synth, 318 OSDs), reduced to the families the rule files read, copied
+   for --clusters clusters (label cluster="c000".."c099"), every 30 s over the
+   last --hours hours: gauges drift a little, counters grow.
+2. Written as OpenMetrics and backfilled with
+   `promtool tsdb create-blocks-from openmetrics`.
+3. A real Prometheus (/usr/bin/prometheus, free port, its own temporary
+   directory, stopped by its PID) loads the blocks and the rule files and
+   evaluates every group --evaluations times.
+4. Reported: prometheus_rule_group_last_duration_seconds (and the samples each
+   group wrote) per group, with the series count and the time span.
+
+The data ends a little before Prometheus starts, so that the 5 m windows of
+the rules see it; nothing is scraped. Needs promtool and prometheus on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench import run as bench_run  # noqa: E402
+from exporter.core import exposition  # noqa: E402
+from exporter.core.derive import derive  # noqa: E402
+
+STEP = 30  # seconds between samples, the usual scrape interval
+SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$")
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+METRIC_TOKEN = re.compile(r"(?<![:\w])(ceph_scale_[a-z0-9_]+)(?![:\w])")
+
+
+def exposition_samples(data_dir: Path, seed: int) -> tuple[list[tuple[str, str, dict, float]], dict[str, str]]:
+    """(family, sample name, labels, value) of the 1x study cluster's exposition, and family -> type."""
+    d = bench_run.prepare(1, data_dir, seed)
+    manifest = json.loads((d / "manifest.json").read_text())
+    now, fsid = manifest["now"], bench_run.synth.FSID
+    raws = bench_run.load_raws(d)
+    parts = {name: bench_run.sidecar_source(name, raws, now) for name in bench_run.SIDECAR_ORDER}
+    del raws
+    state = bench_run.primed_state(bench_run.warm_parts(parts, now - 30), now - 30, fsid)
+    text = exposition.render(derive(bench_run.snapshot(parts, now, fsid), state)).decode()
+    types: dict[str, str] = {}
+    samples = []
+    family = ""
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ", 3)
+            family = name[: -len("_total")] if kind == "counter" and name.endswith("_total") else name
+            types[family] = kind
+            continue
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.match(line)
+        if m is None:
+            raise ValueError(f"unexpected exposition line: {line[:80]}")
+        labels = dict(LABEL.findall(m.group(2) or ""))
+        samples.append((family, m.group(1), labels, float(m.group(3))))
+    return samples, types
+
+
+def rule_metrics(rule_files: list[Path]) -> set[str]:
+    names: set[str] = set()
+    for f in rule_files:
+        names |= set(METRIC_TOKEN.findall(f.read_text()))
+    return names
+
+
+def write_openmetrics(path: Path, samples, types, clusters: int, start: int, end: int) -> int:
+    """Every series of every cluster, every STEP seconds in [start, end]; returns the sample count."""
+    times = list(range(start, end + 1, STEP))
+    by_family: dict[str, list] = {}
+    for fam, name, labels, value in samples:
+        by_family.setdefault(fam, []).append((name, labels, value))
+    count = 0
+    with open(path, "w", encoding="utf-8", buffering=1 << 22) as f:
+        for fam, rows in by_family.items():
+            kind = types[fam]
+            f.write(f"# TYPE {fam} {kind}\n")
+            for c in range(clusters):
+                cluster = f"c{c:03d}"
+                for k, (name, labels, value) in enumerate(rows):
+                    lab = ",".join(f'{key}="{cluster if key == "cluster" else v}"' for key, v in labels.items())
+                    prefix = f"{name}{{{lab}}} "
+                    # Per cluster and series, a different level and a slow drift (or growth for counters).
+                    wobble = 1.0 + 0.05 * math.sin(c * 1.3 + k * 0.7)
+                    if kind == "counter":
+                        base, slope = value * wobble, max(1.0, abs(value) / 86400.0)
+                        f.write("".join(f"{prefix}{base + slope * (t - start):.6g} {t}\n" for t in times))
+                    elif math.isinf(value) or math.isnan(value):
+                        text = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+                        f.write("".join(f"{prefix}{text} {t}\n" for t in times))
+                    else:
+                        base, drift = value * wobble, value * 0.02 / max(1, end - start)
+                        f.write("".join(f"{prefix}{base + drift * (t - start):.6g} {t}\n" for t in times))
+                    count += len(times)
+        f.write("# EOF\n")
+    return count
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def query(port: int, expr: str) -> list:
+    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return json.loads(r.read())["data"]["result"]
+
+
+def own_metrics(port: int) -> dict[str, list[tuple[dict, float]]]:
+    """Prometheus' own /metrics (nothing is scraped, so its self-metrics are not in its TSDB)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as r:
+        text = r.read().decode()
+    out: dict[str, list[tuple[dict, float]]] = {}
+    for fam in text_string_to_metric_families(text):
+        for sample in fam.samples:
+            out.setdefault(sample.name, []).append((sample.labels, sample.value))
+    return out
+
+
+def rules_api(port: int) -> list:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rules?type=record", timeout=30) as r:
+        return json.loads(r.read())["data"]["groups"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.rules", description=__doc__.split("\n\n")[0])
+    p.add_argument("--clusters", type=int, default=100)
+    p.add_argument("--hours", type=float, default=3.0)
+    p.add_argument("--rules", action="append", help="rule file (repeatable; default rules/recording.yml)")
+    p.add_argument("--interval", default="30s", help="group evaluation interval (default 30s)")
+    p.add_argument("--evaluations", type=int, default=4, help="evaluations of each group to wait for (default 4)")
+    p.add_argument(
+        "--lead",
+        type=float,
+        default=None,
+        help="seconds the data extends past the moment it is written, so that it ends just before Prometheus "
+        "starts (default: the expected write + backfill time, ~6 us a sample on 2 cores)",
+    )
+    p.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(), "ceph-scale-bench"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", help="also write the figures to this file")
+    args = p.parse_args(argv)
+    rule_files = [Path(r).resolve() for r in (args.rules or [str(REPO / "rules" / "recording.yml")])]
+    for tool in ("promtool", "prometheus"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} not found (apt install prometheus)")
+    for f in rule_files:
+        subprocess.run(["promtool", "check", "rules", str(f)], check=True, capture_output=True)
+
+    print("exposition of the 1x study cluster ...", flush=True)
+    samples, types = exposition_samples(Path(args.data_dir), args.seed)
+    wanted = rule_metrics(rule_files)
+    kept = [s for s in samples if s[1] in wanted]
+    per_cluster = len(kept)
+    print(
+        f"  {len(samples):,} series per cluster exposed, {per_cluster:,} in the {len(wanted)} metric names "
+        f"the rules read; x {args.clusters} clusters = {per_cluster * args.clusters:,} series",
+        flush=True,
+    )
+    work = Path(tempfile.mkdtemp(prefix="ceph-scale-rules-"))
+    proc = None
+    try:
+        points = int(args.hours * 3600) // STEP + 1
+        lead = args.lead if args.lead is not None else 30 + 8e-6 * per_cluster * args.clusters * points
+        end = int(time.time() + lead) // STEP * STEP
+        start = end - int(args.hours * 3600)
+        om = work / "series.om"
+        t0 = time.perf_counter()
+        n = write_openmetrics(om, kept, types, args.clusters, start, end)
+        t_write = time.perf_counter() - t0
+        size = om.stat().st_size
+        print(f"  wrote {n:,} samples ({size / 1e9:.2f} GB OpenMetrics) in {t_write:.0f} s", flush=True)
+        tsdb = work / "tsdb"
+        t0 = time.perf_counter()
+        subprocess.run(
+            ["promtool", "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        t_backfill = time.perf_counter() - t0
+        om.unlink()
+        blocks = sum(f.stat().st_size for f in tsdb.rglob("*") if f.is_file())
+        print(f"  backfilled in {t_backfill:.0f} s: {blocks / 1e6:,.0f} MB of blocks", flush=True)
+
+        wait = end + 1 - time.time()
+        if wait > 0:  # the head must start after the blocks end
+            time.sleep(wait)
+        port = free_port()
+        rules_dir = work / "rules"
+        rules_dir.mkdir()
+        for f in rule_files:
+            shutil.copy(f, rules_dir / f.name)
+        config = work / "prometheus.yml"
+        config.write_text(
+            json.dumps(
+                {
+                    "global": {"evaluation_interval": args.interval, "scrape_interval": args.interval},
+                    "rule_files": [str(rules_dir / f.name) for f in rule_files],
+                }
+            )
+        )
+        log = open(work / "prometheus.log", "wb")
+        proc = subprocess.Popen(
+            [
+                "prometheus",
+                f"--config.file={config}",
+                f"--storage.tsdb.path={tsdb}",
+                f"--web.listen-address=127.0.0.1:{port}",
+                "--storage.tsdb.retention.time=30d",
+                "--web.enable-lifecycle",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        started = time.time()
+        gap = started - end
+        print(f"  prometheus pid {proc.pid} on port {port}; data ends {gap:.0f} s before it starts", flush=True)
+        if gap > 240:
+            print("  WARNING: the 5 m windows will find little data; raise --lead", flush=True)
+        deadline = time.time() + 600
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"prometheus exited {proc.returncode}: {(work / 'prometheus.log').read_text()[-2000:]}"
+                )
+            try:
+                query(port, "up")
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(1)
+        durations: dict[str, list[float]] = {}
+        written: dict[str, float] = {}
+        seen: dict[str, float] = {}
+        while min((len(v) for v in durations.values()), default=0) < args.evaluations:
+            if time.time() > deadline:
+                raise RuntimeError("the rule groups did not evaluate in time")
+            time.sleep(2)
+            for group in rules_api(port):
+                name, last = group["name"], group.get("lastEvaluation", "")
+                if last.startswith("0001") or seen.get(name) == last:
+                    continue
+                seen[name] = last
+                durations.setdefault(name, []).append(float(group["evaluationTime"]))
+        own = own_metrics(port)
+        metric = {
+            labels["rule_group"].split(";")[-1]: value
+            for labels, value in own.get("prometheus_rule_group_last_duration_seconds", [])
+        }
+        for labels, value in own.get("prometheus_rule_group_last_evaluation_samples", []):
+            written[labels["rule_group"].split(";")[-1]] = value
+        failures = sum(value for _, value in own.get("prometheus_rule_evaluation_failures_total", []))
+        rss = [value for _, value in own.get("process_resident_memory_bytes", [])]
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+    result = {
+        "clusters": args.clusters,
+        "series": per_cluster * args.clusters,
+        "samples": n,
+        "hours": args.hours,
+        "step_seconds": STEP,
+        "openmetrics_gb": size / 1e9,
+        "blocks_mb": blocks / 1e6,
+        "backfill_seconds": t_backfill,
+        "data_gap_seconds": gap,
+        "rule_files": [str(f.relative_to(REPO)) if f.is_relative_to(REPO) else str(f) for f in rule_files],
+        "evaluation_failures": failures,
+        "prometheus_rss_mb": rss[0] / 1e6 if rss else None,
+        "groups": {
+            g: {
+                "last_duration_seconds": metric.get(g),
+                "median_duration_seconds": statistics.median(v),
+                "max_duration_seconds": max(v),
+                "evaluations": len(v),
+                "samples_written": written.get(g),
+            }
+            for g, v in sorted(durations.items())
+        },
+    }
+    total = sum(g["last_duration_seconds"] or 0 for g in result["groups"].values())
+    result["total_last_duration_seconds"] = total
+    print()
+    print(
+        f"rule cost: {args.clusters} clusters x {per_cluster:,} series ({result['series']:,} series, "
+        f"{args.hours:g} h of {STEP} s samples), {len(rule_files)} rule file(s), evaluation every {args.interval}"
+    )
+    print(f"  {'group':36s} {'last duration':>14s} {'median':>10s} {'max':>10s} {'samples out':>12s}")
+    for g, v in result["groups"].items():
+        print(
+            f"  {g:36s} {v['last_duration_seconds'] * 1000:11.1f} ms {v['median_duration_seconds'] * 1000:7.1f} ms "
+            f"{v['max_duration_seconds'] * 1000:7.1f} ms {v['samples_written'] or 0:12,.0f}"
+        )
+    print(f"  all groups, last evaluation: {total * 1000:.1f} ms; evaluation failures: {failures:g}")
+    if result["prometheus_rss_mb"]:
+        print(f"  Prometheus RSS: {result['prometheus_rss_mb']:,.0f} MB")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
