@@ -59,8 +59,11 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]
     age = gauge("source_age_seconds", "Age of the data now served from this source.", "source")
     last = gauge("source_last_success_timestamp_seconds", "When this source last succeeded.", "source")
     failures = counter("source_failures", "Failed collections of this source since start.", "source")
+    interval = gauge("source_interval_seconds", "How often this source is collected.", "source")
     for s in sorted(snap.sources, key=lambda s: s.name):
         success.add(1 if s.success else 0, s.name)
+        if s.interval_seconds is not None:
+            interval.add(s.interval_seconds, s.name)
         duration.add(s.duration_seconds, s.name)
         failures.add(s.failures, s.name)
         if s.last_success_at is not None:
@@ -73,7 +76,7 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]
         config.add(value, name)
     build = gauge("build_info", "Version and producer of ceph-scale-signals.", "version", "producer")
     build.add(1, VERSION, producer)
-    return [success, duration, age, last, failures, config, build]
+    return [success, duration, age, last, failures, interval, config, build]
 
 
 def derive(

@@ -206,6 +206,7 @@ class SourceStatus:
     last_success_at: float | None  # None: never succeeded
     error: str = ""
     failures: int = 0  # failed collections since the producer started
+    interval_seconds: float | None = None  # how often it is collected; alerts judge its age by it
 
 
 @_record

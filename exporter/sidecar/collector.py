@@ -13,97 +13,27 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
 
 from ..core import exposition
 from ..core.config import Thresholds
 from ..core.derive import DerivationState, derive
-from ..core.snapshot import Snapshot, SourceStatus
+from ..core.runner import Schedule, SourceRunner
+from ..core.snapshot import Snapshot
 from .sources import Deadline, Source
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class SourceSchedule:
-    interval: float
-    timeout: float
-    stale_after: float
+SourceSchedule = Schedule  # the sidecar's name for it
 
 
-class SourceRunner:
-    """Runs one source: at most one collection in flight, each bounded by its timeout."""
+class SidecarRunner(SourceRunner):
+    """The shared runner, with the source object and its fixed schedule."""
 
-    def __init__(self, source: Source, schedule: SourceSchedule, on_done) -> None:
+    def __init__(self, source: Source, schedule: SourceSchedule) -> None:
+        super().__init__(source.name, lambda timeout: source.collect(Deadline(timeout)), log)
         self.source = source
         self.schedule = schedule
-        self.on_done = on_done
-        self.part = None
-        self.last_success_at: float | None = None
-        self.success = False
-        self.duration = 0.0
-        self.error = ""
-        self.failures = 0
-        self._in_flight: threading.Thread | None = None
-        self._result: list = []
-
-    def status(self) -> SourceStatus:
-        return SourceStatus(
-            name=self.source.name,
-            success=self.success,
-            duration_seconds=self.duration,
-            last_success_at=self.last_success_at,
-            error=self.error,
-            failures=self.failures,
-        )
-
-    def served_part(self, now: float):
-        if self.part is None or self.last_success_at is None:
-            return None
-        if now - self.last_success_at > self.schedule.stale_after:
-            return None
-        return self.part
-
-    def run_once(self) -> None:
-        """Collect once, waiting at most the timeout; a hung call is abandoned, not stacked."""
-        if self._in_flight is not None and self._in_flight.is_alive():
-            self._record_failure(0.0, f"previous collection still running after {self.schedule.timeout:g}s")
-            return
-        started = time.monotonic()
-        result: list = []
-
-        def work() -> None:
-            try:
-                result.append(("ok", self.source.collect(Deadline(self.schedule.timeout))))
-            except Exception as e:  # every failure of a source is reported, none escapes
-                result.append(("error", f"{type(e).__name__}: {e}"))
-
-        thread = threading.Thread(target=work, name=f"source-{self.source.name}", daemon=True)
-        self._in_flight = thread
-        thread.start()
-        thread.join(self.schedule.timeout + 1.0)
-        duration = time.monotonic() - started
-        if not result:
-            self._record_failure(duration, f"timed out after {self.schedule.timeout:g}s")
-            return
-        kind, value = result[0]
-        if kind == "error":
-            self._record_failure(duration, value)
-            return
-        self._in_flight = None
-        if not self.success and self.failures:
-            log.info("source %s: ok again", self.source.name)
-        self.part, self.success, self.duration, self.error = value, True, duration, ""
-        self.last_success_at = time.time()
-        self.on_done()
-
-    def _record_failure(self, duration: float, error: str) -> None:
-        self.failures += 1
-        if self.success or error != self.error:
-            # One line per change of state, not one per cycle.
-            log.warning("source %s failed: %s", self.source.name, error)
-        self.success, self.duration, self.error = False, duration, error
-        self.on_done()
 
 
 class Collector:
@@ -121,7 +51,7 @@ class Collector:
         self.state_file = state_file
         self.fsid = fsid
         self.state = DerivationState(thresholds)
-        self.runners = [SourceRunner(src, sched, self._changed) for src, sched in runners_spec]
+        self.runners = [SidecarRunner(src, sched) for src, sched in runners_spec]
         self._changed_event = threading.Event()
         self._stop = threading.Event()
         self._derive_lock = threading.Lock()
@@ -165,12 +95,9 @@ class Collector:
 
     # --- derivation ------------------------------------------------------------
 
-    def _changed(self) -> None:
-        self._changed_event.set()
-
     def snapshot(self) -> Snapshot:
         now = time.time()
-        parts = {r.source.field: r.served_part(now) for r in self.runners}
+        parts = {r.source.field: r.served_part(now, r.schedule.stale_after) for r in self.runners}
         fsid = self.fsid
         return Snapshot(taken_at=now, fsid=fsid, sources=tuple(r.status() for r in self.runners), **parts)
 
@@ -188,7 +115,7 @@ class Collector:
 
     def collect_all_once(self) -> bytes:
         """Every source once, in parallel, then one derivation (for --once and tests)."""
-        threads = [threading.Thread(target=r.run_once) for r in self.runners]
+        threads = [threading.Thread(target=r.run_once, args=(r.schedule,)) for r in self.runners]
         for t in threads:
             t.start()
         for t in threads:
@@ -212,7 +139,11 @@ class Collector:
     def _source_loop(self, runner: SourceRunner) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
-            runner.run_once()
+            try:
+                runner.run_once(runner.schedule)
+            except Exception:  # never let a loop die
+                log.exception("source loop %s", runner.name)
+            self._changed_event.set()
             self._stop.wait(max(0.5, runner.schedule.interval - (time.monotonic() - started)))
 
     def _derive_loop(self) -> None:
@@ -238,4 +169,4 @@ def schedule_for(source: Source, overrides: dict | None) -> SourceSchedule:
     return SourceSchedule(interval=interval, timeout=timeout, stale_after=stale_after)
 
 
-__all__ = ["Collector", "SourceRunner", "SourceSchedule", "schedule_for"]
+__all__ = ["Collector", "SourceRunner", "SourceSchedule", "SidecarRunner", "schedule_for"]

@@ -10,89 +10,14 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from .ceph_scale_core import exposition
 from .ceph_scale_core.derive import DerivationState, derive
-from .ceph_scale_core.snapshot import Snapshot, SourceStatus
+from .ceph_scale_core.runner import Schedule, SourceRunner
+from .ceph_scale_core.snapshot import Snapshot
 
-
-@dataclass(frozen=True)
-class Schedule:
-    interval: float
-    timeout: float
-    stale_after: float
-
-
-class SourceRunner:
-    def __init__(self, name: str, collect: Callable[[], Any], log: Any) -> None:
-        self.name = name
-        self.collect = collect
-        self.log = log
-        self.part: Any = None
-        self.last_success_at: float | None = None
-        self.success = False
-        self.duration = 0.0
-        self.error = ""
-        self.failures = 0
-        self._in_flight: threading.Thread | None = None
-
-    def status(self) -> SourceStatus:
-        return SourceStatus(
-            name=self.name,
-            success=self.success,
-            duration_seconds=self.duration,
-            last_success_at=self.last_success_at,
-            error=self.error,
-            failures=self.failures,
-        )
-
-    def served_part(self, now: float, stale_after: float) -> Any:
-        if self.part is None or self.last_success_at is None:
-            return None
-        if now - self.last_success_at > stale_after:
-            return None
-        return self.part
-
-    def run_once(self, timeout: float) -> bool:
-        """One collection bounded by timeout; True when something changed."""
-        if self._in_flight is not None and self._in_flight.is_alive():
-            self._failed(0.0, f"previous collection still running after {timeout:g}s")
-            return True
-        result: list = []
-
-        def work() -> None:
-            try:
-                result.append((True, self.collect()))
-            except Exception as e:  # every failure of a source is reported, none escapes
-                result.append((False, f"{type(e).__name__}: {e}"))
-
-        started = time.monotonic()
-        thread = threading.Thread(target=work, name=f"scale-source-{self.name}", daemon=True)
-        self._in_flight = thread
-        thread.start()
-        thread.join(timeout)
-        duration = time.monotonic() - started
-        if not result:
-            self._failed(duration, f"timed out after {timeout:g}s")
-            return True
-        self._in_flight = None
-        ok, value = result[0]
-        if not ok:
-            self._failed(duration, value)
-            return True
-        if not self.success and self.failures:
-            self.log.info("scale: source %s is ok again", self.name)
-        self.part, self.success, self.duration, self.error = value, True, duration, ""
-        self.last_success_at = time.time()
-        return True
-
-    def _failed(self, duration: float, error: str) -> None:
-        self.failures += 1
-        if self.success or error != self.error:
-            self.log.warning("scale: source %s failed: %s", self.name, error)
-        self.success, self.duration, self.error = False, duration, error
+__all__ = ["Collector", "Schedule", "SourceRunner"]
 
 
 class Collector:
@@ -110,7 +35,11 @@ class Collector:
         enabled: Callable[[str], bool] = lambda name: True,
     ) -> None:
         self.enabled = enabled
-        self.runners = {name: SourceRunner(name, fn, log) for name, fn in collectors.items()}
+        # The manager's calls take no deadline of their own; the runner bounds them.
+        self.runners = {
+            name: SourceRunner(name, lambda timeout, fn=fn: fn(), log, log_prefix="scale: ")
+            for name, fn in collectors.items()
+        }
         self.schedule = schedule
         self.thresholds = thresholds
         self.cluster_label = cluster_label
@@ -155,7 +84,7 @@ class Collector:
         """Every source once, then one derivation (tests, and the first cycle)."""
         for name, runner in self.runners.items():
             if self.enabled(name):
-                runner.run_once(self.schedule(name).timeout)
+                runner.run_once(self.schedule(name))
         return self.derive_now()
 
     # --- loops ------------------------------------------------------------------
@@ -186,7 +115,8 @@ class Collector:
             started = time.monotonic()
             sched = self.schedule(name)
             try:
-                if self.enabled(name) and runner.run_once(sched.timeout):
+                if self.enabled(name):
+                    runner.run_once(sched)
                     self._changed.set()
             except Exception:  # never let a loop die
                 self.log.exception("scale: source loop %s", name)

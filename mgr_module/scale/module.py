@@ -316,7 +316,10 @@ class Module(MgrModule):
         collector = self.collector
         families = list(collector.families) if collector is not None else []
         sources = collector.snapshot.sources if collector is not None and collector.snapshot is not None else ()
-        checks = dict(self._checks)
+        # Judged here, not taken from the published checks: with enable_health_checks off
+        # those are empty, and the report must still say WARN where a condition holds.
+        history = time.time() - self._history_since
+        checks = health_checks(families, CheckOptions.from_settings(self.settings, history)) if families else {}
         if self.config_errors:
             checks["SCALE_BAD_CONFIG"] = bad_config_check(self.config_errors)
         report = build_report(families, checks=checks, sources=sources, producer="mgr")

@@ -93,11 +93,17 @@ def fill(v: View, checks: dict, top: int) -> dict:
         headroom = v.value("cluster_fill_headroom_bytes", threshold="target")
         eta = v.value("cluster_fill_seconds_to_threshold", threshold="target")
         data.update({"cluster_used_ratio": used, "cluster_headroom_bytes": headroom, "cluster_seconds_to_target": eta})
-        when = "not filling" if eta is None else ("crossed" if eta == 0 else f"reached in {duration(eta)}")
-        lines.append(
-            f"cluster {pct(used)} used, {pct(target - used)} ({size(headroom or 0)} raw) "
-            f"below the {pct(target)} target; target {when}"
-        )
+        if used >= target:
+            lines.append(
+                f"cluster {pct(used)} used: {pct(used - target)} ({size(-(headroom or 0))} raw) "
+                f"past the {pct(target)} target"
+            )
+        else:
+            when = "not filling" if eta is None else f"reached in {duration(eta)} at the current fill rate"
+            lines.append(
+                f"cluster {pct(used)} used: {pct(target - used)} ({size(headroom or 0)} raw) "
+                f"below the {pct(target)} target; target {when}"
+            )
     fullest = v.samples("osd_fullest_used_ratio")
     if fullest:
         labels, r = fullest[0]

@@ -213,11 +213,8 @@ def _radosgw_admin(mgr: Any, settings: ModuleSettings, args: list[str]) -> Any:
 
 
 def parse_buckets(raw: bytes, t: float) -> Any:
-    """The core's streaming parser where it has one (100,000+ buckets), else json + buckets_part."""
-    fast = getattr(inputs, "buckets_part_from_json", None)
-    if fast is not None:
-        return fast(raw, t)
-    return inputs.buckets_part(_loads(raw, "bucket stats"), t)
+    """The core's chunked parser: 100,000+ buckets never exist as one decoded list in the manager."""
+    return inputs.buckets_part_from_json(raw, t)
 
 
 def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:

@@ -19,8 +19,10 @@ COMMANDS: dict[str, Any] = {}
 
 
 class Option(dict):
+    # Keyword-only, as Quincy and later declare it: a positional use fails here too.
     def __init__(
         self,
+        *,
         name: str,
         default: Any = None,
         type: str = "str",

@@ -136,6 +136,32 @@ def test_serves_metrics_restores_state_and_reports(serving):
     assert json.loads(out)["signals"]["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
 
 
+def test_status_judges_the_signals_even_with_health_checks_off():
+    mod = make(interval=1, enable_health_checks=False, fill_warn_ratio=0.01, fill_target_ratio=0.05)
+    mod.config_notify()
+    mod._history_since = time.time()
+    from scale.collector import Collector
+    from scale.sources import source_functions
+
+    collector = Collector(
+        source_functions(mod, mod._rgw_settings),
+        mod._schedule,
+        lambda: mod.thresholds,
+        mod._cluster_label,
+        mod._fsid_value,
+        mod._after_derive,
+        mod.log,
+        enabled=mod._source_enabled,
+    )
+    mod.collector = collector
+    collector.collect_all_once()
+    assert "SCALE_FILL_HEADROOM" not in (mod.health or {})  # nothing published...
+    rc, out, err = COMMANDS["scale status"](mod, format="json")
+    fill = json.loads(out)["signals"]["fill"]
+    assert fill["status"] == "WARN", fill  # ...yet the report says what holds
+    assert any(line.startswith("cluster ") and "past the 5.0 % target" in line for line in fill["lines"]), fill["lines"]
+
+
 def test_state_is_saved_when_it_changes(serving):
     mod, url = serving
     # the restored state is not rewritten while nothing but the clock moves

@@ -79,7 +79,7 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
         for i in range(buckets)
     )
     sources = tuple(
-        SourceStatus(n, n != "reshard", 0.1, t - 1, "" if n != "reshard" else "boom", int(n == "reshard"))
+        SourceStatus(n, n != "reshard", 0.1, t - 1, "" if n != "reshard" else "boom", int(n == "reshard"), 30.0)
         for n in ("osd_map", "capacity", "perf", "pgs", "settings", "buckets", "reshard", "health")
     )
     return Snapshot(
