@@ -90,6 +90,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Target objects-per-shard share of the limit used for pre-shard recommendations [000].",
     ),
     Setting("rgw_top_buckets", 20, int, 0, 1000, "Buckets exposed with their own series (top-K by shard fill)."),
+    Setting(
+        "rgw_growth_window_seconds",
+        6 * 3600,
+        int,
+        60,
+        30 * 86400,
+        "History used for each bucket's object growth rate, to predict which buckets reshard next.",
+    ),
     # Scrub: the cluster's intervals are read live; these only bound the outputs.
     Setting(
         "scrub_rate_window_seconds",
@@ -131,6 +139,7 @@ class Thresholds:
     rgw_shard_warn_ratio: float = 0.8
     rgw_preshard_fill_ratio: float = 0.5
     rgw_top_buckets: int = 20
+    rgw_growth_window_seconds: int = 6 * 3600
     scrub_rate_window_seconds: int = 3600
     baseline_put_ops_per_hdd: float = 60.0
     baseline_get_ops_per_hdd: float = 90.0

@@ -25,6 +25,7 @@ class CheckOptions:
     load_warn_ratio: float = 1.0
     scrub_backlog_warn_days: float = 7.0
     bluefs_spill_warn_days: float = 7.0
+    reshard_forecast_warn_days: float = 7.0
     detail_max: int = 10
     # Forecasts (time to the fill target, to the next RocksDB level) come from the producer's
     # own fitted history; they are trusted once that history is long enough.
@@ -44,6 +45,7 @@ class CheckOptions:
             load_warn_ratio=s.load_warn_ratio,
             scrub_backlog_warn_days=s.scrub_backlog_warn_days,
             bluefs_spill_warn_days=s.bluefs_spill_warn_days,
+            reshard_forecast_warn_days=s.reshard_forecast_warn_days,
             detail_max=s.health_detail_max,
         )
 
@@ -111,37 +113,55 @@ def check_fill(v: View, opts: CheckOptions) -> dict | None:
 
 
 def check_reshard(v: View, opts: CheckOptions) -> dict | None:
-    near = v.value("rgw_buckets_near_reshard")
-    if not near:
+    """Buckets near the per-shard limit, and buckets predicted to reach it within the horizon.
+
+    Both kinds reshard soon; the prediction (from each bucket's own object growth) also
+    finds a fast-filling bucket while it is still far from the limit."""
+    near = v.value("rgw_buckets_near_reshard") or 0
+    horizon = opts.reshard_forecast_warn_days * DAY
+    eta = {
+        (lb["tenant"], lb["bucket"]): val
+        for lb, val in v.samples("rgw_bucket_reshard_seconds")
+        if opts.forecasts and val <= horizon
+    }
+    if not near and not eta:
         return None
     warn = v.config("rgw_shard_warn_ratio", 0.8)
     limit = v.config("rgw_max_objs_per_shard", 100000)
+    fills = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_shard_fill_ratio")}
     objects = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_objects")}
     shards = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_shards")}
     recommended = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_recommended_shards")}
     rows = []
-    for labels, fill in v.samples("rgw_top_bucket_shard_fill_ratio"):
-        if fill < warn:
-            continue
-        key = (labels["tenant"], labels["bucket"])
+    for key in set(eta) | {k for k, fill in fills.items() if fill >= warn}:
         name = f"{key[0]}/{key[1]}" if key[0] else key[1]
-        line = (
-            f"bucket {name}: {number(objects.get(key, 0))} objects in {number(shards.get(key, 0))} shard(s), "
-            f"{pct(fill)} of rgw_max_objs_per_shard ({number(limit)})"
-        )
+        parts = []
+        if key in fills:
+            parts.append(
+                f"{number(objects.get(key, 0))} objects in {number(shards.get(key, 0))} shard(s), "
+                f"{pct(fills[key])} of rgw_max_objs_per_shard ({number(limit)})"
+            )
+        if key in eta:
+            parts.append("at the limit now" if eta[key] <= 0 else f"reaches the limit in {duration(eta[key])}")
+        line = f"bucket {name}: " + "; ".join(parts)
         if key in recommended and recommended[key] > shards.get(key, 0):
             line += f"; pre-shard to {number(recommended[key])} shards"
-        rows.append((-fill, name, line))
+        # Soonest first; without a prediction, fullest first.
+        rows.append((eta.get(key, math.inf), -fills.get(key, 0.0), name, line))
     rows.sort()
-    lines = [r[2] for r in rows]
-    shown = len(lines)
-    if near > shown:  # buckets past the top-K list
-        lines.append(f"{number(near - shown)} more bucket(s) outside the top {shown} exposed")
+    lines = [r[3] for r in rows]
+    listed_near = sum(1 for k, fill in fills.items() if fill >= warn)
+    if near > listed_near:  # buckets past the top-K list
+        lines.append(f"{number(near - listed_near)} more bucket(s) near the limit outside the top {len(fills)} exposed")
+    count = int(max(near, 0)) + sum(1 for k in eta if fills.get(k, 0.0) < warn)
     over = v.value("rgw_buckets_over_shard_limit") or 0
-    summary = f"{number(near)} bucket(s) at or above {pct(warn)} of the per-shard object limit"
+    summary = (
+        f"{number(count)} bucket(s) at or above {pct(warn)} of the per-shard object limit or predicted to reach it "
+        f"within {opts.reshard_forecast_warn_days:g} days"
+    )
     if over:
         summary += f" ({number(over)} at the limit: dynamic resharding will stall writes to them)"
-    return _check("warning", summary, int(near), lines, opts.detail_max)
+    return _check("warning", summary, count, lines, opts.detail_max)
 
 
 # --- SCALE_LOAD_ABOVE_BASELINE ------------------------------------------------------
@@ -178,7 +198,7 @@ def check_load(v: View, opts: CheckOptions) -> dict | None:
     text = [line for _, line in lines] + [f"{d} takes {r:.1f} x the mean op rate of the up OSDs" for r, d in hot]
     worst = -lines[0][0]
     summary = f"S3 load per HDD OSD is {worst:.2f} x the measured baseline (warn above {limit:g})"
-    return _check("warning", summary, len(lines), text, opts.detail_max)
+    return _check("warning", summary, len(text), text, opts.detail_max)
 
 
 # --- SCALE_SCRUB_BACKLOG -----------------------------------------------------------

@@ -138,6 +138,14 @@ MODULE_SPECS: tuple[OptionSpec, ...] = (
         0.0,
         3650.0,
     ),
+    OptionSpec(
+        "reshard_forecast_warn_days",
+        "float",
+        7.0,
+        "SCALE_RESHARD_SOON when a bucket is predicted to reach the per-shard object limit within this many days.",
+        0.0,
+        3650.0,
+    ),
     OptionSpec("health_detail_max", "int", 10, "Detail lines per health check (worst first).", 1, 1000),
 )
 
@@ -200,6 +208,7 @@ class ModuleSettings:
     load_warn_ratio: float = 1.0
     scrub_backlog_warn_days: float = 7.0
     bluefs_spill_warn_days: float = 7.0
+    reshard_forecast_warn_days: float = 7.0
     health_detail_max: int = 10
 
     def __repr__(self) -> str:  # never let the secret key reach a log line

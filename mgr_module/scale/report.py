@@ -192,6 +192,15 @@ def reshard(v: View, checks: dict, top: int) -> dict:
                 f"  {name}: {pct(o['shard_fill_ratio'])} of the limit, {number(o['objects'] or 0)} objects in "
                 f"{number(o['shards'] or 0)} shard(s); recommended {number(o['recommended_shards'] or 0)} shards"
             )
+    soonest = sorted(v.samples("rgw_bucket_reshard_seconds"), key=lambda s: (s[1], s[0]["tenant"], s[0]["bucket"]))
+    data["expected_to_reshard_next"] = [
+        {"bucket": lb["bucket"], "tenant": lb["tenant"], "seconds": val} for lb, val in soonest
+    ]
+    if soonest:
+        lines.append("expected to reshard next, at their own object growth:")
+        for labels, seconds in soonest[:top]:
+            name = f"{labels['tenant']}/{labels['bucket']}" if labels["tenant"] else labels["bucket"]
+            lines.append(f"  {name}: " + ("at the limit now" if seconds <= 0 else f"in {duration(seconds)}"))
     warn = "SCALE_RESHARD_SOON" in checks or bool(data["reshard_queued"])
     return _section(_status(True, warn), lines, data, offenders)
 

@@ -4,12 +4,15 @@ The store lives in the monitors' config-key database, whose entries are capped
 (`mon_config_key_max_entry_size`, 64 KiB by default). The reshard bucket table holds one
 entry per bucket, megabytes at 100,000+ buckets, so it is split: a small header under
 `state` (version, reshard event count, ...) and the table in compressed chunks
-`state/buckets/<i>`, each bucket in chunk crc32(key) % N. A reshard changes one bucket
-and so rewrites one chunk; N doubles when a chunk outgrows the cap.
+`state/buckets/<i>/<crc of its content>`, each bucket in chunk crc32(key) % N. A reshard
+changes one bucket and so writes one new chunk; N doubles when a chunk outgrows the cap.
 
-Chunks are written before the header, so the header never names chunks that are not
-there; a chunk that is missing anyway is skipped on restore (its buckets count as new,
-which can only miss a reshard, never count one twice).
+The header names its chunks by key, and a chunk's key changes with its content, so a
+changed chunk never overwrites the one the stored header names: new chunks are written
+first, then the header, then the old chunks are removed. A manager that dies anywhere in
+between leaves a header that matches its chunks (the event count and the bucket table of
+one and the same moment): a reshard is then neither lost nor counted twice. Leftover
+chunks of an interrupted write are removed by the next one.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
+def _chunk_key(i: int, value: str) -> str:
+    return f"{CHUNK_PREFIX}{i}/{zlib.crc32(value.encode()):08x}"
+
+
 def encode(durable: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
     """Store entries (key -> value) for `DerivationState.durable()`."""
     header = json.loads(_dumps(durable))  # deep copy, plain JSON types
@@ -43,9 +50,9 @@ def encode(durable: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
         if max(len(c) for c in chunks) <= max_value or n >= MAX_CHUNKS:
             break
         n *= 2
+    out = {_chunk_key(i, c): c for i, c in enumerate(chunks)}
     if isinstance(reshard, dict):
-        reshard["bucket_chunks"] = n
-    out = {f"{CHUNK_PREFIX}{i}": c for i, c in enumerate(chunks)}
+        reshard["bucket_chunk_keys"] = list(out)
     out[HEADER_KEY] = _dumps(header)
     return out
 
@@ -58,24 +65,30 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     header = json.loads(raw)
     problems = []
     reshard = header.get("reshard")
-    if isinstance(reshard, dict) and "bucket_chunks" in reshard:
-        n = int(reshard.pop("bucket_chunks"))
+    keys: list[str] | None = None
+    if isinstance(reshard, dict) and "bucket_chunk_keys" in reshard:
+        keys = [str(k) for k in reshard.pop("bucket_chunk_keys")]
+    elif isinstance(reshard, dict) and "bucket_chunks" in reshard:  # the first format: state/buckets/<i>
+        keys = [f"{CHUNK_PREFIX}{i}" for i in range(int(reshard.pop("bucket_chunks")))]
+    if keys is not None:
         table: dict = {}
-        for i in range(n):
-            chunk = get(f"{CHUNK_PREFIX}{i}")
+        for i, key in enumerate(keys):
+            chunk = get(key)
             if chunk is None:
-                problems.append(f"state chunk {i} of {n} is missing")
+                problems.append(f"state chunk {i} of {len(keys)} is missing")
                 continue
             try:
                 table.update(json.loads(zlib.decompress(base64.b64decode(chunk))))
             except (ValueError, zlib.error) as e:
-                problems.append(f"state chunk {i} of {n} is unreadable: {e}")
+                problems.append(f"state chunk {i} of {len(keys)} is unreadable: {e}")
         reshard["buckets"] = table
     return header, problems
 
 
 def plan_writes(previous: dict[str, str], new: dict[str, str]) -> list[tuple[str, str | None]]:
-    """set_store calls, chunks first, then the header, then removals (value None)."""
+    """set_store calls: new chunks, then the header, then removals (value None).
+
+    `previous` is what the store holds, leftovers of an interrupted write included."""
     writes = [(k, v) for k, v in sorted(new.items()) if k != HEADER_KEY and previous.get(k) != v]
     if previous.get(HEADER_KEY) != new.get(HEADER_KEY) and HEADER_KEY in new:
         writes.append((HEADER_KEY, new[HEADER_KEY]))

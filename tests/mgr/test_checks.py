@@ -100,7 +100,28 @@ def test_reshard_soon_counts_buckets_beyond_the_top_k():
     th = Thresholds.from_mapping({"rgw_top_buckets": 5})
     c = checks_for([s.snap(t, buckets=s.buckets(t, many))], th, detail_max=10)["SCALE_RESHARD_SOON"]
     assert c["count"] == 30
-    assert len(c["detail"]) == 6 and c["detail"][-1] == "25 more bucket(s) outside the top 5 exposed"
+    assert len(c["detail"]) == 6 and c["detail"][-1] == "25 more bucket(s) near the limit outside the top 5 exposed"
+
+
+def test_reshard_soon_predicts_a_fast_bucket_far_from_the_limit():
+    """The study's plunges came from a bucket growing to 30 M objects [000]: a bucket filling
+    fast is flagged while still far from the limit; a full but idle one stays on the ratio."""
+    snaps = [
+        s.snap(t, buckets=s.buckets(t, {"fast": (fast, 1), "idle": (85_000, 1), "slow": (slow, 1)}))
+        for t, fast, slow in ((1000.0, 10_000, 10_000), (1100.0, 60_000, 10_001))
+    ]
+    c = checks_for(snaps)["SCALE_RESHARD_SOON"]
+    assert c["count"] == 2  # fast (predicted) and idle (85 % >= 80 %); slow reaches it in 104 days
+    assert c["detail"][0].startswith("bucket fast: 60000 objects in 1 shard(s), 60.0 %")
+    assert "reaches the limit in 80 s" in c["detail"][0], c
+    assert c["detail"][1].startswith("bucket idle: 85000 objects") and "reaches" not in c["detail"][1]
+    assert not any("slow" in line for line in c["detail"])
+    # A shorter horizon than the slow bucket's 89,999 objects / 0.01 per s (104.2 days), a longer one
+    assert "slow" not in str(checks_for(snaps, reshard_forecast_warn_days=104)["SCALE_RESHARD_SOON"])
+    assert "bucket slow" in str(checks_for(snaps, reshard_forecast_warn_days=105)["SCALE_RESHARD_SOON"])
+    # Forecasts are not trusted on too short a history
+    short = checks_for(snaps, history_seconds=60)["SCALE_RESHARD_SOON"]
+    assert short["count"] == 1 and "fast" not in str(short)
 
 
 def test_reshard_quiet_below_the_warn_ratio():

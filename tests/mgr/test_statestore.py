@@ -45,8 +45,10 @@ def test_one_reshard_rewrites_one_chunk_and_the_header():
     after["reshard"]["events"] = 4
     old, new = statestore.encode(before), statestore.encode(after)
     writes = statestore.plan_writes(old, new)
-    assert [k for k, _ in writes][-1] == statestore.HEADER_KEY  # header last
-    assert len(writes) == 2
+    sets = [k for k, v in writes if v is not None]
+    assert len(sets) == 2 and sets[-1] == statestore.HEADER_KEY  # one new chunk, then the header
+    removed = [k for k, v in writes if v is None]
+    assert len(removed) == 1 and removed[0] in old and writes[-1] == (removed[0], None)  # the old chunk, after
 
 
 def test_shrinking_removes_stale_chunks():
@@ -80,3 +82,47 @@ def test_nothing_stored():
 def test_only_the_clock_moving_is_not_a_change():
     assert statestore.without_clock(durable(5, seen_at=1.0)) == statestore.without_clock(durable(5, seen_at=2.0))
     assert statestore.without_clock(durable(5, events=3)) != statestore.without_clock(durable(5, events=4))
+
+
+def apply(store: dict, writes, upto: int | None = None) -> dict:
+    store = dict(store)
+    for k, v in writes[:upto]:
+        if v is None:
+            store.pop(k, None)
+        else:
+            store[k] = v
+    return store
+
+
+def test_a_write_cut_off_anywhere_leaves_a_consistent_state():
+    """The manager may die between any two set_store calls: the restored count and table
+    must always be of the same moment, or a reshard is lost or counted twice."""
+    before = durable(50_000, events=3)
+    after = json.loads(json.dumps(before))
+    after["reshard"]["buckets"]["tenant/bucket-000042"][1] = "zone-1.42.9"
+    after["reshard"]["buckets"]["tenant/bucket-049999"][1] = "zone-1.49999.9"
+    after["reshard"]["events"] = 5
+    old = statestore.encode(before)
+    writes = statestore.plan_writes(old, statestore.encode(after))
+    sets = [k for k, v in writes if v is not None]
+    assert len(sets) >= 2 and sets[-1] == statestore.HEADER_KEY
+    for cut in range(len(writes) + 1):
+        restored = roundtrip(apply(old, writes, cut))
+        assert restored in (before, after), cut
+        # The next write from the restored store cleans up whatever was left over.
+        store = apply(old, writes, cut)
+        final = apply(store, statestore.plan_writes(store, statestore.encode(after)))
+        assert final == statestore.encode(after)
+
+
+def test_the_first_format_still_restores():
+    d = durable(3)
+    header = json.loads(json.dumps(d))
+    table = header["reshard"].pop("buckets")
+    header["reshard"]["bucket_chunks"] = 1
+    import base64
+    import zlib
+
+    chunk = base64.b64encode(zlib.compress(json.dumps(table).encode())).decode()
+    entries = {statestore.HEADER_KEY: json.dumps(header), statestore.CHUNK_PREFIX + "0": chunk}
+    assert roundtrip(entries) == d

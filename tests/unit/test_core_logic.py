@@ -138,6 +138,55 @@ def test_recommended_shards_keep_the_target_fill_and_are_prime():
     assert recommended_shards(30_000_000, 100_000, 0.5) == 601
 
 
+def test_buckets_expected_to_reshard_next_by_their_own_growth():
+    """A slow bucket near the limit reshards after a fast one further from it [000: 16 -> 512 shards]."""
+    th = Thresholds(rgw_top_buckets=2, rgw_growth_window_seconds=600)
+    state = DerivationState(th)
+
+    def at(t, fast, slow, idle, over):
+        part = BucketsPart(
+            t,
+            (
+                bucket("fast", "i1", 1, fast, "m1"),  # 1,000 objects/s, 50,000 from the limit
+                bucket("slow", "i2", 1, slow, "m2"),  # 10 objects/s, 5,000 from the limit
+                bucket("idle", "i3", 1, idle, "m3"),  # not growing: no prediction
+                bucket("over", "i4", 1, over, "m4"),  # past the limit: due now, growing or not
+            ),
+        )
+        return samples(derive(Snapshot(taken_at=t, buckets=part), state, th), "ceph_scale_rgw_bucket_reshard_seconds")
+
+    assert at(0.0, 0, 90_000, 95_000, 100_001) == {(("bucket", "over"), ("tenant", "")): 0.0}
+    got = at(50.0, 50_000, 95_000 - 5_000 + 500, 95_000, 100_001)
+    # Top 2 only: "over" (0 s), then "fast" (50,000 left / 1,000 per s), not "slow" (9,500 / 10 per s).
+    assert got == {(("bucket", "over"), ("tenant", "")): 0.0, (("bucket", "fast"), ("tenant", "")): 50.0}
+    assert state.reshard.growth is not None
+    wide = Thresholds(rgw_top_buckets=3, rgw_growth_window_seconds=600)
+    state.thresholds = wide  # widen the top-K without restarting the windows
+    got = samples(
+        derive(
+            Snapshot(
+                taken_at=60.0,
+                buckets=BucketsPart(
+                    60.0,
+                    (
+                        bucket("fast", "i1", 1, 60_000, "m1"),
+                        bucket("slow", "i2", 1, 90_600, "m2"),
+                        bucket("idle", "i3", 1, 95_000, "m3"),
+                        bucket("over", "i4", 1, 100_001, "m4"),
+                    ),
+                ),
+            ),
+            state,
+            wide,
+        ),
+        "ceph_scale_rgw_bucket_reshard_seconds",
+    )
+    # Rates against the first counts (t=0): fast 1,000/s, slow 10/s.
+    assert got[(("bucket", "slow"), ("tenant", ""))] == pytest.approx(9_400 / 10)
+    assert got[(("bucket", "fast"), ("tenant", ""))] == pytest.approx(40_000 / 1_000)
+    assert (("bucket", "idle"), ("tenant", "")) not in got
+
+
 def osd(i, cls="hdd", up=True, size=4 * GiB, used=GiB):
     return Osd(
         osd_id=i,

@@ -27,6 +27,7 @@ class ReshardState:
         self.seen_at = 0.0
         # bucket key -> (marker, instance id, num_shards)
         self.buckets: dict[str, tuple[str, str, int]] = {}
+        self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if t <= self.seen_at:
@@ -57,6 +58,43 @@ class ReshardState:
         return state
 
 
+class BucketGrowth:
+    """Object growth of every bucket from two reference counts, not a series per bucket.
+
+    100,000+ buckets cannot each keep a history; two snapshots of the counts, the older
+    between half a window and a window old, give each bucket's mean growth over that span
+    at the cost of two dicts.
+    """
+
+    def __init__(self, window: float) -> None:
+        self.window = window
+        self.older: tuple[float, dict[str, int]] | None = None
+        self.newer: tuple[float, dict[str, int]] | None = None
+
+    def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
+        if self.newer is not None and t <= self.newer[0]:
+            return
+        if self.newer is None or t - self.newer[0] >= self.window / 2:
+            self.older = self.newer
+            self.newer = (t, {b.key: b.num_objects for b in buckets})
+
+    def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
+        """Objects per second of each bucket that grew, over the span since the reference."""
+        # The older reference is half a window to a window old; until there is one, the
+        # first counts seen (a rate over a short span, better than none).
+        ref = self.older or self.newer
+        if ref is None or t <= ref[0]:
+            return {}
+        span = t - ref[0]
+        counts = ref[1]
+        out = {}
+        for b in buckets:
+            before = counts.get(b.key)
+            if before is not None and b.num_objects > before:
+                out[b.key] = (b.num_objects - before) / span
+        return out
+
+
 def next_prime(n: int) -> int:
     n = max(2, n)
     while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
@@ -67,6 +105,24 @@ def next_prime(n: int) -> int:
 def recommended_shards(objects: int, limit: int, fill_ratio: float) -> int:
     """Shards that keep objects per shard at fill_ratio of the limit; RGW prefers primes."""
     return next_prime(math.ceil(objects / max(1.0, limit * fill_ratio)))
+
+
+def next_reshards(
+    buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int
+) -> list[tuple[float, Bucket]]:
+    """The k buckets predicted to reach the per-shard limit soonest: (seconds, bucket).
+
+    Buckets already at the limit are due now (0 s); the others need a growth rate."""
+    predicted = []
+    for b in buckets:
+        room = max(1, b.num_shards) * limit - b.num_objects
+        if room <= 0:
+            predicted.append((0.0, b))
+            continue
+        rate = rates.get(b.key)
+        if rate:
+            predicted.append((room / rate, b))
+    return heapq.nsmallest(k, predicted, key=lambda p: (p[0], p[1].key))
 
 
 def derive(snap: Snapshot, state: ReshardState, th: Thresholds, limit: int) -> list[Family]:
@@ -133,6 +189,21 @@ def derive(snap: Snapshot, state: ReshardState, th: Thresholds, limit: int) -> l
                 b.tenant,
             )
         families += [fill_f, objects_f, shards_f, recommend_f]
+
+        if state.growth is None or state.growth.window != th.rgw_growth_window_seconds:
+            state.growth = BucketGrowth(th.rgw_growth_window_seconds)
+        rates = state.growth.rates(part.collected_at, part.buckets)
+        state.growth.observe(part.collected_at, part.buckets)
+        eta_f = gauge(
+            "rgw_bucket_reshard_seconds",
+            "Predicted seconds until the bucket reaches the per-shard limit at its object growth rate "
+            "(0: due now), for the top-K buckets predicted to reshard soonest.",
+            "bucket",
+            "tenant",
+        )
+        for seconds, b in next_reshards(part.buckets, rates, limit, th.rgw_top_buckets):
+            eta_f.add(seconds, b.name, b.tenant)
+        families.append(eta_f)
 
     if part is not None or state.seen_at > 0:
         families.append(
