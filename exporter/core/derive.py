@@ -101,5 +101,5 @@ def derive(
     # A family with no samples says nothing; leaving it out keeps `promtool
     # check metrics` quiet and the exposition small.
     families = [f for f in families if f.samples]
-    label = cluster if cluster is not None else snap.fsid
+    label = cluster if cluster is not None else (snap.fsid or (snap.osd_map.fsid if snap.osd_map else ""))
     return with_constant_labels(families, {"cluster": label} if label else {})

@@ -42,7 +42,7 @@ class InputError(ValueError):
     """A raw input that does not have the expected shape."""
 
 
-def _refuses_bad_shapes(func):
+def refuses_bad_shapes(func):
     """The parsers check the fields they know; this turns any shape they did not
     foresee (a list where an object was, a number where a string was) into the
     same clear InputError, so a source never dies of an unexpected TypeError."""
@@ -179,7 +179,7 @@ def _pacific_stamp(s: str) -> float | None:
 # --- osd_map: `osd df`, `osd dump`, `osd metadata` --------------------------------
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: float) -> OsdMapPart:
     nodes = _list(_get(osd_df, "nodes", "osd_df"), "osd_df.nodes")
     dump_osds = _list(_get(osd_dump, "osds", "osd_dump"), "osd_dump.osds")
@@ -221,7 +221,14 @@ def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: fl
     )
     flags = osd_dump.get("flags", "")
     flag_set = frozenset(f for f in flags.split(",") if f) if isinstance(flags, str) else frozenset()
-    return OsdMapPart(collected_at=collected_at, osds=tuple(osds), ratios=ratios, flags=flag_set)
+    fsid = osd_dump.get("fsid", "")
+    return OsdMapPart(
+        collected_at=collected_at,
+        osds=tuple(osds),
+        ratios=ratios,
+        flags=flag_set,
+        fsid=fsid if isinstance(fsid, str) else "",
+    )
 
 
 def _metadata_by_id(osd_metadata: Any) -> dict[int, dict]:
@@ -252,7 +259,7 @@ def _opt_int(value: Any, path: str) -> int | None:
 # --- capacity: `df detail` + pool types from `osd dump` ---------------------------
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
     stats = _get(df, "stats", "df")
     total = _int(_get(stats, "total_bytes", "df.stats"), "df.stats.total_bytes")
@@ -311,7 +318,7 @@ def _pool_layout(osd_dump: Any) -> dict[int, tuple[bool, int, int, str]]:
 # --- pgs: `pg dump pgs` ----------------------------------------------------------
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
     # `pg dump pgs -f json` gives {"pg_ready":..., "pg_stats": [...]} (Pacific+)
     # or a bare list (Nautilus); `pg dump` nests them under "pg_map".
@@ -387,7 +394,7 @@ SETTING_OPTIONS = {
 }
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSettings:
     """values: Ceph option name -> value as `config get` returns it; missing ones keep Ceph's defaults."""
     if not isinstance(values, dict):
@@ -407,7 +414,7 @@ def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSetting
 # --- health: `health detail` -----------------------------------------------------
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def health_part(health: Any, collected_at: float) -> HealthPart:
     status = _str(_get(health, "status", "health"), "health.status")
     checks = []
@@ -435,7 +442,7 @@ def health_part(health: Any, collected_at: float) -> HealthPart:
 # --- RGW: bucket stats and the reshard queue -------------------------------------
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
     """`radosgw-admin bucket stats` or Admin Ops `GET /admin/bucket?stats=true`: a list of bucket objects."""
     return BucketsPart(collected_at=collected_at, buckets=tuple(_bucket_records(_list(bucket_stats, "bucket_stats"))))
@@ -597,7 +604,7 @@ def _piece(body: bytes) -> list:
     return items
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def reshard_part(reshard_list: Any, collected_at: float) -> ReshardPart:
     """`radosgw-admin reshard list`.
 
@@ -650,7 +657,7 @@ _SAMPLE = re.compile(r"^(ceph_[a-zA-Z0-9_]+)\{(.*)\}\s+(\S+)(?:\s+-?\d+)?$")
 _LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(?:,|$)')
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def counters_from_prometheus_text(text: str) -> dict[str, dict[str, float]]:
     """daemon -> {counter path: value} from the mgr prometheus module's /metrics.
 
@@ -691,7 +698,7 @@ def _labels(text: str, lineno: int) -> dict[str, str]:
     return labels
 
 
-@_refuses_bad_shapes
+@refuses_bad_shapes
 def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> PerfPart:
     """counters: daemon name ("osd.3", "rgw.<id>") -> {counter path: value}."""
     bluefs, osd_ops, rgw_ops = [], [], []

@@ -50,6 +50,7 @@ class OsdMapPart:
     osds: tuple[Osd, ...]
     ratios: FullRatios
     flags: frozenset[str] = frozenset()
+    fsid: str = ""  # the OSD map names its cluster: the label when the fsid was unreadable at start
 
 
 @_record

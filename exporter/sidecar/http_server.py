@@ -97,8 +97,13 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
         if not tls.get("cert_file") or not tls.get("key_file"):
             raise ConfigError(f"{path}: tls_server_config needs cert_file and key_file")
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = TLS_VERSIONS.get(tls.get("min_version", "TLS12"), ssl.TLSVersion.TLSv1_2)
+        for key in ("min_version", "max_version"):
+            if key in tls and tls[key] not in TLS_VERSIONS:
+                raise ConfigError(f"{path}: tls_server_config.{key} must be one of {', '.join(sorted(TLS_VERSIONS))}")
+        context.minimum_version = TLS_VERSIONS[tls.get("min_version", "TLS12")]
         if "max_version" in tls:
+            if TLS_VERSIONS[tls["max_version"]] < context.minimum_version:
+                raise ConfigError(f"{path}: tls_server_config.max_version is below min_version")
             context.maximum_version = TLS_VERSIONS[tls["max_version"]]
         try:
             context.load_cert_chain(tls["cert_file"], tls["key_file"])
@@ -163,10 +168,12 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
         disable_nagle_algorithm = True
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            if auth is not None and not auth.check(self.headers.get("Authorization")):
+            route = self.path.split("?", 1)[0]
+            # Liveness says nothing about the cluster, and a container's healthcheck has
+            # no password (only bcrypt hashes are configured): it stays open.
+            if route != "/-/healthy" and auth is not None and not auth.check(self.headers.get("Authorization")):
                 self._send(401, b"Unauthorized\n", "text/plain", {"WWW-Authenticate": 'Basic realm="ceph-scale"'})
                 return
-            route = self.path.split("?", 1)[0]
             if route == path:
                 body = collector.exposition
                 if not body:

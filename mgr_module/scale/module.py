@@ -105,11 +105,14 @@ class Module(MgrModule):
         try:
             thresholds = read_thresholds(self.get_module_option)
         except ConfigError as e:
-            errors.append(f"thresholds rejected, the previous ones stay in force: {e}")
+            errors.append(f"thresholds rejected, all previous options stay in force: {e}")
         try:
             settings = read_module_settings(self.get_module_option)
         except ConfigError as e:
-            errors.append(f"module options rejected, the previous ones stay in force: {e}")
+            errors.append(f"module options rejected, all previous options stay in force: {e}")
+        if errors:
+            # One `ceph config set` batch may touch both groups: refuse it whole.
+            thresholds = settings = None
         with self._config_lock:
             if thresholds is not None:
                 if thresholds != self.thresholds:

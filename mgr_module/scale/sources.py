@@ -44,6 +44,7 @@ def mgr_get(mgr: Any, name: str) -> Any:
 # --- osd_map: osd_map + osd_stats + crush classes + metadata (= osd df / dump / metadata) --
 
 
+@inputs.refuses_bad_shapes
 def osd_df_from_stats(osd_stats: Any, crush: Any, osd_dump: Any) -> dict:
     """An `osd df`-shaped {"nodes": [...]} from the manager's PG map OSD stats.
 

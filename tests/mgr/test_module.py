@@ -70,6 +70,18 @@ def test_bad_module_option_keeps_the_previous_settings():
     assert mod.settings.rgw_source == "off" and "rgw_source" in mod.health["SCALE_BAD_CONFIG"]["detail"][0]
 
 
+def test_a_bad_module_option_also_holds_back_a_good_threshold():
+    mod = make()
+    mod.config_notify()
+    mod.options.update({"rgw_source": "telepathy", "fill_target_ratio": 0.75})
+    mod.config_notify()
+    assert mod.thresholds.fill_target_ratio == 0.8 and mod.settings.rgw_source == "off"
+    assert "all previous options stay in force" in mod.health["SCALE_BAD_CONFIG"]["detail"][0]
+    mod.options["rgw_source"] = "off"
+    mod.config_notify()
+    assert mod.thresholds.fill_target_ratio == 0.75 and "SCALE_BAD_CONFIG" not in mod.health
+
+
 def test_rgw_keys_from_the_store_when_the_options_are_empty():
     mod = make(rgw_endpoint="http://rgw:8080")
     mod.config_notify()

@@ -313,3 +313,15 @@ def test_series_budget_at_study_scale():
     assert series <= 3000, series
     assert samples(fams, "ceph_scale_rgw_top_bucket_objects") is not None
     assert len(samples(fams, "ceph_scale_rgw_top_bucket_objects")) == th.rgw_top_buckets
+
+
+def test_cluster_label_falls_back_to_the_osd_maps_fsid():
+    """The exporter may start while the monitors are down: the fsid then comes with the first OSD map."""
+    th = Thresholds()
+    part = OsdMapPart(collected_at=1.0, osds=(osd(0),), ratios=FullRatios(0.85, 0.9, 0.95), fsid="f-1")
+    fams = derive(Snapshot(taken_at=1.0, osd_map=part), DerivationState(th), th)
+    build = next(f for f in fams if f.name == "ceph_scale_build_info")
+    assert dict(zip(build.label_names, build.samples[0][1]))["cluster"] == "f-1"
+    fams = derive(Snapshot(taken_at=1.0, fsid="f-0", osd_map=part), DerivationState(th), th, cluster="prod")
+    build = next(f for f in fams if f.name == "ceph_scale_build_info")
+    assert dict(zip(build.label_names, build.samples[0][1]))["cluster"] == "prod"

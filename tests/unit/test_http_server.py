@@ -61,6 +61,13 @@ def test_tls_with_basic_auth_serves_only_the_right_user(tls_server):
         with pytest.raises(urllib.error.HTTPError) as e:
             get(base + "/metrics", auth, context)
         assert e.value.code == 401
+    # Liveness only, and nothing else, answers without credentials (the container healthcheck has none).
+    with get(base + "/-/healthy", None, context) as r:
+        assert r.status == 200
+    for path in ("/", "/-/ready", "/metrics?x=1", "/-/healthy/../metrics"):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            get(base + path, None, context)
+        assert e.value.code == 401, path
     # Plain HTTP to the TLS port is refused.
     with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
         get(base.replace("https", "http") + "/metrics", ("prometheus", "s3cret"))
@@ -103,6 +110,12 @@ def test_not_ready_before_the_first_collection():
         ("basic_auth_users:\n  u: plaintext\n", "bcrypt hash"),
         ("tls_config: {}\n", "unknown key"),
         ("- a\n", "expected a mapping"),
+        ("tls_server_config:\n  cert_file: c\n  key_file: k\n  min_version: TLS1.3\n", "min_version must be one of"),
+        ("tls_server_config:\n  cert_file: c\n  key_file: k\n  max_version: TLS14\n", "max_version must be one of"),
+        (
+            "tls_server_config:\n  cert_file: c\n  key_file: k\n  min_version: TLS13\n  max_version: TLS12\n",
+            "below min_version",
+        ),
     ],
 )
 def test_bad_web_config_is_refused_clearly(tmp_path, content, message):

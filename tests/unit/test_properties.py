@@ -2,13 +2,16 @@
 
 Inputs are the real captured fixtures, mutated: random and truncated JSON,
 wrong types, extra fields of unknown Ceph versions, huge and unicode label
-values, tenants.
+values, tenants. What a parser accepts goes on through the derivation and the
+exposition, which promtool must accept; what it refuses is one clear log line.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import logging
+import subprocess
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +22,7 @@ from exporter.core import inputs
 from exporter.core.config import Thresholds
 from exporter.core.derive import DerivationState, derive
 from exporter.core.exposition import render
+from exporter.core.runner import Schedule, SourceRunner
 from exporter.core.snapshot import Bucket, BucketsPart, Snapshot
 from exporter.sidecar.ceph_client import CephCommandError, _decode
 
@@ -32,6 +36,17 @@ PARSERS = {
     "admin_api_bucket_stats_queued.json": lambda d: inputs.buckets_part(d, 0),
     "reshard_list_queued.json": lambda d: inputs.reshard_part(d, 0),
     "config_get.json": lambda d: inputs.settings_part(d, 0),
+}
+# The snapshot field each parser's part fills.
+FIELDS = {
+    "osd_df.json": "osd_map",
+    "osd_dump.json": "capacity",
+    "df_detail.json": "capacity",
+    "pg_dump_pgs.json": "pgs",
+    "health_detail.json": "health",
+    "admin_api_bucket_stats_queued.json": "buckets",
+    "reshard_list_queued.json": "reshard",
+    "config_get.json": "settings",
 }
 _cache: dict[str, object] = {}
 
@@ -61,12 +76,31 @@ def paths(obj, prefix=()):
             yield from paths(v, prefix + (i,))
 
 
-def accept_or_refuse(parse, data) -> None:
+def accept_or_refuse(parse, data):
     """A parser either returns a part or raises InputError: nothing else."""
     try:
-        parse(data)
+        return parse(data)
     except inputs.InputError as e:
         assert str(e), "an InputError must say what is wrong"
+        return None
+
+
+def promtool_accepts(text: str) -> None:
+    proc = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    # promtool exits 1 on lint warnings too; only errors of the format fail here.
+    out = (proc.stdout + proc.stderr).decode()
+    assert "error while linting" not in out and "parse" not in out.lower(), out
+
+
+def exposition_of(field: str, part) -> str:
+    """A part that was accepted, through the derivation (twice, so rates and slopes run) and the exposition."""
+    th = Thresholds()
+    state = DerivationState(th)
+    for t in (1.0, 31.0):
+        snap = Snapshot(taken_at=t, fsid="f", **{field: part})
+        text = render(derive(snap, state, th)).decode()
+    list(text_string_to_metric_families(text))  # parses whole
+    return text
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,7 +127,11 @@ def test_mutated_fixtures_are_accepted_or_refused_cleanly(name, pick, action, va
             container[key] = value
         elif isinstance(container, dict):
             container[f"x_future_field_{pick % 7}"] = value  # a later Ceph's extra field
-    accept_or_refuse(PARSERS[name], data)
+    part = accept_or_refuse(PARSERS[name], data)
+    if part is not None:
+        text = exposition_of(FIELDS[name], part)
+        if pick % 10 == 0:  # promtool costs a process: every tenth accepted mutation
+            promtool_accepts(text)
 
 
 @settings(max_examples=60, deadline=None)
@@ -147,3 +185,112 @@ def test_any_bucket_names_give_a_valid_exposition(buckets):
     names = {(s.labels["tenant"], s.labels["bucket"]) for s in top.samples}
     assert names <= {(t, n) for n, t, _, _ in buckets}
     assert {s.labels["cluster"] for s in top.samples} == {'c"\\\n1'}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    piece=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300),
+    size=st.integers(min_value=50_000, max_value=100_000),
+    tenant=st.sampled_from(["", "tenant-ä", 'te"nant\\', "\u202e\n"]),
+)
+def test_huge_label_values_give_an_exposition_promtool_accepts(piece, size, tenant):
+    name = (piece * (size // len(piece) + 1))[:size]
+    part = BucketsPart(1.0, (Bucket(name=name, tenant=tenant, bucket_id="i", num_shards=1, num_objects=5, marker="m"),))
+    text = exposition_of("buckets", part)
+    assert len(text) > 50_000
+    promtool_accepts(text)
+
+
+class FailingSource:
+    """Stands for a source whose command answers garbage every time."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    def __call__(self, timeout: float):
+        return inputs.pg_part(json.loads(self.raw), 0.0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(cut=st.integers(min_value=1, max_value=5_000))
+def test_a_source_fed_bad_input_logs_one_clear_line_and_keeps_its_last_part(cut):
+    good = (FIX / "pg_dump_pgs.json").read_bytes()
+    logger = logging.getLogger("property-runner")
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Keep()
+    logger.addHandler(handler)
+    try:
+        source = FailingSource(good)
+        runner = SourceRunner("pgs", source, logger)
+        schedule = Schedule(interval=1, timeout=5, stale_after=60)
+        runner.run_once(schedule)
+        assert runner.success and runner.part is not None
+        kept = runner.part
+        source.raw = good[: cut % len(good)] if cut % 3 else b'{"pg_stats": "nope"}'
+        for _ in range(3):
+            runner.run_once(schedule)
+        assert not runner.success and runner.failures == 3
+        assert runner.part is kept  # the last good part, not a half-built or empty one
+        failed = [r.getMessage() for r in records if "failed" in r.getMessage()]
+        assert len(failed) == 1, failed  # one line for the change of state, not one per cycle
+        assert failed[0].startswith("source pgs failed: ") and ("JSON" in failed[0] or "InputError" in failed[0])
+    finally:
+        logger.removeHandler(handler)
+
+
+def _module_adapters():
+    from scale import sources
+
+    from tests.mgr import conftest  # noqa: F401  (puts the fake mgr_module and the module package on the path)
+    from tests.mgr.fake_mgr import FakeMgrBase, load_fixture_data
+
+    mgr = FakeMgrBase()
+    load_fixture_data(mgr)
+    return sources, mgr
+
+
+MODULE_DATA = ("osd_map", "osd_stats", "osd_map_crush", "osd_metadata", "df", "pg_stats", "health")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    key=st.sampled_from(MODULE_DATA),
+    pick=st.integers(min_value=0),
+    action=st.sampled_from(["delete", "replace", "extra", "whole"]),
+    value=json_values,
+)
+def test_the_modules_adapters_accept_or_refuse_the_managers_data_cleanly(key, pick, action, value):
+    """The manager hands Python objects, which a Ceph upgrade may reshape: the module's
+    adapters return a part or raise a clear error, like the sidecar's parsers."""
+    sources, mgr = _module_adapters()
+    data = mgr.data[key]
+    if action == "whole":
+        mgr.data[key] = value
+    else:
+        places = list(paths(data))
+        if places:
+            container, k = places[pick % len(places)]
+            if action == "delete":
+                del container[k]
+            elif action == "replace":
+                container[k] = value
+            elif isinstance(container, dict):
+                container[f"x_future_{pick % 5}"] = value
+    collect = {
+        "osd_map": sources.collect_osd_map,
+        "osd_stats": sources.collect_osd_map,
+        "osd_map_crush": sources.collect_osd_map,
+        "osd_metadata": sources.collect_osd_map,
+        "df": sources.collect_capacity,
+        "pg_stats": sources.collect_pgs,
+        "health": sources.collect_health,
+    }[key]
+    try:
+        collect(mgr)
+    except (sources.inputs.InputError, sources.SourceError) as e:  # the module's own copy of the core
+        assert str(e)
