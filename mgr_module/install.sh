@@ -1,20 +1,48 @@
 #!/bin/sh
-# Install the ceph-mgr module `scale` into DEST_DIR, with the shared derivation core
-# copied in place of its symlink (scale/ceph_scale_core -> ../../exporter/core).
+# Install the ceph-mgr module `scale`, with the shared derivation core copied in place of
+# its symlink (scale/ceph_scale_core -> ../../exporter/core).
 #
-#   mgr_module/install.sh /usr/share/ceph/mgr/scale      # packaged host (every mgr host)
-#   mgr_module/install.sh ./build/scale                  # then COPY it into a container image
+#   mgr_module/install.sh /usr/share/ceph/mgr/scale     # into the stock module directory
+#   mgr_module/install.sh --module-path /var/lib/ceph/mgr-modules
+#       # a module directory of its own: a symlink to every stock module plus a copy of
+#       # `scale`; then: ceph config set mgr mgr_module_path /var/lib/ceph/mgr-modules
+#       # (the manager loads modules from that one directory, so the stock ones must be
+#       # there too; package upgrades of the stock modules are followed through the links)
+#   mgr_module/install.sh build/scale                   # then COPY it into a container
+#                                                       # image (mgr_module/Containerfile)
 #
-# Then: ceph mgr module enable scale
+# Then restart the managers and: ceph mgr module enable scale
 set -eu
 
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-    echo "usage: $0 DEST_DIR   (e.g. /usr/share/ceph/mgr/scale)" >&2
+usage() {
+    echo "usage: $0 DEST_DIR | --module-path DIR [--stock STOCK_DIR]" >&2
     exit 2
-fi
+}
+
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/scale"
-dest=$1
+module_path=""
+stock=/usr/share/ceph/mgr
+case "${1:-}" in
+    "") usage ;;
+    --module-path)
+        [ $# -ge 2 ] && [ -n "$2" ] || usage
+        module_path=$2
+        shift 2
+        if [ "${1:-}" = "--stock" ]; then
+            [ $# -eq 2 ] || usage
+            stock=$2
+            shift 2
+        fi
+        [ $# -eq 0 ] || usage
+        dest="$module_path/scale"
+        ;;
+    -*) usage ;;
+    *)
+        [ $# -eq 1 ] || usage
+        dest=$1
+        ;;
+esac
 
 if [ ! -f "$src/ceph_scale_core/derive.py" ]; then
     echo "error: $src/ceph_scale_core does not lead to the derivation core (exporter/core)" >&2
@@ -24,6 +52,19 @@ case "$(basename "$dest")" in
     scale) ;;
     *) echo "warning: the manager names a module after its directory; $dest is not named 'scale'" >&2 ;;
 esac
+
+if [ -n "$module_path" ]; then
+    if [ ! -d "$stock/prometheus" ]; then
+        echo "error: $stock does not hold the stock manager modules (use --stock DIR)" >&2
+        exit 1
+    fi
+    mkdir -p "$module_path"
+    for entry in "$stock"/*; do
+        name=$(basename "$entry")
+        [ "$name" = scale ] && continue
+        [ -e "$module_path/$name" ] || [ -L "$module_path/$name" ] || ln -s "$entry" "$module_path/$name"
+    done
+fi
 
 tmp="$dest.tmp.$$"
 rm -rf "$tmp"
@@ -37,4 +78,7 @@ chmod -R a+rX "$tmp"
 rm -rf "$dest"
 mv "$tmp" "$dest"
 echo "installed the ceph-mgr module 'scale' in $dest"
+if [ -n "$module_path" ]; then
+    echo "point the managers at it: ceph config set mgr mgr_module_path $module_path (then restart them)"
+fi
 echo "enable it with: ceph mgr module enable scale"
