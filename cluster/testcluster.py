@@ -390,6 +390,9 @@ class TestCluster:
             f"mgr_data = {d}/$name",
             f"osd_data = {d}/$name",
             f"crash_dir = {d / 'crash'}",
+            # The cluster and audit logs of this cluster, not of every cluster on the host
+            # (the default is /var/log/ceph/ceph.$channel.log); tests count commands in it.
+            f"mon_cluster_log_file = default={d / 'log'}/ceph.$channel.log cluster={d / 'log'}/ceph.log",
             "ms_bind_ipv4 = true",
             "ms_bind_ipv6 = false",
             "public_addr = 127.0.0.1",
@@ -732,6 +735,7 @@ class TestCluster:
                 proc.poll()
             return False
         try:
+            os.kill(pid, signal.SIGCONT)  # a frozen daemon would only take SIGKILL
             os.kill(pid, sig)
         except ProcessLookupError:
             return False
@@ -756,6 +760,17 @@ class TestCluster:
             except subprocess.TimeoutExpired:
                 pass
         return True
+
+    def freeze_daemon(self, name: str) -> None:
+        """SIGSTOP: the daemon keeps its sockets open and never answers (a hung daemon,
+        which clients cannot tell from a slow one: only their timeouts save them)."""
+        pid = self.pids[name]
+        if not self._owned(pid):
+            raise CephError(f"{name} (pid {pid}) is not running")
+        os.kill(pid, signal.SIGSTOP)
+
+    def thaw_daemon(self, name: str) -> None:
+        os.kill(self.pids[name], signal.SIGCONT)
 
     def restart_daemon(self, name: str, timeout: float = 30) -> int:
         self.stop_daemon(name, timeout=timeout)
@@ -949,6 +964,15 @@ class TestCluster:
         """pgid, state, last_scrub_stamp, last_deep_scrub_stamp of every PG (`ceph pg dump pgs`)."""
         keys = ("pgid", "state", "last_scrub_stamp", "last_deep_scrub_stamp")
         return [{k: s[k] for k in keys} for s in self.ceph("pg", "dump", "pgs")["pg_stats"]]
+
+    def audit_commands(self, entity: str) -> list[str]:
+        """The commands `entity` (e.g. client.ceph-scale) sent to the monitor and the manager,
+        from the audit log (one line each as the command is dispatched)."""
+        path = self.dir / "log" / "ceph.audit.log"
+        if not path.exists():
+            return []
+        marker = f"entity='{entity}'"
+        return [line for line in path.read_text(errors="replace").splitlines() if marker in line and "dispatch" in line]
 
     def reshard_list(self) -> list:
         return self.radosgw_admin("reshard", "list") or []

@@ -17,6 +17,7 @@ where radosgw-admin needs write and watch rights on several pools to start.
 from __future__ import annotations
 
 import struct
+from typing import Callable
 
 from .inputs import InputError
 from .snapshot import ReshardEntry, ReshardPart
@@ -77,3 +78,38 @@ def decode_entry(raw: bytes) -> ReshardEntry:
 
 def reshard_part_from_omap(values: list[bytes], collected_at: float) -> ReshardPart:
     return ReshardPart(collected_at=collected_at, entries=tuple(decode_entry(v) for v in values))
+
+
+RESHARD_NAMESPACE = "reshard"
+OMAP_PAGE = 1000
+
+
+def reshard_log_oids(num_logs: int) -> list[str]:
+    """The queue's objects, as RGW names them (rgw_reshard_num_logs of them, 16 by default)."""
+    return [f"reshard.{i:010d}" for i in range(num_logs)]
+
+
+def read_queue(
+    read_omap: Callable[[str, str, str], list[tuple[str, bytes]]], pools: list[str], num_logs: int
+) -> list[ReshardEntry]:
+    """Every entry of the queue: read_omap(pool, oid, start_after) -> [(key, value)] in key
+    order, at most OMAP_PAGE of them, [] when the object does not exist (an empty log).
+
+    The objects are read by name, never listed: python-rados ends an object listing
+    quietly on any error, so a listing refused for lack of caps would read as an empty
+    queue. A refused read raises, and the source is reported failed."""
+    entries = []
+    for pool in pools:
+        for oid in reshard_log_oids(num_logs):
+            after = ""
+            while True:
+                page = read_omap(pool, oid, after)
+                for key, value in page:
+                    try:
+                        entries.append(decode_entry(value))
+                    except InputError as e:
+                        raise InputError(f"{pool}/{RESHARD_NAMESPACE}/{oid}[{key!r}]: {e}") from None
+                if len(page) < OMAP_PAGE:
+                    break
+                after = page[-1][0]
+    return entries

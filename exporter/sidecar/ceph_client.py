@@ -35,7 +35,7 @@ class CephClient:
         """What `command` does with command_raw's output: for the fallback of a chunked decode."""
         return functools.partial(_decode, prefix)
 
-    def omap_values(self, pool: str, namespace: str) -> list[bytes]:
+    def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
         raise CephCommandError("reading omap needs librados (python3-rados); use --ceph-client rados")
 
     def close(self) -> None:
@@ -132,8 +132,9 @@ class RadosClient(CephClient):
             raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
         return out
 
-    def omap_values(self, pool: str, namespace: str) -> list[bytes]:
-        """Every omap value of every object in pool/namespace (bounded by rados_osd_op_timeout)."""
+    def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
+        """Up to `limit` omap (key, value) pairs of one object after `start_after`; [] when
+        the object does not exist. Bounded by rados_osd_op_timeout; a refusal raises."""
         rados = self._rados_mod
         try:
             ioctx = self._connected().open_ioctx(pool)
@@ -141,15 +142,15 @@ class RadosClient(CephClient):
             raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
         try:
             ioctx.set_namespace(namespace)
-            values: list[bytes] = []
-            for obj in ioctx.list_objects():
-                with rados.ReadOpCtx() as op:
-                    entries, _ = ioctx.get_omap_vals(op, "", "", 1_000_000)
-                    ioctx.operate_read_op(op, obj.key)
-                    values.extend(v for _, v in entries)
-            return values
+            with rados.ReadOpCtx() as op:
+                entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
+                try:
+                    ioctx.operate_read_op(op, oid)
+                except rados.ObjectNotFound:
+                    return []
+                return [(k, v) for k, v in entries]
         except Exception as e:  # permission, timeout, pool gone: this read failed
-            raise CephCommandError(f"omap of {pool}/{namespace}: {type(e).__name__}: {e}") from None
+            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
         finally:
             ioctx.close()
 

@@ -13,6 +13,8 @@ rgw:
   region: us-east-1
   verify_tls: true
 mgr_prometheus_url: http://mgr.example:9283/metrics  # default: from `ceph mgr services`
+perf_urls:                        # instead: every ceph-exporter (Reef and later), one per host
+  - http://host1:9926/metrics
 """
 
 from __future__ import annotations
@@ -23,7 +25,16 @@ from typing import Any
 from ..core.config import ConfigError, Thresholds
 
 SOURCE_KEYS = {"interval", "timeout", "stale_after", "enabled"}
-TOP_KEYS = {"cluster_label", "state_file", "thresholds", "sources", "rgw", "mgr_prometheus_url", "rgw_config_section"}
+TOP_KEYS = {
+    "cluster_label",
+    "state_file",
+    "thresholds",
+    "sources",
+    "rgw",
+    "mgr_prometheus_url",
+    "perf_urls",
+    "rgw_config_section",
+}
 RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls", "log_pool", "reshard_backend"}
 
 
@@ -35,6 +46,7 @@ class FileConfig:
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
     rgw: dict[str, Any] = field(default_factory=dict)
     mgr_prometheus_url: str | None = None
+    perf_urls: tuple[str, ...] = ()
     rgw_config_section: str = "client.rgw"
 
 
@@ -56,6 +68,13 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
             if not isinstance(data[key], str) or not data[key]:
                 raise ConfigError(f"{key}: expected a non-empty string")
             setattr(cfg, key, data[key])
+    urls = data.get("perf_urls")
+    if urls is not None:
+        if not isinstance(urls, list) or not urls or not all(isinstance(u, str) and "://" in u for u in urls):
+            raise ConfigError("perf_urls: expected a non-empty list of http(s):// URLs")
+        if data.get("mgr_prometheus_url"):
+            raise ConfigError("perf_urls and mgr_prometheus_url: set one of them")
+        cfg.perf_urls = tuple(urls)
     sources = data.get("sources") or {}
     if not isinstance(sources, dict):
         raise ConfigError("sources: expected a mapping")

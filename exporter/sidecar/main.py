@@ -138,6 +138,7 @@ def build_collector(args: argparse.Namespace) -> Collector:
         ceph=ceph,
         rgw=rgw,
         mgr_prometheus_url=cfg.mgr_prometheus_url,
+        perf_urls=cfg.perf_urls,
         radosgw_admin_argv=tuple(args.radosgw_admin.split()),
         rgw_config_section=cfg.rgw_config_section,
         rgw_log_pool=str(cfg.rgw.get("log_pool", "default.rgw.log")),

@@ -26,6 +26,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Callable
 
+from .ceph_scale_core import reshard_queue
 from .ceph_scale_core.inputs import InputError
 from .ceph_scale_core.reshard_queue import decode_entry
 from .ceph_scale_core.sigv4 import sigv4_headers
@@ -136,7 +137,7 @@ def decode_reshard_entry(value: bytes, what: str = "reshard entry") -> ReshardEn
 
 
 def reshard_log_oids(num_logs: int) -> list[str]:
-    return [f"{RESHARD_OID_PREFIX}{i:010d}" for i in range(num_logs)]
+    return reshard_queue.reshard_log_oids(num_logs)
 
 
 def rgw_log_pools(pool_names: list[str]) -> list[str]:
@@ -148,21 +149,13 @@ def read_reshard_queue(
     read_omap: Callable[[str, str, str], list[tuple[str, bytes]]], pools: list[str], num_logs: int
 ) -> list[ReshardEntry]:
     """read_omap(pool, oid, start_after) -> [(key, value)] in key order, [] when absent."""
-    entries = []
-    for pool in pools:
-        for oid in reshard_log_oids(num_logs):
-            after = ""
-            while True:
-                page = read_omap(pool, oid, after)
-                for key, value in page:
-                    entries.append(decode_reshard_entry(value, f"{pool}/{RESHARD_NAMESPACE}/{oid}[{key!r}]"))
-                if len(page) < OMAP_PAGE:
-                    break
-                after = page[-1][0]
-    return entries
+    try:
+        return reshard_queue.read_queue(read_omap, pools, num_logs)
+    except InputError as e:
+        raise RgwError(str(e)) from None
 
 
-OMAP_PAGE = 1000
+OMAP_PAGE = reshard_queue.OMAP_PAGE
 
 
 def rados_omap_reader(rados_handle: Any) -> Callable[[str, str, str], list[tuple[str, bytes]]]:

@@ -7,9 +7,7 @@ file order; each leaves the cluster in a state the next can live with.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import threading
 import time
 import urllib.request
 
@@ -18,6 +16,7 @@ import pytest
 from cluster import s3load
 from demo.monitoring import free_port, wait_until
 from demo.sidecar import Sidecar, parse_exposition
+from tests.hanging import HangingServer
 
 pytestmark = pytest.mark.cluster
 
@@ -111,15 +110,27 @@ def test_load_against_the_hdd_baseline(ceph_cluster, sidecar):
     assert one("ceph_scale_s3_load_ratio", op="put", unit="ops") == pytest.approx(put / hdds / 60)
     # The counters are the RGW's own, as the mgr exposes them.
     instance = [dict(k)["instance_id"] for k in m["ceph_scale_rgw_s3_ops_total"]][0]
+    # The manager gets each daemon's counters every few seconds: wait for the report
+    # that has all 90 PUTs, then the two must agree.
     wait_until(
         lambda: (
-            sidecar.value("ceph_scale_rgw_s3_ops_total", op="put", instance_id=instance)
+            mgr_value(ceph_cluster, "ceph_rgw_put", instance_id=instance) >= 90
+            and sidecar.value("ceph_scale_rgw_s3_ops_total", op="put", instance_id=instance)
             == mgr_value(ceph_cluster, "ceph_rgw_put", instance_id=instance)
         ),
-        30,
-        what="PUT counter equal to the mgr's rgw.put",
+        60,
+        what="PUT counter equal to the mgr's rgw.put, all 90 PUTs in",
     )
     assert sidecar.value("ceph_scale_rgw_s3_ops_total", op="put", instance_id=instance) >= 90
+
+    # Per-OSD client op rates, from each OSD's own counters: every OSD has its series,
+    # and the PUTs show as writes on the OSDs.
+    def osd_writes():
+        samples = sidecar.metrics().get("ceph_scale_osd_ops_per_second", {})
+        return {dict(k)["ceph_daemon"]: v for k, v in samples.items() if dict(k)["op"] == "write"}
+
+    wait_until(lambda: sum(osd_writes().values()) > 0, 60, what="OSD write rates")
+    assert set(osd_writes()) == {"osd.0", "osd.1", "osd.2"}
 
 
 def test_reshard_is_counted_exactly_once_and_survives_a_restart(ceph_cluster, sidecar, scratch):
@@ -128,10 +139,17 @@ def test_reshard_is_counted_exactly_once_and_survives_a_restart(ceph_cluster, si
     time.sleep(8)  # let the exporter see the last of them
     before = sidecar.value("ceph_scale_rgw_reshard_events_total")
     access, secret = ceph_cluster.user_keys
-    # 1 shard per new bucket and rgw_max_objs_per_shard=100 in the test cluster.
+    # 1 shard per new bucket and rgw_max_objs_per_shard=100 in the test cluster. The
+    # instance before any PUT: RGW may reshard while the PUTs still arrive.
+    s3load.client(ceph_cluster.rgw_endpoint, access, secret).create_bucket(Bucket="reshard-me")
+    old = ceph_cluster.radosgw_admin("bucket", "stats", "--bucket", "reshard-me")
+    wait_until(
+        lambda: "reshard-me" in json.loads(sidecar.state_file.read_text())["reshard"]["buckets"],
+        60,
+        what="the exporter to know the new bucket",
+    )
     result = s3load.run(ceph_cluster.rgw_endpoint, access, secret, "reshard-me", objects=300, size=4096, gets=False)
     assert result.puts == 300
-    old = ceph_cluster.radosgw_admin("bucket", "stats", "--bucket", "reshard-me")
     wait_until(
         lambda: ceph_cluster.radosgw_admin("bucket", "stats", "--bucket", "reshard-me")["num_shards"] > 1,
         120,
@@ -187,33 +205,6 @@ def test_scrub_backlog_appears_and_drains(ceph_cluster, sidecar):
     # Back to calm intervals so that later tests do not scrub all the time.
     for key in ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval"):
         ceph_cluster.ceph("config", "rm", "global", key, fmt_json=False)
-
-
-class HangingServer:
-    """Accepts connections and never answers: a source that hangs."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.conns = []
-        self.alive = True
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while self.alive:
-            try:
-                conn, _ = self.sock.accept()
-                self.conns.append(conn)
-            except OSError:
-                return
-
-    def close(self) -> None:
-        self.alive = False
-        for c in self.conns:
-            c.close()
-        self.sock.close()
 
 
 def test_failed_and_hanging_sources_are_reported_not_zeroed(ceph_cluster, scratch):

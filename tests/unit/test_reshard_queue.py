@@ -57,3 +57,31 @@ def test_random_bytes_never_crash(raw):
         decode_entry(raw)
     except InputError:
         pass
+
+
+def test_the_queue_is_read_by_object_name_in_pages_and_a_refusal_raises():
+    from exporter.core.reshard_queue import OMAP_PAGE, read_queue, reshard_log_oids
+
+    assert reshard_log_oids(3) == ["reshard.0000000000", "reshard.0000000001", "reshard.0000000002"]
+    # reshard.0000000001 holds OMAP_PAGE + 2 entries (two pages); the others do not exist.
+    store = {("p", "reshard.0000000001"): [(f"k{i:05d}", RAW) for i in range(OMAP_PAGE + 2)]}
+    calls = []
+
+    def read(pool, oid, after):
+        calls.append((oid, after))
+        items = [kv for kv in store.get((pool, oid), []) if kv[0] > after]
+        return items[:OMAP_PAGE]
+
+    entries = read_queue(read, ["p"], 3)
+    assert len(entries) == OMAP_PAGE + 2 and entries[0].bucket == "qq-bucket"
+    assert ("reshard.0000000001", f"k{OMAP_PAGE - 1:05d}") in calls  # the second page starts after the first
+
+    def refused(pool, oid, after):
+        raise PermissionError("[errno 1] RADOS permission error")
+
+    with pytest.raises(PermissionError):  # never an empty queue
+        read_queue(refused, ["p"], 3)
+
+    store[("p", "reshard.0000000002")] = [("bad", b"\x01\x01\xff")]
+    with pytest.raises(InputError, match=r"p/reshard/reshard.0000000002\['bad'\]"):
+        read_queue(read, ["p"], 3)

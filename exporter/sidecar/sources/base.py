@@ -15,6 +15,7 @@ class SourceContext:
     ceph: CephClient
     rgw: RgwAdminClient | None = None
     mgr_prometheus_url: str | None = None  # None: discovered with `mgr services`
+    perf_urls: tuple[str, ...] = ()  # instead of the manager: ceph-exporter endpoints (Reef+)
     radosgw_admin_argv: tuple[str, ...] = ("radosgw-admin",)
     rgw_config_section: str = "client.rgw"
     rgw_log_pool: str = "default.rgw.log"  # the zone's log pool, home of the reshard queue

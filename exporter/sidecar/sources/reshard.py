@@ -5,7 +5,8 @@ import subprocess
 import time
 
 from ...core import inputs
-from ...core.reshard_queue import reshard_part_from_omap
+from ...core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, read_queue
+from ...core.snapshot import ReshardPart
 from .base import Deadline, Source
 
 
@@ -26,9 +27,15 @@ class ReshardSource(Source):
         if self.ctx.reshard_backend == "radosgw-admin":
             return self._radosgw_admin(deadline)
         t = time.time()
-        values = self.ctx.ceph.omap_values(self.ctx.rgw_log_pool, "reshard")
-        deadline.left()
-        return reshard_part_from_omap(values, t)
+        num_logs = self.ceph("config get", deadline, who=self.ctx.rgw_config_section, key="rgw_reshard_num_logs")
+        ceph = self.ctx.ceph
+
+        def read_omap(pool: str, oid: str, after: str) -> list[tuple[str, bytes]]:
+            deadline.left()
+            return ceph.omap_page(pool, RESHARD_NAMESPACE, oid, after, OMAP_PAGE)
+
+        entries = read_queue(read_omap, [self.ctx.rgw_log_pool], int(num_logs or 16))
+        return ReshardPart(collected_at=t, entries=tuple(entries))
 
     def _radosgw_admin(self, deadline: Deadline):
         t = time.time()
