@@ -206,7 +206,7 @@ def test_pg_part_values_and_errors_unchanged_on_odd_records(stats):
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_buckets_part_values_and_errors_unchanged_on_odd_records(stats):
     # buckets_part turns unforeseen errors into InputError; compare through the same wrapper.
-    wrapped = inputs._refuses_bad_shapes(checked_buckets_part)
+    wrapped = inputs.refuses_bad_shapes(checked_buckets_part)
     assert outcome(inputs.buckets_part, stats, 1.0) == outcome(wrapped, stats, 1.0)
 
 
