@@ -1,4 +1,5 @@
-"""Real Prometheus and Alertmanager from Debian's packages, on free loopback ports.
+"""Real Prometheus and Alertmanager from Debian's packages, on free loopback ports, and a
+local webhook for Alertmanager's notifications.
 
 Used by the demo and by the end-to-end tests; every process is started in
 its own directory and stopped by its PID.
@@ -6,6 +7,7 @@ its own directory and stopped by its PID.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -13,14 +15,18 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
+SHIPPED_ALERTMANAGER_CONFIG = REPO / "rules" / "alertmanager.yml"
 
 
 def free_port() -> int:
@@ -112,6 +118,105 @@ class Alertmanager:
     def stop(self) -> None:
         if self.process:
             self.process.stop()
+
+
+class Webhook:
+    """An Alertmanager webhook receiver on a free loopback port (stdlib HTTP server in a thread).
+
+    Records every notification with the path it was posted to, and hands it to
+    `on_notification(path, payload)` as it arrives.
+    """
+
+    def __init__(self, on_notification: Callable[[str, dict], None] | None = None) -> None:
+        self.notifications: list[tuple[str, dict]] = []
+        received, lock = self.notifications, threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                try:
+                    payload = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                except ValueError:
+                    self.send_response(400)
+                    self.end_headers()
+                    return
+                with lock:
+                    received.append((self.path, payload))
+                # Answer first: a slow or failing printer must not make Alertmanager retry.
+                self.send_response(200)
+                self.end_headers()
+                if on_notification is not None:
+                    try:
+                        on_notification(self.path, payload)
+                    except Exception:  # a display problem is not a delivery problem
+                        pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Webhook:
+        self._thread = threading.Thread(target=self.server.serve_forever, name="webhook", daemon=True)
+        self._thread.start()
+        return self
+
+    def alerts(self, name: str, status: str, path: str | None = None) -> list[dict]:
+        """The alerts named `name` with `status` ("firing" | "resolved") posted (to `path`)."""
+        return [
+            a
+            for p, n in list(self.notifications)
+            if path is None or p == path
+            for a in n.get("alerts", [])
+            if a["labels"].get("alertname") == name and a["status"] == status
+        ]
+
+    def paths(self, name: str, status: str) -> set[str]:
+        """The paths (one per receiver) that received `name` with `status`."""
+        return {p for p, _ in list(self.notifications) if self.alerts(name, status, p)}
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def webhook_routing(
+    webhook_url: str, source: Path = SHIPPED_ALERTMANAGER_CONFIG, timings: dict[str, str] | None = None
+) -> dict:
+    """The Alertmanager config in `source` with every receiver sent to `webhook_url` instead.
+
+    Routing, grouping and inhibitions stay as shipped. Each receiver keeps a
+    path of its own (its webhook's path, else /<receiver name>), so the
+    receiving end can tell who was notified; any other kind of notifier
+    (PagerDuty, e-mail, ...) is replaced, so nothing leaves the machine.
+    `timings` (e.g. {"group_wait": "1s"}) overrides those settings on the root
+    route and on every route that sets them, for tests that cannot wait.
+    """
+    config = copy.deepcopy(yaml.safe_load(Path(source).read_text()))
+    base = webhook_url.rstrip("/")
+    for receiver in config.get("receivers", []):
+        hooks = receiver.get("webhook_configs") or [{}]
+        path = urllib.parse.urlsplit(str(hooks[0].get("url", ""))).path or "/" + receiver["name"]
+        send_resolved = hooks[0].get("send_resolved", True)
+        for key in [k for k in receiver if k.endswith("_configs")]:
+            del receiver[key]
+        receiver["webhook_configs"] = [{"url": base + path, "send_resolved": send_resolved}]
+    if timings:
+        routes = [config.setdefault("route", {})]
+        while routes:
+            route = routes.pop()
+            for key, value in timings.items():
+                if route is config["route"] or key in route:
+                    route[key] = value
+            routes.extend(route.get("routes") or [])
+    return config
+
+
+def receiver_paths(config: dict) -> dict[str, str]:
+    """{receiver name: the path of its webhook} of a config made by webhook_routing."""
+    return {r["name"]: urllib.parse.urlsplit(r["webhook_configs"][0]["url"]).path for r in config.get("receivers", [])}
 
 
 class Prometheus:

@@ -6,6 +6,8 @@
 It makes the study's conditions happen (spillover is there from the start on
 osd.0; a bucket grows past its shard limit and reshards; scrubs are held
 back until PGs are overdue) and prints the live signals every few seconds.
+Alertmanager routes as rules/alertmanager.yml says, to a local webhook that
+prints each notification as it arrives.
 Everything it starts is stopped by PID when it ends.
 """
 
@@ -30,11 +32,22 @@ def rule_files() -> list[Path]:
     return sorted(p for p in rules.glob("*.yml") if p.name != "alertmanager.yml") if rules.is_dir() else []
 
 
-def alertmanager_config(webhook_port: int | None = None) -> dict | Path:
-    example = REPO / "rules" / "alertmanager.yml"
-    if example.exists():
-        return example
-    return {"route": {"receiver": "log"}, "receivers": [{"name": "log"}]}
+def alertmanager_config(webhook_url: str) -> dict:
+    """The shipped routing (rules/alertmanager.yml), every receiver sent to the demo's webhook.
+
+    Its placeholders point at 127.0.0.1:9095, where nothing listens.
+    """
+    return monitoring.webhook_routing(webhook_url)
+
+
+def notification_lines(path: str, payload: dict) -> list[str]:
+    """One line per alert of an Alertmanager notification: receiver, status, alert, cluster."""
+    receiver = payload.get("receiver") or path
+    return [
+        f"  notified    {receiver}: {a.get('status', '?')} {a['labels'].get('alertname', '?')} "
+        f"(cluster {a['labels'].get('cluster', '?')})"
+        for a in payload.get("alerts", [])
+    ]
 
 
 def fmt(value: float | None, unit: str = "") -> str:
@@ -120,7 +133,15 @@ def run_demo(
             out(f"  cluster up in {cluster.started_in:.0f} s: {cluster.conf_path}")
         exporter = Sidecar(cluster, workdir, cluster_label="demo").start()
         started.append(exporter)
-        am = monitoring.Alertmanager(workdir, alertmanager_config()).start()
+
+        def show(path: str, payload: dict) -> None:
+            for line in notification_lines(path, payload):
+                out(line)
+
+        hook = monitoring.Webhook(show)
+        started.append(hook.start())
+        am_config = alertmanager_config(hook.url)
+        am = monitoring.Alertmanager(workdir, am_config).start()
         started.append(am)
         prom = monitoring.Prometheus(
             workdir,
@@ -132,6 +153,8 @@ def run_demo(
         out(f"exporter      {exporter.url}")
         out(f"prometheus    {prom.url}   (rules: {', '.join(p.name for p in rule_files()) or 'none yet'})")
         out(f"alertmanager  {am.url}")
+        receivers = ", ".join(f"{path} ({name})" for name, path in monitoring.receiver_paths(am_config).items())
+        out(f"webhook       {hook.url}   (Alertmanager's receivers, printed as they arrive: {receivers})")
         out(f"mgr prometheus module {cluster.mgr_prometheus_url}; RGW {cluster.rgw_endpoint}")
         if hold_scrubs:
             cluster.block_scrubs(max_interval=60, deep_interval=120)
@@ -146,7 +169,14 @@ def run_demo(
             firing = sorted({a["labels"]["alertname"] for a in prom.alerts() if a["state"] == "firing"})
             out(time.strftime("%H:%M:%S") + " live signals:\n" + last)
             out("  alerts      " + (", ".join(firing) if firing else "none firing"))
-        return {"summary": last, "exporter": exporter.url, "prometheus": prom.url, "alertmanager": am.url}
+        return {
+            "summary": last,
+            "exporter": exporter.url,
+            "prometheus": prom.url,
+            "alertmanager": am.url,
+            "webhook": hook.url,
+            "alertmanager_config": am_config,
+        }
     finally:
         stop.set()
         for thing in reversed(started):

@@ -2,14 +2,18 @@
 """Checks the rules in rules/ against the project's alerting discipline.
 
     python3 rules/validate.py [--rules-dir rules] [--metrics-doc docs/metrics.md]
+    python3 rules/validate.py --set-runbook-base https://git.example.org/ceph-scale-signals/-/blob/main/
 
 Exits 1 and lists every problem if any of these fails:
 
 - every alert has `for`, labels `severity` (info | warning | critical) and
   `signal` (spillover | fill | reshard | scrub | load | degraded | exporter),
   and annotations `summary`, `description` and `runbook_url`;
-- every runbook_url is RUNBOOK_BASE + a file in this repository + an anchor
-  equal to the alert name in lower case, and that file has the section;
+- every description shows a live value (`$value` or a `query` template),
+  except CephScaleExporterAbsent's, which has none to show;
+- every runbook_url is one base shared by all alerts + rules/runbooks.md + an
+  anchor equal to the alert name in lower case, and runbooks.md has that
+  section (headings inside fenced code blocks do not count);
 - every alert has a promtool test case (rules/tests/*.yml) that expects it to
   fire and one that expects it not to;
 - every metric a rule or an annotation reads is in docs/metrics.md, is a
@@ -23,6 +27,10 @@ Exits 1 and lists every problem if any of these fails:
   (recording groups before alert groups);
 - every alert name that rules/alertmanager.yml refers to exists.
 
+`--set-runbook-base` replaces the runbook base in the rule files and in the
+expected annotations of the promtool tests (Prometheus rule files have no
+variables, so the base is written into every runbook_url), then validates.
+
 It needs PyYAML only; promtool and amtool are run by tests/rules/test_rules.py.
 """
 
@@ -31,16 +39,21 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
 
-RUNBOOK_BASE = "https://github.com/ceph-scale-signals/ceph-scale-signals/blob/main/"
+RUNBOOK_DOC = "rules/runbooks.md"
+RUNBOOK_BASE_FORM = re.compile(r"^https?://[^\s#?]+/$")
 SEVERITIES = {"info", "warning", "critical"}
 SIGNALS = {"spillover", "fill", "reshard", "scrub", "load", "degraded", "exporter"}
 REQUIRED_ANNOTATIONS = ("summary", "description", "runbook_url")
 PROMETHEUS_METRICS = {"up"}
 NOT_RULE_FILES = {"alertmanager.yml"}
+LIVE_VALUE = re.compile(r"\$value\b|\|\s*query\b")
+# absent() yields 1 or nothing and knows no cluster to query for.
+NO_LIVE_VALUE = {"CephScaleExporterAbsent"}
 
 AGGREGATORS = ("sum", "min", "max", "avg", "count", "group", "stddev", "stdvar", "quantile", "count_values")
 KEYWORDS = {"and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool"}
@@ -75,12 +88,61 @@ def documented_metrics(metrics_doc: Path) -> set[str]:
 def github_anchors(markdown: str) -> set[str]:
     """Anchors GitHub generates for the headings of a markdown file."""
     anchors = set()
+    fence = None  # the opening ``` or ~~~ while inside a fenced block, whose `# comments` are no headings
     for line in markdown.splitlines():
+        if fence is None:
+            m = re.match(r"\s{0,3}(`{3,}|~{3,})", line)
+            if m:
+                fence = m.group(1)
+                continue
+        else:
+            if re.fullmatch(rf"\s{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*", line):
+                fence = None
+            continue
         m = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
         if m:
             text = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower())
             anchors.add(text.replace(" ", "-"))
     return anchors
+
+
+def rule_alerts(rules_dir: Path) -> dict[str, dict]:
+    alerts = {}
+    for path in rule_files(rules_dir):
+        for group in (yaml.load(path.read_text(), Loader=YAML_LOADER) or {}).get("groups") or []:
+            for rule in group.get("rules") or []:
+                if "alert" in rule:
+                    alerts[rule["alert"]] = rule
+    return alerts
+
+
+def common_runbook_base(urls) -> str | None:
+    """The base most runbook_urls share: what comes before rules/runbooks.md#."""
+    bases = Counter(str(u).split(RUNBOOK_DOC + "#", 1)[0] for u in urls if RUNBOOK_DOC + "#" in str(u))
+    return bases.most_common(1)[0][0] if bases else None
+
+
+def runbook_base(rules_dir: Path) -> str | None:
+    """The runbook base the alerts in rules_dir use."""
+    return common_runbook_base((r.get("annotations") or {}).get("runbook_url") for r in rule_alerts(rules_dir).values())
+
+
+def set_runbook_base(rules_dir: Path, new_base: str) -> list[Path]:
+    """Replace the runbook base in the rule files and the promtool tests; the files changed."""
+    rules_dir = Path(rules_dir)
+    if not RUNBOOK_BASE_FORM.match(new_base):
+        raise ValueError(f"{new_base!r} is not an absolute http(s) URL ending in /")
+    old_base = runbook_base(rules_dir)
+    if old_base is None:
+        raise ValueError(f"no runbook_url into {RUNBOOK_DOC} found in {rules_dir}")
+    changed = []
+    for path in rule_files(rules_dir) + promtool_test_files(rules_dir):
+        text = path.read_text()
+        new_text = text.replace(old_base + RUNBOOK_DOC + "#", new_base + RUNBOOK_DOC + "#")
+        if new_text != text:
+            path.write_text(new_text)
+            changed.append(path)
+    return changed
 
 
 def metric_names(expr: str) -> set[str]:
@@ -171,7 +233,13 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
             problems.append(f"{name}: aggregation `{agg}` drops the cluster label")
 
     # Alerts.
-    anchors_cache: dict[Path, set[str]] = {}
+    runbook_doc = repo_root / RUNBOOK_DOC
+    runbook_anchors = github_anchors(runbook_doc.read_text()) if runbook_doc.is_file() else None
+    if runbook_anchors is None:
+        problems.append(f"{RUNBOOK_DOC} does not exist")
+    base = common_runbook_base((r.get("annotations") or {}).get("runbook_url") for r in alerts.values())
+    if base is not None and not RUNBOOK_BASE_FORM.match(base):
+        problems.append(f"runbook base {base!r} is not an absolute http(s) URL ending in /")
     for name, rule in alerts.items():
         labels = rule.get("labels") or {}
         annotations = rule.get("annotations") or {}
@@ -184,22 +252,21 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
         for key in REQUIRED_ANNOTATIONS:
             if not str(annotations.get(key) or "").strip():
                 problems.append(f"{name}: annotation {key} missing")
+        description = str(annotations.get("description") or "")
+        if description.strip() and name not in NO_LIVE_VALUE and not LIVE_VALUE.search(description):
+            problems.append(f"{name}: description shows no live value ($value or a query template)")
         url = str(annotations.get("runbook_url") or "")
         if url:
-            if not url.startswith(RUNBOOK_BASE) or "#" not in url:
-                problems.append(f"{name}: runbook_url does not start with {RUNBOOK_BASE} or has no #anchor")
+            if RUNBOOK_DOC + "#" not in url:
+                problems.append(f"{name}: runbook_url does not point at {RUNBOOK_DOC}#<anchor>")
             else:
-                rel, anchor = url[len(RUNBOOK_BASE) :].split("#", 1)
-                doc = repo_root / rel
+                prefix, anchor = url.split(RUNBOOK_DOC + "#", 1)
+                if prefix != base:
+                    problems.append(f"{name}: runbook_url base {prefix} is not {base}, the base of the other alerts")
                 if anchor != name.lower():
                     problems.append(f"{name}: runbook_url anchor #{anchor} is not #{name.lower()}")
-                if not doc.is_file():
-                    problems.append(f"{name}: runbook_url points to {rel}, which does not exist")
-                else:
-                    if doc not in anchors_cache:
-                        anchors_cache[doc] = github_anchors(doc.read_text())
-                    if anchor not in anchors_cache[doc]:
-                        problems.append(f"{name}: {rel} has no section #{anchor}")
+                if runbook_anchors is not None and anchor not in runbook_anchors:
+                    problems.append(f"{name}: {RUNBOOK_DOC} has no section #{anchor}")
         expr = str(rule.get("expr", ""))
         for metric in sorted(metric_names(expr) - known):
             problems.append(f"{name}: reads {metric}, which is neither in docs/metrics.md nor a recording rule")
@@ -280,7 +347,8 @@ def summary(rules_dir: Path) -> str:
             for rule in group.get("rules") or []:
                 alerts += "alert" in rule
                 records += "record" in rule
-    return f"{alerts} alerts, {records} recording rules, {len(promtool_test_files(rules_dir))} test files"
+    tests = len(promtool_test_files(rules_dir))
+    return f"{alerts} alerts, {records} recording rules, {tests} test files; runbooks at {runbook_base(rules_dir)}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -288,7 +356,21 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rules-dir", type=Path, default=here, help="the rules directory (default: %(default)s)")
     p.add_argument("--metrics-doc", type=Path, default=None, help="default: <rules-dir>/../docs/metrics.md")
+    p.add_argument(
+        "--set-runbook-base",
+        metavar="URL",
+        help="rewrite every runbook_url (and the tests' expectations) to URL + rules/runbooks.md#<anchor>, "
+        "e.g. for a fork or an internal mirror; URL ends in /",
+    )
     args = p.parse_args(argv)
+    if args.set_runbook_base:
+        try:
+            changed = set_runbook_base(args.rules_dir, args.set_runbook_base)
+        except ValueError as e:
+            print(f"cannot set the runbook base: {e}", file=sys.stderr)
+            return 2
+        for path in changed:
+            print(f"rewrote {path}")
     problems = validate(args.rules_dir, args.metrics_doc)
     for problem in problems:
         print(problem)

@@ -1,62 +1,60 @@
 """End to end: the real exporter on the real cluster -> real Prometheus with our rules ->
-real Alertmanager with a routing like rules/alertmanager.yml -> a local webhook.
+real Alertmanager with the shipped routing (rules/alertmanager.yml) -> a local webhook.
 
 The rules are loaded as written except for `for:`, shortened so that the test
-does not wait 5 minutes per alert (the promtool tests cover `for:`).
+does not wait 5 minutes per alert (the promtool tests cover `for:`). The
+Alertmanager config is the shipped one with its receivers pointed at the
+test's webhook, one path per receiver, and its group timings shortened.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from demo.monitoring import Alertmanager, Prometheus, wait_until
+from demo.monitoring import Alertmanager, Prometheus, Webhook, receiver_paths, wait_until, webhook_routing
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parents[2]
+SHIPPED_ROUTING = REPO / "rules" / "alertmanager.yml"
 
 
-class Webhook:
-    """A receiver that records every Alertmanager notification."""
+def alert_labels(name: str) -> dict[str, str]:
+    for group in yaml.safe_load((REPO / "rules" / "alerts.yml").read_text())["groups"]:
+        for rule in group["rules"]:
+            if rule.get("alert") == name:
+                return {"alertname": name, **rule["labels"]}
+    raise KeyError(name)
 
-    def __init__(self) -> None:
-        self.notifications: list[dict] = []
-        received = self.notifications
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                received.append(json.loads(body))
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def alerts(self, name: str, status: str) -> list[dict]:
-        return [
-            a
-            for n in self.notifications
-            for a in n["alerts"]
-            if a["labels"].get("alertname") == name and a["status"] == status
-        ]
-
-    def stop(self) -> None:
-        self.server.shutdown()
+def shipped_receivers(labels: dict[str, str]) -> set[str]:
+    """The receivers the shipped routing sends an alert with `labels` to, as amtool works them out."""
+    amtool = shutil.which("amtool")
+    assert amtool, "amtool not found: run scripts/bootstrap.sh"
+    r = subprocess.run(
+        [
+            amtool,
+            "config",
+            "routes",
+            "test",
+            f"--config.file={SHIPPED_ROUTING}",
+            *(f"{k}={v}" for k, v in labels.items()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return set(r.stdout.strip().split(","))
 
 
 @pytest.fixture(scope="module")
 def alerting(sidecar, scratch):
-    hook = Webhook()
+    hook = Webhook().start()
     workdir = Path(scratch) / "alerting"
     rules_dir = workdir / "rules"
     rules_dir.mkdir(parents=True)
@@ -68,18 +66,7 @@ def alerting(sidecar, scratch):
                 if "alert" in rule:
                     rule["for"] = "0s"
         (rules_dir / name).write_text(yaml.safe_dump(doc, sort_keys=False))
-    am_config = {
-        "route": {
-            "receiver": "hook",
-            "group_by": ["cluster", "alertname", "signal"],
-            "group_wait": "1s",
-            "group_interval": "1s",
-            "repeat_interval": "1h",
-        },
-        "receivers": [{"name": "hook", "webhook_configs": [{"url": hook.url, "send_resolved": True}]}],
-        # The inhibitions of the example routing, as shipped.
-        "inhibit_rules": yaml.safe_load((REPO / "rules" / "alertmanager.yml").read_text()).get("inhibit_rules", []),
-    }
+    am_config = webhook_routing(hook.url, SHIPPED_ROUTING, timings={"group_wait": "1s", "group_interval": "1s"})
     am = Alertmanager(workdir, am_config).start()
     prom = Prometheus(
         workdir,
@@ -89,14 +76,25 @@ def alerting(sidecar, scratch):
         scrape_interval="2s",
         evaluation_interval="2s",
     ).start()
-    yield prom, am, hook
+    yield prom, am, hook, am_config
     prom.stop()
     am.stop()
     hook.stop()
 
 
+def test_the_webhook_stands_in_for_every_shipped_receiver(alerting):
+    _, _, hook, am_config = alerting
+    shipped = yaml.safe_load(SHIPPED_ROUTING.read_text())
+    paths = receiver_paths(am_config)
+    assert set(paths) == {r["name"] for r in shipped["receivers"]}
+    assert len(set(paths.values())) == len(paths), paths
+    for receiver in am_config["receivers"]:
+        assert [c["url"] for c in receiver["webhook_configs"]] == [hook.url + paths[receiver["name"]]]
+    assert am_config["inhibit_rules"] == shipped["inhibit_rules"]
+
+
 def test_rules_load_in_a_real_prometheus(alerting):
-    prom, _, _ = alerting
+    prom, _, _, _ = alerting
     wait_until(prom.targets_up, 60, what="the exporter target up")
     wait_until(
         lambda: (
@@ -110,38 +108,58 @@ def test_rules_load_in_a_real_prometheus(alerting):
     assert sample["metric"]["cluster"] == "test" and float(sample["value"][1]) == 1
 
 
-def test_spillover_alert_reaches_the_receiver(alerting):
-    _, am, hook = alerting
-    alerts = wait_until(
-        lambda: hook.alerts("CephScaleBluefsSpilloverStarted", "firing"), 90, what="the spillover notification"
-    )
+def test_spillover_alert_reaches_its_team(alerting):
+    _, am, hook, am_config = alerting
+    name = "CephScaleBluefsSpilloverStarted"
+    paths = receiver_paths(am_config)
+    expected = {paths[r] for r in shipped_receivers({**alert_labels(name), "cluster": "test"})}
+    assert expected == {paths["ceph-scale-storage"]}
+    wait_until(lambda: hook.paths(name, "firing") >= expected, 90, what="the spillover notification")
+    alerts = hook.alerts(name, "firing", paths["ceph-scale-storage"])
     labels = alerts[0]["labels"]
     assert labels["ceph_daemon"] == "osd.0" and labels["cluster"] == "test"
     assert labels["severity"] == "warning" and labels["signal"] == "spillover"
     annotations = alerts[0]["annotations"]
     assert "osd.0" in annotations["summary"] + annotations["description"]
     assert annotations["runbook_url"].endswith("#cephscalebluefsspilloverstarted")
-    assert not hook.alerts("CephScaleBluefsSpilloverStarted", "resolved")
-    assert any(a["labels"]["alertname"] == "CephScaleBluefsSpilloverStarted" for a in am.alerts())
+    assert hook.paths(name, "firing") == expected  # a warning does not page
+    assert not hook.alerts(name, "resolved")
+    assert any(a["labels"]["alertname"] == name for a in am.alerts())
 
 
-def test_osd_down_alert_fires_inhibits_its_warning_twin_and_resolves(alerting, ceph_cluster):
+def test_osd_down_alert_pages_and_reaches_its_team_inhibits_its_warning_twin_and_resolves(alerting, ceph_cluster):
     """1 of 3 OSDs down is a 33 % share, past the study's one-node point (17 %: 21 %/25 % drop):
-    the critical alert fires, its warning twin is inhibited, and both resolve when the OSD is back."""
-    prom, _, hook = alerting
+    the critical alert reaches every receiver the shipped routing names (the pager and the storage
+    team), its warning twin is inhibited, and the resolved notification follows when the OSD is back."""
+    prom, _, hook, am_config = alerting
+    name, twin = "CephScaleOsdsDownLargeDrop", "CephScaleOsdsDownExpectedDrop"
+    paths = receiver_paths(am_config)
+    receivers = shipped_receivers({**alert_labels(name), "cluster": "test"})
+    assert {"ceph-scale-pager", "ceph-scale-storage"} <= receivers
+    expected = {paths[r] for r in receivers}
+    resolving = {
+        paths[r["name"]]
+        for r in am_config["receivers"]
+        if r["name"] in receivers and r["webhook_configs"][0]["send_resolved"]
+    }
     ceph_cluster.osd_down(2)
     try:
-        firing = wait_until(
-            lambda: hook.alerts("CephScaleOsdsDownLargeDrop", "firing"), 90, what="the OSD-down notification"
-        )
-        assert firing[0]["labels"]["cluster"] == "test" and firing[0]["labels"]["severity"] == "critical"
-        assert "%" in firing[0]["annotations"]["description"]
-        # Prometheus fires the warning too; Alertmanager holds it back.
-        assert any(
-            a["labels"]["alertname"] == "CephScaleOsdsDownExpectedDrop" and a["state"] == "firing"
-            for a in prom.alerts()
-        )
-        assert hook.alerts("CephScaleOsdsDownExpectedDrop", "firing") == []
+        wait_until(lambda: hook.paths(name, "firing") >= expected, 90, what="the OSD-down notifications")
+        assert hook.paths(name, "firing") == expected
+        for path in expected:
+            firing = hook.alerts(name, "firing", path)
+            assert firing[0]["labels"]["cluster"] == "test" and firing[0]["labels"]["severity"] == "critical"
+            assert "%" in firing[0]["annotations"]["description"]
+        for receiver in receivers:  # Alertmanager names the receiver in the payload, too
+            payloads = [n for p, n in hook.notifications if p == paths[receiver]]
+            assert any(
+                n["receiver"] == receiver and any(a["labels"]["alertname"] == name for a in n["alerts"])
+                for n in payloads
+            )
+        # Prometheus fires the warning too; Alertmanager holds it back at every receiver.
+        assert any(a["labels"]["alertname"] == twin and a["state"] == "firing" for a in prom.alerts())
+        assert hook.alerts(twin, "firing") == []
     finally:
         ceph_cluster.osd_up(2)
-    wait_until(lambda: hook.alerts("CephScaleOsdsDownLargeDrop", "resolved"), 120, what="the resolved notification")
+    wait_until(lambda: hook.paths(name, "resolved") >= resolving, 120, what="the resolved notifications")
+    assert resolving and hook.alerts(twin, "firing") == []

@@ -124,6 +124,10 @@ def routes(labels: dict[str, str]) -> list[str]:
         ({"alertname": "CephScaleHddOsdHotspot", "severity": "warning", "signal": "load"}, ["ceph-scale-rgw"]),
         ({"alertname": "CephScaleFillAboveWarnLine", "severity": "info", "signal": "fill"}, ["ceph-scale-ticket"]),
         (
+            {"alertname": "CephScalePoolPredictedToCrossTarget", "severity": "warning", "signal": "fill"},
+            ["ceph-scale-storage"],
+        ),
+        (
             {"alertname": "CephScaleExporterDataMissing", "severity": "critical", "signal": "exporter"},
             ["ceph-scale-pager", "ceph-scale-monitoring"],
         ),
@@ -201,14 +205,16 @@ def with_rule_labels(alertname: str, **labels: str) -> dict:
 
 
 def inhibited(am, expected: dict[tuple, bool], timeout: float = 15.0) -> dict[tuple, bool]:
-    """Alertmanager's view {(alertname, cluster, ceph_daemon): inhibited}, once it matches `expected`."""
+    """Alertmanager's view {(alertname, cluster, ceph_daemon or pool_id): inhibited}, once it matches `expected`."""
     end = time.monotonic() + timeout
     while True:
         with urllib.request.urlopen(f"{am.url}/api/v2/alerts", timeout=10) as r:
             got = {
-                (a["labels"]["alertname"], a["labels"].get("cluster"), a["labels"].get("ceph_daemon")): bool(
-                    a["status"]["inhibitedBy"]
-                )
+                (
+                    a["labels"]["alertname"],
+                    a["labels"].get("cluster"),
+                    a["labels"].get("ceph_daemon") or a["labels"].get("pool_id"),
+                ): bool(a["status"]["inhibitedBy"])
                 for a in json.loads(r.read())
             }
         view = {k: got.get(k) for k in expected}
@@ -229,6 +235,10 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1", ceph_daemon="osd.3"),
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1", ceph_daemon="osd.3"),
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1", ceph_daemon="osd.7"),
+            # a pool past the target silences its own prediction only
+            with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="9", name="data"),
+            with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c1", pool_id="9", name="data"),
+            with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c1", pool_id="7", name="index"),
             # spreading spillover inhibits the per-OSD warnings of its cluster
             with_rule_labels("CephScaleBluefsSpilloverSpreading", cluster="c2"),
             with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c2", ceph_daemon="osd.1"),
@@ -247,6 +257,9 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleOsdFullestPastBackfillfull", "c1", "osd.3"): False,
         ("CephScaleOsdFullestPastTarget", "c1", "osd.3"): True,
         ("CephScaleOsdFullestPastTarget", "c1", "osd.7"): False,
+        ("CephScalePoolPastFillTarget", "c1", "9"): False,
+        ("CephScalePoolPredictedToCrossTarget", "c1", "9"): True,
+        ("CephScalePoolPredictedToCrossTarget", "c1", "7"): False,
         ("CephScaleBluefsSpilloverSpreading", "c2", None): False,
         ("CephScaleBluefsSpilloverStarted", "c2", "osd.1"): True,
         ("CephScaleExporterDataMissing", "c3", None): False,
@@ -345,7 +358,7 @@ def test_validator_passes_on_the_repository():
 def test_validator_runs_standalone():
     r = run(sys.executable, str(RULES / "validate.py"))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.startswith("ok: 27 alerts")
+    assert r.stdout.startswith("ok: 28 alerts")
 
 
 @pytest.fixture
@@ -423,13 +436,48 @@ BREAKAGES = {
         lambda r: edit_alert(
             r,
             "CephScaleSourceStale",
-            lambda a: a["annotations"].update(runbook_url=validate.RUNBOOK_BASE + "rules/runbooks.md#stale"),
+            lambda a: a["annotations"].update(runbook_url=validate.runbook_base(RULES) + "rules/runbooks.md#stale"),
         ),
         "CephScaleSourceStale: runbook_url anchor #stale is not #cephscalesourcestale",
     ),
     "runbook section missing": (
         lambda r: edit_text(r / "rules" / "runbooks.md", "### CephScaleHddOsdHotspot\n", "### Hot OSDs\n"),
         "CephScaleHddOsdHotspot: rules/runbooks.md has no section #cephscalehddosdhotspot",
+    ),
+    "runbook section only a comment in a code block": (
+        lambda r: edit_text(
+            r / "rules" / "runbooks.md", "### CephScaleHddOsdHotspot\n", "```sh\n# CephScaleHddOsdHotspot\n```\n"
+        ),
+        "CephScaleHddOsdHotspot: rules/runbooks.md has no section #cephscalehddosdhotspot",
+    ),
+    "runbook_url with another base": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleSourceStale",
+            lambda a: a["annotations"].update(
+                runbook_url="https://example.org/fork/blob/main/rules/runbooks.md#cephscalesourcestale"
+            ),
+        ),
+        "CephScaleSourceStale: runbook_url base https://example.org/fork/blob/main/ is not",
+    ),
+    "runbook_url outside runbooks.md": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleSourceStale",
+            lambda a: a["annotations"].update(runbook_url=validate.runbook_base(RULES) + "README.md#alerts"),
+        ),
+        "CephScaleSourceStale: runbook_url does not point at rules/runbooks.md#<anchor>",
+    ),
+    "description without a live value": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleExporterTargetDown",
+            lambda a: a["annotations"].update(
+                description="Prometheus cannot scrape the ceph-scale sidecar {{ $labels.instance }} (job "
+                "{{ $labels.job }}), which served metrics for cluster {{ $labels.cluster }} within the last 7 days."
+            ),
+        ),
+        "CephScaleExporterTargetDown: description shows no live value ($value or a query template)",
     ),
     "no test expects it to fire": (
         lambda r: drop_test_cases(r, "CephScaleRgwReshardQueueStuck", firing=True),
@@ -541,6 +589,30 @@ def test_validator_catches(broken_copy, breakage):
     change(broken_copy)
     problems = validate.validate(broken_copy / "rules")
     assert any(message in p for p in problems), problems
+
+
+def test_only_the_absent_alert_shows_no_live_value():
+    """Every other description carries $value or a query; absent() has no value and no cluster to query."""
+    assert validate.NO_LIVE_VALUE == {"CephScaleExporterAbsent"}
+    assert "CephScaleExporterAbsent" in alert_rules()
+
+
+def test_set_runbook_base_rewrites_rules_and_tests(broken_copy):
+    """A fork changes one value with one command; the rules, the validator and the promtool tests agree."""
+    rules = broken_copy / "rules"
+    old, new = validate.runbook_base(RULES), "https://git.example.internal/storage/ceph-scale-signals/-/blob/main/"
+    r = run(sys.executable, str(rules / "validate.py"), "--set-runbook-base", new)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"runbooks at {new}" in r.stdout
+    assert validate.runbook_base(rules) == new
+    for path in validate.rule_files(rules) + validate.promtool_test_files(rules):
+        assert old not in path.read_text(), path
+    assert all(a["annotations"]["runbook_url"].startswith(new) for a in validate.rule_alerts(rules).values())
+    r = run(tool("promtool"), "test", "rules", str(rules / "tests" / "exporter.yml"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    # and it refuses a base it could not append rules/runbooks.md to
+    r = run(sys.executable, str(rules / "validate.py"), "--set-runbook-base", "git.example.internal/no-scheme")
+    assert r.returncode == 2 and "ending in /" in r.stderr
 
 
 def test_validator_cli_fails_on_a_broken_copy(broken_copy):
