@@ -358,7 +358,8 @@ def test_validator_passes_on_the_repository():
 def test_validator_runs_standalone():
     r = run(sys.executable, str(RULES / "validate.py"))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.startswith("ok: 28 alerts")
+    alerts = sum(1 for g in yaml.safe_load((RULES / "alerts.yml").read_text())["groups"] for r in g["rules"])
+    assert alerts >= 28 and r.stdout.startswith(f"ok: {alerts} alerts"), r.stdout
 
 
 @pytest.fixture
