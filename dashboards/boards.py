@@ -14,7 +14,6 @@ from grafana_foundation_sdk.models import dashboard as dm
 from .common import (
     BASELINE,
     CRIT,
-    DB_SHARE,
     FILL,
     HEADROOM,
     HOTSPOT,
@@ -45,6 +44,8 @@ LOAD = [(None, OK), (0.8, WARN), (1.0, CRIT)]
 CL = "{{cluster}}"
 OVERVIEW_OPS = "S3 ops/s (orange marks: reshards)"
 RGW_OPS = "S3 ops/s with reshards marked (orange)"
+OSD_HEADROOM = "Fullest OSDs: headroom to 80 %"
+HISTOGRAM = "Buckets by shard fill (clusters summed)"
 ALERT_PREFIX = "CephScale"
 
 # Sums first take the max over producers of one series (the sidecar and the mgr module, or two
@@ -57,6 +58,13 @@ PER_HDD = f" / on (cluster) group_left () max by (cluster) ({m('ceph_scale_hdd_o
 def top(k: int, name: str, by: str = "ceph_daemon", fn: str = "topk") -> str:
     """The k largest (or smallest) of a per-daemon family, one series per cluster and daemon."""
     return f"{fn}({k}, max by (cluster, {by}) ({m(name)}))"
+
+
+def config(option: str, op: str = "=") -> str:
+    """The value of a threshold or baseline in force (ceph_scale_config), one series per cluster
+    and option whichever producers export it, for reference lines that move with the setting."""
+    selector = m("ceph_scale_config", f'option{op}"{option}"')
+    return f"max by (cluster, option) ({selector})"
 
 
 def osd_variable(metric: str) -> db.QueryVariable:
@@ -327,6 +335,7 @@ def bluefs():
             desc="bluefs.slow_used_bytes: RocksDB data on the HDD. Write ops fell as it grew in the 1B test [000].",
             runbook=RB["spillover"],
             min_val=0,
+            h=11,
         ),
         ts(
             "DB used vs usable vs RocksDB level boundaries (log scale)",
@@ -342,7 +351,9 @@ def bluefs():
             "level boundaries. Once used passes usable, the next level spills to the HDD.",
             runbook=RB["spillover"],
             log=10,
-            overrides=[dashed(".*boundary.*", "purple"), dashed(".*DB device", "red")],
+            overrides=[dashed(".*boundary.*", "purple"), dashed(".*DB device")],
+            # Three series per OSD and six boundaries: room for the legend.
+            h=11,
         ),
         ts(
             "DB use / usable DB space",
@@ -354,19 +365,23 @@ def bluefs():
                 )
             ],
             desc="Share of the usable (whole-level) DB space in use; past 100 % the next level cannot "
-            "fit on the DB device.",
+            "fit on the DB device. Lines: 80 % and 100 %.",
             runbook=RB["db_next_level"],
             thresholds=[(None, OK), (0.8, WARN), (1.0, CRIT)],
             min_val=0,
+            soft_max=1,
         ),
         ts(
             "DB size as a share of the data device vs 4 %",
             "percentunit",
-            [Q(m("ceph_scale_bluefs_db_share_ratio", osd), f"{CL} {{{{ceph_daemon}}}}")],
-            desc="DB device / data device; the 10B test's remedy was >= 4 % (its cluster had ~5.5 %) [004].",
+            [
+                Q(m("ceph_scale_bluefs_db_share_ratio", osd), f"{CL} {{{{ceph_daemon}}}}"),
+                Q(config("bluefs_db_share_min_ratio"), f"{CL} minimum (bluefs_db_share_min_ratio)"),
+            ],
+            desc="DB device / data device; the 10B test's remedy was >= 4 % (its cluster had ~5.5 %) [004]. "
+            "Dashed red: the configured minimum (bluefs_db_share_min_ratio, 4 %).",
             runbook=RB["db_share"],
-            thresholds=DB_SHARE,
-            style="line",
+            overrides=[dashed(".*minimum.*")],
             min_val=0,
         ),
         bars(
@@ -463,6 +478,7 @@ def capacity():
             runbook=RB["fill_forecast"],
             thresholds=SOON,
             log=10,
+            soft_max=35 * DAY,
         ),
         db.Row("Pools"),
         ts(
@@ -473,6 +489,7 @@ def capacity():
             runbook=RB["pool_fill"],
             thresholds=FILL,
             min_val=0,
+            max_val=1,
         ),
         tbl(
             "Pools: headroom to 80 %, time to it, space amplification",
@@ -508,7 +525,24 @@ def capacity():
             runbook=RB["osd_fill"],
             thresholds=FILL,
             max_val=1,
-            w=12,
+        ),
+        bars(
+            OSD_HEADROOM,
+            "percentunit",
+            [
+                Q(
+                    f"sort(bottomk(10, {config('fill_target_ratio')} - on (cluster) group_right () "
+                    f"max by (cluster, ceph_daemon) ({m('ceph_scale_osd_used_ratio')})))",
+                    f"{CL} {{{{ceph_daemon}}}}",
+                    instant=True,
+                )
+            ],
+            desc="fill_target_ratio (80 %, 'Ceph recommends not exceeding 80%' [001]) - used ratio of the "
+            "10 fullest OSDs, least headroom first; negative once an OSD is past the line. The fullest OSD "
+            "fills first, so its headroom is what the cluster really has left.",
+            runbook=RB["osd_fill"],
+            thresholds=HEADROOM,
+            max_val=1,
         ),
         st(
             "Ceph's nearfull / backfillfull / full ratios",
@@ -516,7 +550,7 @@ def capacity():
             [Q(m("ceph_scale_osd_full_ratio"), f"{CL} {{{{kind}}}}")],
             desc="The ratios the cluster enforces (ceph osd set-nearfull-ratio ...), for comparison with 80 %.",
             runbook=RB["fill"],
-            w=12,
+            w=8,
             h=8,
             graph=False,
         ),
@@ -597,7 +631,7 @@ def rgw():
         ),
         db.Row("Objects per shard against the limit"),
         bars(
-            "Buckets by objects per shard / limit",
+            HISTOGRAM,
             "none",
             [
                 Q(
@@ -608,7 +642,8 @@ def rgw():
                 )
             ],
             desc="How many buckets sit in each band of objects-per-shard / rgw_max_objs_per_shard "
-            "(100 % = the limit, where RGW reshards). Red: over the limit.",
+            "(100 % = the limit, where RGW reshards), summed over the selected clusters (pick one in "
+            "the cluster variable to see a single cluster). Red: over the limit.",
             runbook=RB["near_limit"],
             thresholds=[(None, INFO)],
             w=6,
@@ -743,7 +778,7 @@ def scrub():
             desc="Dashed: the stamp age from which a PG counts as overdue (interval x (1 + mon_warn ratio)). "
             "Log scale: the scrub and deep-scrub lines are days apart.",
             runbook=RB["scrub"],
-            overrides=[dashed(".*overdue after.*", "red")],
+            overrides=[dashed(".*overdue after.*")],
             log=10,
         ),
         ts(
@@ -755,13 +790,15 @@ def scrub():
             min_val=0,
         ),
         ts(
-            "Time to clear the backlog at the current rate",
+            "Time to clear the backlog at the current rate (log scale)",
             "s",
             [Q(m("ceph_scale_pg_scrub_backlog_clear_seconds"), kind)],
-            desc="Gaps while nothing completes (+Inf). Lines: one day, one week.",
+            desc="Overdue PGs / completion rate. Lines: one day, one week; log scale so that minutes and "
+            "weeks both read. Gaps: no backlog (0) or nothing completing (+Inf).",
             runbook=RB["scrub"],
             thresholds=[(None, OK), (DAY, WARN), (7 * DAY, CRIT)],
-            min_val=0,
+            log=10,
+            soft_max=8 * DAY,
         ),
         db.Row("Deep-scrub storm"),
         ts(
@@ -849,15 +886,12 @@ def load():
             "ops",
             [
                 Q(S3_OPS + PER_HDD, f"{CL} {{{{op}}}} per HDD OSD"),
-                Q(
-                    m("ceph_scale_config", 'option=~"baseline_(put|get)_ops_per_hdd"'),
-                    f"{CL} baseline {{{{option}}}}",
-                ),
+                Q(config("baseline_(put|get)_ops_per_hdd", "=~"), f"{CL} baseline {{{{option}}}}"),
             ],
             desc="S3 op rate / up-and-in HDD OSDs. Dashed: the configured baseline (64 KB objects: 60 PUT, "
             "90 GET ops/s per HDD with 4 % flash for BlueStore [004]).",
             runbook=RB["load"],
-            overrides=[dashed(".*baseline.*", "red")],
+            overrides=[dashed(".*baseline.*")],
             min_val=0,
         ),
         ts(
@@ -865,15 +899,12 @@ def load():
             "Bps",
             [
                 Q(S3_BYTES + PER_HDD, f"{CL} {{{{op}}}} per HDD OSD"),
-                Q(
-                    m("ceph_scale_config", 'option=~"baseline_(put|get)_bytes_per_hdd"'),
-                    f"{CL} baseline {{{{option}}}}",
-                ),
+                Q(config("baseline_(put|get)_bytes_per_hdd", "=~"), f"{CL} baseline {{{{option}}}}"),
             ],
             desc="S3 byte rate / HDD OSDs. Dashed: the configured baseline (128 MB objects: 34 MB/s PUT, "
             "37 MB/s GET per HDD [004]).",
             runbook=RB["load"],
-            overrides=[dashed(".*baseline.*", "red")],
+            overrides=[dashed(".*baseline.*")],
             min_val=0,
         ),
         ts(
@@ -915,6 +946,8 @@ def load():
             runbook=RB["hot_osd"],
             overrides=[dashed(".* mean .*", "text")],
             min_val=0,
+            # Two series per OSD and the means: room for the legend.
+            h=11,
         ),
         bars(
             "Hot OSDs: op rate / mean",
@@ -924,6 +957,7 @@ def load():
             runbook=RB["hot_osd"],
             thresholds=HOTSPOT,
             w=12,
+            h=11,
         ),
     ]
     return new_board(

@@ -2,8 +2,9 @@
 study, runbook links, and one constructor per panel kind.
 
 Every query filters on ``cluster=~"$cluster"`` (multi-cluster), every rate/increase uses
-``$__rate_interval``, every panel has a unit and a link to its runbook section, and every
-timeseries panel draws the study's reference line(s) as Grafana thresholds.
+``$__rate_interval``, every panel has a unit and a link to its runbook section, and the study's
+reference lines are drawn dashed: as Grafana thresholds, with an axis that reaches them, or as
+series of the configured value (``ceph_scale_config``) in a fixed colour.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.models import common as cm
 from grafana_foundation_sdk.models import dashboard as dm
 from grafana_foundation_sdk.models import prometheus as pm
+
+from .queries import value_field
 
 TAG = "ceph-scale"
 UID_PREFIX = "ceph-scale-"
@@ -31,7 +34,6 @@ OK, WARN, HIGH, CRIT, INFO = "green", "yellow", "orange", "red", "blue"
 FILL = [(None, OK), (0.7, WARN), (0.8, HIGH), (0.9, CRIT)]  # 70 % warn, 80 % target, 90 % critical [000, 001]
 FILL_TARGET = [(None, OK), (0.8, CRIT)]
 BASELINE = [(None, OK), (1.0, CRIT)]  # load / HDD baseline ratio 1 [004]
-DB_SHARE = [(None, CRIT), (0.04, OK)]  # DB >= 4 % of the data device [004]
 SHARD_FILL = [(None, OK), (0.8, WARN), (1.0, CRIT)]  # rgw_shard_warn_ratio 0.8, limit 1
 HEADROOM = [(None, CRIT), (0.0, WARN), (0.1, OK)]  # headroom ratio: < 0 means the line was crossed
 NONZERO_BAD = [(None, OK), (1, CRIT)]
@@ -87,12 +89,12 @@ def _common(panel, title: str, desc: str, unit: str, queries: list[Q], runbook: 
     return panel.targets([q.builder(r) for q, r in zip(queries, _refs(len(queries)))])
 
 
-def dashed(regexp: str, color: str | None = None) -> db.DashboardFieldConfigSourceOverrides:
-    """Series whose display name matches `regexp` drawn as a dashed reference line."""
+def dashed(regexp: str, color: str = CRIT) -> db.DashboardFieldConfigSourceOverrides:
+    """Series whose display name matches `regexp` drawn as a dashed reference line in a fixed
+    colour: red for a limit (the default), "text" (grey) for a comparison such as a mean."""
     props = [dm.DynamicConfigValue("custom.lineStyle", {"fill": "dash", "dash": [10, 10]})]
     props.append(dm.DynamicConfigValue("custom.fillOpacity", 0))
-    if color:
-        props.append(dm.DynamicConfigValue("color", {"mode": "fixed", "fixedColor": color}))
+    props.append(dm.DynamicConfigValue("color", {"mode": "fixed", "fixedColor": color}))
     return db.DashboardFieldConfigSourceOverrides().matcher(dm.MatcherConfig("byRegexp", regexp)).properties(props)
 
 
@@ -119,7 +121,6 @@ def ts(
     desc: str,
     runbook: str,
     thresholds=None,
-    style: str = "dashed",
     w: int = 12,
     h: int = 8,
     min_val: float | None = None,
@@ -145,9 +146,10 @@ def ts(
     if bars:
         p = p.draw_style(cm.GraphDrawStyle.BARS).fill_opacity(80)
     if thresholds:
-        mode = {"dashed": cm.GraphTresholdsStyleMode.DASHED, "line": cm.GraphTresholdsStyleMode.LINE,
-                "area": cm.GraphTresholdsStyleMode.LINE_AND_AREA}[style]  # fmt: skip
-        p = p.thresholds(steps(thresholds)).thresholds_style(cb.GraphThresholdsStyleConfig().mode(mode))
+        # Always dashed: a solid threshold line in a step colour reads as one more series.
+        p = p.thresholds(steps(thresholds)).thresholds_style(
+            cb.GraphThresholdsStyleConfig().mode(cm.GraphTresholdsStyleMode.DASHED)
+        )
     else:
         p = p.thresholds(steps([(None, OK)])).thresholds_style(
             cb.GraphThresholdsStyleConfig().mode(cm.GraphTresholdsStyleMode.OFF)
@@ -157,6 +159,7 @@ def ts(
     if max_val is not None:
         p = p.max(max_val)
     if soft_max is not None:
+        # The axis reaches at least this far, so the reference lines show on a healthy cluster too.
         p = p.axis_soft_max(soft_max)
     if log:
         p = p.scale_distribution(cb.ScaleDistributionConfig().type(cm.ScaleDistribution.LOG).log(log))
@@ -248,7 +251,7 @@ def tbl(
     the column sorted descending.
     """
     p = _common(table.Panel(), title, desc, unit, queries, runbook, w, h)
-    rename = {f"Value #{ref}": name for ref, (name, _unit) in columns.items()}
+    rename = {value_field(ref, len(queries)): name for ref, (name, _unit) in columns.items()}
     order = {name: i for i, name in enumerate(keep + [n for n, _u in columns.values()])}
     p = p.with_transformation(dm.DataTransformerConfig(id_val="merge", options={}))
     p = p.with_transformation(

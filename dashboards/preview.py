@@ -16,12 +16,13 @@ import math
 import re
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-from .queries import DEFAULTS, JSON_DIR, load_boards, panels, substitute
+from .queries import DEFAULTS, JSON_DIR, load_boards, panels, substitute, value_field
 
 GRID_COLS = 24
 ROW_PX = 30  # Grafana: one grid unit of height
@@ -38,8 +39,23 @@ NAMED = {
     "purple": "#B877D9",
     "text": TEXT,
 }
-PALETTE = ["#7EB26D", "#EAB839", "#6ED0E0", "#EF843C", "#E24D42", "#1F78C1", "#BA43A6", "#705DA0", "#508642",
-           "#CCA300", "#447EBC", "#C15C17"]  # fmt: skip
+# Grafana's classic palette without its red and purple: in the previews those mean a limit or a
+# RocksDB level boundary (dashed reference lines), never an ordinary series.
+PALETTE = ["#7EB26D", "#EAB839", "#6ED0E0", "#EF843C", "#1F78C1", "#705DA0", "#508642", "#CCA300", "#447EBC",
+           "#C15C17"]  # fmt: skip
+
+
+LEGEND_ROW_PX = 12
+LEGEND_MAX_ROWS = 8
+
+
+def legend_rows(inner_px: float, n_series: int) -> tuple[float, int]:
+    """(height in px, series rows shown) of a timeseries panel's legend table. It takes at most
+    42 % of the panel; a header row and a margin come first; the rows that do not fit are left out
+    ("+N more"), as Grafana's legend scrolls, instead of running into the panel below."""
+    height = min(0.42 * inner_px, (min(n_series, LEGEND_MAX_ROWS) + 1.3) * LEGEND_ROW_PX)
+    fits = int(height / LEGEND_ROW_PX - 1.3 + 1e-6)
+    return height, max(0, min(n_series, LEGEND_MAX_ROWS, fits))
 
 
 def color(name: str | None) -> str:
@@ -55,10 +71,17 @@ class Prom:
 
     def _get(self, path: str, params: dict) -> list:
         url = f"{self.url}{path}?{urllib.parse.urlencode(params)}"
-        with urllib.request.urlopen(url, timeout=30) as r:
-            data = json.loads(r.read())
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                data = json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            # Prometheus answers a bad query with 400/422 and says why in the JSON body.
+            try:
+                data = json.loads(e.read())
+            except ValueError:
+                raise RuntimeError(f"{path}: HTTP {e.code}") from e
         if data.get("status") != "success":
-            raise RuntimeError(f"{path} {params}: {data}")
+            raise RuntimeError(f"{data.get('errorType', 'error')}: {data.get('error', data)}")
         return data["data"]["result"]
 
     def instant(self, expr: str, at: float) -> list:
@@ -132,6 +155,8 @@ class Renderer:
         self.prom, self.start, self.end = prom, start, end
         self.step = max(2.0, round((end - start) / 240))
         self.values = {**DEFAULTS, **values}
+        # Titles of the panels that showed no data or an error (with the error): each one fails
+        # the command and the tests.
         self.missing: list[str] = []
         self.marks: dict[int, list[tuple[float, str]]] = {}
 
@@ -164,7 +189,11 @@ class Renderer:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        self.marks = self.annotations(board)
+        try:
+            self.marks = self.annotations(board)
+        except Exception as e:  # the panels still render, without marks; the run fails
+            self.missing.append(f"annotations (error: {e})"[:300])
+            self.marks = {}
 
         items = board["panels"]
         total_h = max(p["gridPos"]["y"] + p["gridPos"]["h"] for p in items)
@@ -196,8 +225,9 @@ class Renderer:
             for s in box.spines.values():
                 s.set_color(GRID)
             title_h = 22 / fig_h_px
-            fig.text(left + 6 / FIG_W_PX, bottom + height - title_h / 2 - 2 / fig_h_px, p["title"], color=TEXT,
-                     fontsize=9.5, weight="bold", va="center", clip_on=True)  # fmt: skip
+            title = fig.text(left + 6 / FIG_W_PX, bottom + height - title_h / 2 - 2 / fig_h_px, p["title"],
+                             color=TEXT, fontsize=9.5, weight="bold", va="center")  # fmt: skip
+            _fit(title, width * FIG_W_PX - 12)
             inner = [
                 left + 8 / FIG_W_PX,
                 bottom + 6 / fig_h_px,
@@ -206,7 +236,8 @@ class Renderer:
             ]
             try:
                 getattr(self, "_" + p["type"])(fig, p, inner, fig_h_px)
-            except Exception as e:  # a broken panel shows its error, like Grafana
+            except Exception as e:  # a broken panel shows its error, like Grafana, and fails the run
+                self.missing.append(f"{p['title']} (error: {e})"[:300])
                 box.text(0.5, 0.4, f"error: {e}"[:200], color=NAMED["red"], ha="center", va="center", fontsize=8,
                          transform=box.transAxes, wrap=True)  # fmt: skip
         path = out / f"{board['uid'].removeprefix('ceph-scale-')}.png"
@@ -249,15 +280,16 @@ class Renderer:
 
     def _timeseries(self, fig, p, inner, fig_h_px) -> None:
         from matplotlib import dates as mdates
-        from matplotlib.ticker import FuncFormatter
+        from matplotlib.ticker import FuncFormatter, NullFormatter
 
         d = p["fieldConfig"]["defaults"]
         custom = d.get("custom", {})
         unit = d.get("unit", "none")
         results = [(t, self.prom.range(self.expr(t), self.start, self.end, self.step)) for t in p.get("targets", [])]
         n_series = sum(len(res) for _t, res in results)
-        row = 12 / fig_h_px
-        legend_h = min(0.42 * inner[3], (min(n_series, 8) + 1.3) * row)
+        row = LEGEND_ROW_PX / fig_h_px
+        legend_px, legend_fits = legend_rows(inner[3] * fig_h_px, n_series)
+        legend_h = legend_px / fig_h_px
         ticks = 14 / fig_h_px  # room for the time axis labels
         right = 0.04 if any(o["properties"] and any(pp["id"] == "custom.axisPlacement" for pp in o["properties"])
                             for o in p["fieldConfig"].get("overrides", [])) else 0.005  # fmt: skip
@@ -305,13 +337,15 @@ class Renderer:
             self._no_data(fig, p, inner)
             return
         scale = custom.get("scaleDistribution", {})
+        soft = custom.get("axisSoftMax")
         if scale.get("type") == "log":
             ax.set_yscale("log", base=scale.get("log", 10))
+            if soft is not None and ax.get_ylim()[1] < soft:
+                ax.set_ylim(top=soft * 1.5)
         else:
             lo, hi = d.get("min"), d.get("max")
             if lo is not None:
                 ax.set_ylim(bottom=lo)
-            soft = custom.get("axisSoftMax")
             if hi is not None:
                 ax.set_ylim(top=hi)
             elif soft is not None and ax.get_ylim()[1] < soft:
@@ -329,6 +363,11 @@ class Renderer:
             ax.axvline(datetime.fromtimestamp(t), color=color(c), linewidth=1.2, alpha=0.8, linestyle=":")
         if scale.get("type") == "log" or unit != "none":
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: fmt(v, unit)))
+        if scale.get("type") == "log":
+            # Within one decade only minor ticks exist: label them in the unit; else leave them bare.
+            lo_y, hi_y = ax.get_ylim()
+            one_decade = lo_y > 0 and hi_y / lo_y < 10
+            ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: fmt(v, unit)) if one_decade else NullFormatter())
         ax.set_xlim(datetime.fromtimestamp(self.start), datetime.fromtimestamp(self.end))
         ax.xaxis.set_major_locator(mdates.AutoDateLocator(minticks=4, maxticks=8))
         ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M" if self.end - self.start > 1800 else "%H:%M:%S"))
@@ -337,7 +376,7 @@ class Renderer:
         for s in ax.spines.values():
             s.set_color(GRID)
         # Legend as a small table: name, last, max.
-        shown = lines[:8]
+        shown = lines[:legend_fits]
         y0 = inner[1] + legend_h - 0.3 * row
         fs = 7
         fig.text(inner[0] + inner[2] * 0.70, y0, "last", color=MUTED, fontsize=fs, ha="right", va="top")
@@ -349,7 +388,9 @@ class Renderer:
                 mt = o["matcher"]
                 if mt["id"] == "byRegexp" and re.fullmatch(mt["options"], name):
                     u = {pp["id"]: pp["value"] for pp in o["properties"]}.get("unit", u)
-            fig.text(inner[0], yy, "▬", color=ln.get_color(), fontsize=fs, va="top")
+            dashed_ln = ln.get_linestyle() == "--"  # a reference line: dashed in the legend too
+            fig.text(inner[0], yy, "- -" if dashed_ln else "▬", color=ln.get_color(), fontsize=fs, va="top",
+                     weight="bold" if dashed_ln else "normal")  # fmt: skip
             fig.text(inner[0] + 0.012, yy, name[:70], color=TEXT, fontsize=fs, va="top")
             fig.text(inner[0] + inner[2] * 0.70, yy, fmt(vals[-1], u) if vals else "–", color=TEXT, fontsize=fs,
                      ha="right", va="top")  # fmt: skip
@@ -458,8 +499,10 @@ class Renderer:
                         units[o["matcher"]["options"]] = pp["value"]
         table: dict[tuple, dict] = {}
         value_cols = []
-        for t in p.get("targets", []):
-            col = rename.get(f"Value #{t['refId']}", f"Value #{t['refId']}")
+        targets = p.get("targets", [])
+        for t in targets:
+            field = value_field(t["refId"], len(targets))
+            col = rename.get(field, field)
             value_cols.append(col)
             for r in self.prom.instant(self.expr(t), self.end):
                 key = tuple(r["metric"].get(c, "") for c in label_cols)
@@ -494,6 +537,17 @@ class Renderer:
         if len(rows) > max_rows:
             fig.text(inner[0] + inner[2], inner[1], f"+{len(rows) - max_rows} more rows", color=MUTED, fontsize=7,
                      ha="right", va="bottom")  # fmt: skip
+
+
+def _fit(text, max_px: float) -> None:
+    """Shorten a text artist with an ellipsis until it is at most max_px wide, as Grafana cuts a
+    panel title, instead of running into the next panel."""
+    renderer = text.figure.canvas.get_renderer()
+    full = text.get_text()
+    n = len(full)
+    while n > 1 and text.get_window_extent(renderer).width > max_px:
+        n -= 1
+        text.set_text(full[:n].rstrip() + "…")
 
 
 def _quantize(path: Path) -> None:
@@ -536,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, missing in res.items():
         size = Path(path).stat().st_size
         print(f"{path}  {size // 1024} KB" + (f"  no data: {', '.join(missing)}" if missing else ""))
-    return 0
+    return 1 if any(res.values()) else 0
 
 
 if __name__ == "__main__":

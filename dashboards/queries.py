@@ -52,6 +52,12 @@ def substitute(expr: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)", repl, expr)
 
 
+def value_field(ref: str, n_queries: int) -> str:
+    """The name Grafana gives the value column of a table-format query: "Value" when the panel
+    has one query, "Value #<refId>" when it has several."""
+    return "Value" if n_queries == 1 else f"Value #{ref}"
+
+
 def load_boards(json_dir: Path = JSON_DIR) -> dict[str, dict]:
     return {f.stem: json.loads(f.read_text()) for f in sorted(json_dir.glob("*.json"))}
 

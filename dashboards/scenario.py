@@ -9,16 +9,23 @@ rules/recording.yml and rules/alerts.yml when present), runs the conditions, ren
 previews and stops everything it started, by PID.
 
 Conditions: BlueFS spillover (built into the test cluster: osd.0 has a 256 MiB DB), scrubs blocked
-with short intervals until PGs are overdue then released, a mixed 64 KB S3 load, and a bucket
-filled past the per-shard limit so that RGW reshards it.
+with short intervals until PGs are overdue then released, a mixed 64 KB S3 load, a bucket filled
+past the per-shard limit so that RGW reshards it, and deep scrubs of every PG, slowed down so that
+they are seen running (a deep-scrub storm under S3 load).
+
+It exits 1 if a panel had no data, or if a signal the conditions make happen (MUST_BE_NONZERO,
+NONZERO_OVER_RUN) stayed at zero.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Callable
 
@@ -28,6 +35,42 @@ from demo.monitoring import Prometheus, scratch_dir, wait_until
 REPO = Path(__file__).resolve().parent.parent
 RULE_FILES = ("recording.yml", "alerts.yml")
 SCRAPE = "2s"
+# The pgs source as often as Prometheus scrapes, so a PG's scrubbing state is seen within a scrape.
+SIDECAR_SOURCES = {"pgs": {"interval": 2, "timeout": 2}}
+
+# A scrub of a nearly empty PG takes milliseconds, far less than the pgs source's interval, so
+# "scrubbing now" would read 0 through a whole storm. Each chunk of a scrub waits osd_scrub_sleep
+# first (operator-requested scrubs too), and osd_scrub_chunk_max 1 makes chunks as small as Ceph
+# allows (3 objects): every PG then scrubs for seconds, one PG per OSD at a time (osd_max_scrubs).
+# Set with `ceph tell` because the test cluster's ceph.conf sets osd_scrub_sleep = 0, and a
+# config file overrides the config database; `config unset` drops the override again.
+SLOW_SCRUB = {"osd_scrub_sleep": "3", "osd_scrub_chunk_min": "1", "osd_scrub_chunk_max": "1"}
+
+# Panel queries whose signal the conditions make happen. For these a series that is all zeros
+# does not count as data: Prometheus returns it, but the panel shows nothing of the condition.
+# (board, panel title, refId)
+MUST_BE_NONZERO = (
+    ("overview", "BlueFS bytes spilled to HDD", "A"),
+    ("bluefs", "Spilled bytes per OSD", "A"),
+    ("overview", "PGs overdue for scrub / deep scrub", "A"),
+    ("scrub", "PGs overdue, and all PGs", "A"),
+    ("overview", "PGs overdue for scrub / deep scrub", "B"),
+    ("scrub", "PGs scrubbing now vs S3 ops/s", "A"),
+    ("scrub", "Scrubs completed per second", "A"),
+    ("rgw-resharding", "Reshards completed and queued", "A"),
+    ("overview", "S3 ops/s (orange marks: reshards)", "A"),
+    ("rgw-resharding", "S3 ops/s with reshards marked (orange)", "A"),
+    ("scrub", "PGs scrubbing now vs S3 ops/s", "B"),
+    ("load", "S3 ops/s per HDD OSD vs 60 PUT / 90 GET", "A"),
+)
+# The same conditions in plain PromQL, evaluated at the end of the run over all of it.
+NONZERO_OVER_RUN = {
+    "spilled bytes": "max_over_time(ceph_scale_cluster_bluefs_spilled_bytes[{window}])",
+    "PGs overdue": "max_over_time(ceph_scale_pg_scrub_overdue[{window}])",
+    "reshard events": "increase(ceph_scale_rgw_reshard_events_total[{window}])",
+    "PGs scrubbing now": "max_over_time(ceph_scale_pg_scrubbing[{window}])",
+    "S3 ops rate": "max_over_time(ceph_scale_s3_ops_per_second[{window}])",
+}
 
 
 def rule_files() -> list[Path]:
@@ -47,9 +90,70 @@ def _value(prom: Prometheus, expr: str) -> float | None:
     return max(float(r["value"][1]) for r in res) if res else None
 
 
+def _nonzero(x: str) -> bool:
+    v = float(x.replace("+Inf", "inf").replace("-Inf", "-inf"))
+    return v != 0 and not math.isnan(v)
+
+
+def undriven(prom, start: float, end: float, step: float = 5) -> list[str]:
+    """The signals of MUST_BE_NONZERO and NONZERO_OVER_RUN that stayed at zero (or had no data)
+    over [start, end]; a listed panel that no board has is reported too."""
+    from .queries import all_queries
+
+    queries = {(q.board, q.panel, q.ref): q for q in all_queries()}
+    bad = []
+    for key in MUST_BE_NONZERO:
+        q = queries.get(key)
+        if q is None:
+            bad.append(f"{key}: no such panel query")
+            continue
+        expr = q.resolved()
+        if q.instant:
+            hit = any(_nonzero(r["value"][1]) for r in prom.query(expr, at=end))
+        else:
+            hit = any(_nonzero(v) for r in prom.query_range(expr, start, end, step) for _t, v in r["values"])
+        if not hit:
+            bad.append(f"{q.name}: only zeros or no data: {expr}")
+    window = f"{math.ceil(end - start) + 10}s"
+    for what, template in NONZERO_OVER_RUN.items():
+        expr = template.format(window=window)
+        if not any(_nonzero(r["value"][1]) for r in prom.query(expr, at=end)):
+            bad.append(f"{what}: {expr} is zero or empty")
+    return bad
+
+
+@contextlib.contextmanager
+def slow_scrubs(cluster, log: Callable[[str], None] = print) -> Iterator[None]:
+    """Scrubs that last seconds per PG while inside; the OSDs' own settings again after, even on
+    failure."""
+    apply_slow_scrubs(cluster)
+    log(f"scrubs slowed down: {', '.join(f'{k} {v}' for k, v in SLOW_SCRUB.items())}")
+    try:
+        yield
+    finally:
+        restore_slow_scrubs(cluster)
+
+
+def apply_slow_scrubs(cluster) -> None:
+    for key, value in SLOW_SCRUB.items():
+        cluster.ceph("tell", "osd.*", "config", "set", key, value, fmt_json=False)
+
+
+def restore_slow_scrubs(cluster) -> None:
+    errors = []
+    for key in SLOW_SCRUB:
+        try:
+            cluster.ceph("tell", "osd.*", "config", "unset", key, fmt_json=False)
+        except Exception as e:  # one failed key must not leave the others set
+            errors.append(f"{key}: {e}")
+    if errors:
+        raise RuntimeError("could not restore the scrub settings: " + "; ".join(errors))
+
+
 def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = print) -> dict:
-    """Run the conditions (about two minutes); returns timings. Scrubs are always released and the
-    scrub intervals removed from the config database again, even on failure."""
+    """Run the conditions (about two minutes); returns timings. Scrubs are always released, the
+    scrub intervals removed from the config database and the scrub speed restored, even on
+    failure."""
     t0 = time.monotonic()
     timings: dict[str, float] = {}
 
@@ -60,7 +164,8 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
     access, secret = cluster.user_keys
     cluster.block_scrubs(max_interval=30, deep_interval=40, min_interval=10)
     try:
-        mark("scrubs blocked (max 30 s, deep 40 s)")
+        apply_slow_scrubs(cluster)
+        mark("scrubs blocked (max 30 s, deep 40 s) and slowed down")
         r = s3load.run(cluster.rgw_endpoint, access, secret, "dash-load-1", objects=80, size=65536, concurrency=8)
         if r.errors:
             raise RuntimeError(f"S3 load: {r.errors} errors")
@@ -78,7 +183,10 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
         )  # fmt: skip
         mark("PGs overdue for scrub and deep scrub")
         completed = _value(prom, 'sum(ceph_scale_pg_scrubs_completed_total{kind="deep_scrub"})') or 0
-        cluster.unblock_scrubs()
+        # block_scrubs' short intervals stay until restore_scrubs: a PG then stays overdue until a
+        # scrub reaches it, so the backlog drains at the (slowed) scrub rate with a finite time to
+        # clear, instead of vanishing at once when longer intervals move the overdue line.
+        cluster.unblock_scrubs(restore_intervals=False)
         # The OSDs keep the scrub schedule they computed with the long default intervals, so the
         # backlog is cleared the way an operator would: deep scrubs of every PG (one at a time per
         # OSD), here under an S3 load, as in the study's deep-scrub storm [001, 003].
@@ -91,8 +199,19 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
             150, 1, what="deep scrubs to complete",
         )  # fmt: skip
         mark("scrubs completing")
+        wait_until(lambda: (_value(prom, "sum(ceph_scale_pg_scrubbing)") or 0) > 0, 60, 1,
+                   what="PGs scrubbing in Prometheus")  # fmt: skip
+        mark("PGs seen scrubbing")
         r = s3load.run(cluster.rgw_endpoint, access, secret, "dash-load-3", objects=60, size=65536, concurrency=8)
         mark(f"S3 load 3: {r.puts} PUT, {r.gets} GET")
+        deep = 'ceph_scale_pg_scrub_overdue{kind="deep_scrub"}'
+        # Below its peak: the drain and a finite time to clear are on the boards before
+        # restore_scrubs moves the overdue line back out to days. (It does not drain much further
+        # here: deep-scrubbed PGs are overdue again after 70 s, about the time a slowed-down round
+        # of all PGs takes, so the backlog holds, as at scale when scrubs cannot keep up.)
+        shrinking = f"max({deep}) < max(max_over_time({deep}[10m]))"
+        wait_until(lambda: _value(prom, shrinking) is not None, 150, 1, what="the deep-scrub backlog to shrink")
+        mark("deep-scrub backlog shrinking")
     finally:
         restore_scrubs(cluster)
     # two more scrapes so that the last values include everything above
@@ -103,26 +222,38 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
 
 def sustain_load(cluster, seconds: float, log: Callable[[str], None] = print) -> None:
     """A steady mixed 64 KB S3 load for `seconds` (the same 80 keys rewritten and read: no new
-    objects, no reshard), with one more round of deep scrubs of every PG half-way through, so
-    the previews show ops over time and a deep-scrub burst under load."""
+    objects, no reshard), with one more round of (slowed-down) deep scrubs of every PG half-way
+    through, so the previews show ops over time and a deep-scrub storm under load."""
     access, secret = cluster.user_keys
     end = time.monotonic() + seconds
     scrubbed = False
     rounds = 0
-    while time.monotonic() < end:
-        if not scrubbed and end - time.monotonic() < seconds / 2:
-            cluster.ceph("osd", "deep-scrub", "all", fmt_json=False)
-            scrubbed = True
-        s3load.run(cluster.rgw_endpoint, access, secret, "dash-load-1", objects=80, size=65536, concurrency=4,
-                   max_seconds=max(1.0, end - time.monotonic()))  # fmt: skip
-        rounds += 1
+    with slow_scrubs(cluster, log):
+        while time.monotonic() < end:
+            if not scrubbed and end - time.monotonic() < seconds / 2:
+                cluster.ceph("osd", "deep-scrub", "all", fmt_json=False)
+                scrubbed = True
+            s3load.run(cluster.rgw_endpoint, access, secret, "dash-load-1", objects=80, size=65536, concurrency=4,
+                       max_seconds=max(1.0, end - time.monotonic()))  # fmt: skip
+            rounds += 1
     log(f"sustained S3 load: {rounds} rounds of 80 PUT + 80 GET in {seconds:.0f} s")
 
 
 def restore_scrubs(cluster) -> None:
-    cluster.unblock_scrubs()
+    """Undo make_conditions: scrubs allowed, the intervals it set removed, the scrub speed back
+    to the OSDs' own settings. Every step is tried; the first failure is raised after."""
+    steps = [cluster.unblock_scrubs]
     for key in ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval"):
-        cluster.ceph("config", "rm", "global", key, fmt_json=False)
+        steps.append(lambda key=key: cluster.ceph("config", "rm", "global", key, fmt_json=False))
+    steps.append(lambda: restore_slow_scrubs(cluster))
+    first: Exception | None = None
+    for step in steps:
+        try:
+            step()
+        except Exception as e:
+            first = first or e
+    if first:
+        raise first
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,18 +276,22 @@ def main(argv: list[str] | None = None) -> int:
     missing_any = False
     try:
         cluster.start()
-        exporter = Sidecar(cluster, work).start()
+        exporter = Sidecar(cluster, work, sources=SIDECAR_SOURCES).start()
         prom = start_prometheus(work, exporter.url)
         start = time.time()
         wait_until(prom.targets_up, 30, what="Prometheus to scrape the exporter")
         make_conditions(cluster, prom)
         sustain_load(cluster, args.settle)
-        res = render_all(prom.url, args.out, start, time.time(), {"__rate_interval": "30s"})
+        end = time.time()
+        res = render_all(prom.url, args.out, start, end, {"__rate_interval": "30s"})
         for path, missing in res.items():
             missing_any = missing_any or bool(missing)
             print(
                 path, f"{Path(path).stat().st_size // 1024} KB", ("no data: " + ", ".join(missing)) if missing else ""
             )
+        for what in undriven(prom, start, end):
+            missing_any = True
+            print("not driven:", what)
     finally:
         if prom:
             prom.stop()

@@ -189,20 +189,115 @@ def test_study_thresholds_are_drawn():
     """The study's reference values appear as drawn thresholds (or configured baseline series)."""
     drawn: dict[float, set[str]] = {}
     baselines = set()
+    config_lines: dict[str, set[str]] = {}
     for stem, b in load_boards().items():
         for p in panels(b):
             d = p["fieldConfig"]["defaults"]
             for t in p.get("targets", []):
                 baselines.update(re.findall(r"baseline_\(put\|get\)_(ops|bytes)_per_hdd", t["expr"]))
+                for option in re.findall(r'ceph_scale_config\{[^}]*option=~?"([^"]+)"', t["expr"]):
+                    config_lines.setdefault(option, set()).add(stem)
             mode = d.get("custom", {}).get("thresholdsStyle", {}).get("mode", "off")
             if p["type"] == "timeseries" and mode == "off":
                 continue
             for s in d.get("thresholds", {}).get("steps", [])[1:]:
                 drawn.setdefault(s["value"], set()).add(stem)
     assert {"overview", "capacity"} <= drawn[0.8] and {"overview", "capacity"} <= drawn[0.7] <= drawn[0.9]
-    assert "bluefs" in drawn[0.04]
+    assert "bluefs" in config_lines["bluefs_db_share_min_ratio"]  # the 4 % line, moved by the setting
+    assert "capacity" in config_lines["fill_target_ratio"]  # headroom of the fullest OSDs to 80 %
     assert {"overview", "load"} <= drawn[1.0]
     assert baselines == {"ops", "bytes"}
+
+
+def _timeseries():
+    for stem, b in load_boards().items():
+        for p in panels(b):
+            if p["type"] == "timeseries":
+                yield stem, p
+
+
+def _matches(p: dict, name: str) -> dict:
+    """The override properties that apply to a series called `name`."""
+    props = {}
+    for o in p["fieldConfig"].get("overrides", []):
+        if o["matcher"]["id"] == "byRegexp" and re.fullmatch(o["matcher"]["options"], name):
+            props.update({pp["id"]: pp["value"] for pp in o["properties"]})
+    return props
+
+
+def test_threshold_lines_are_on_screen():
+    """Grafana does not widen an axis for a threshold line: a panel that draws lines has a max or
+    a soft max reaching the highest one, so they show on a healthy cluster too."""
+    checked = 0
+    for stem, p in _timeseries():
+        d = p["fieldConfig"]["defaults"]
+        custom = d.get("custom", {})
+        if custom.get("thresholdsStyle", {}).get("mode", "off") == "off":
+            continue
+        highest = max(s["value"] for s in d["thresholds"]["steps"][1:])
+        top = d.get("max", custom.get("axisSoftMax"))
+        assert top is not None and top >= highest, f"{stem}: {p['title']}: lines up to {highest}, axis to {top}"
+        checked += 1
+    assert checked >= 8
+
+
+def test_reference_lines_are_dashed_and_distinct():
+    """Threshold lines are dashed, never solid (a solid line in a step colour reads as a series);
+    every reference series (a configured value, a boundary, a mean) is dashed in a fixed colour,
+    and configured limits are red."""
+    for stem, p in _timeseries():
+        mode = p["fieldConfig"]["defaults"].get("custom", {}).get("thresholdsStyle", {}).get("mode", "off")
+        assert mode in ("off", "dashed"), (stem, p["title"], mode)
+        for o in p["fieldConfig"].get("overrides", []):
+            props = {pp["id"]: pp["value"] for pp in o["properties"]}
+            if "custom.lineStyle" in props:
+                assert props["custom.lineStyle"]["fill"] == "dash", (stem, p["title"])
+                assert props["color"]["mode"] == "fixed", (stem, p["title"])
+        for t in p["targets"]:
+            if "ceph_scale_config" in t["expr"]:
+                name = t["legendFormat"].replace("{{cluster}}", "c").replace("{{option}}", "some_option")
+                props = _matches(p, name)
+                assert props.get("custom.lineStyle", {}).get("fill") == "dash", (stem, p["title"], name)
+                assert props["color"] == {"mode": "fixed", "fixedColor": "red"}, (stem, p["title"], name)
+
+
+def test_table_renames_name_the_columns_grafana_makes():
+    """A table-format query's value column is "Value" when the panel has one query and
+    "Value #<refId>" with several; a rename of any other name is dead."""
+    tables = [(stem, p) for stem, b in load_boards().items() for p in panels(b) if p["type"] == "table"]
+    assert len(tables) >= 3
+    for stem, p in tables:
+        refs = [t["refId"] for t in p["targets"]]
+        expected = {"Value"} if len(refs) == 1 else {f"Value #{r}" for r in refs}
+        organize = next(t["options"] for t in p["transformations"] if t["id"] == "organize")
+        assert set(organize["renameByName"]) == expected, (stem, p["title"])
+        assert expected <= set(organize["includeByName"]), (stem, p["title"])
+
+
+def test_capacity_shows_headroom_to_80_for_the_fullest_osds():
+    b = load_boards()["capacity"]
+    (p,) = [p for p in panels(b) if p["title"] == "Fullest OSDs: headroom to 80 %"]
+    (t,) = p["targets"]
+    assert 'option="fill_target_ratio"' in t["expr"] and "ceph_scale_osd_used_ratio" in t["expr"]
+    assert "{{cluster}}" in t["legendFormat"] and "{{ceph_daemon}}" in t["legendFormat"]
+    assert p["fieldConfig"]["defaults"]["unit"] == "percentunit"
+    titles = [p["title"] for p in panels(b)]
+    assert "Time to 80 %" in titles and any("time to 80 %" in c for c in _table_columns(b))
+
+
+def _table_columns(board: dict) -> list[str]:
+    out = []
+    for p in panels(board):
+        for t in p.get("transformations", []):
+            if t["id"] == "organize":
+                out.extend(t["options"]["renameByName"].values())
+    return out
+
+
+def test_histogram_says_it_sums_the_selected_clusters():
+    b = load_boards()["rgw-resharding"]
+    (p,) = [p for p in panels(b) if "sum by (le)" in p["targets"][0]["expr"]]
+    assert "clusters" in p["title"] and "summed over the selected clusters" in p["description"]
 
 
 def test_variables_and_links():

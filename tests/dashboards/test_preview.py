@@ -8,6 +8,7 @@ import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -29,11 +30,19 @@ LABELS = {
 
 class FakeProm(BaseHTTPRequestHandler):
     queries: list[str] = []
+    fail_on: str | None = None  # queries containing this get Prometheus' error answer
 
     def do_GET(self):  # noqa: N802
         url = urllib.parse.urlsplit(self.path)
         q = dict(urllib.parse.parse_qsl(url.query))
         FakeProm.queries.append(q["query"])
+        if FakeProm.fail_on and FakeProm.fail_on in q["query"]:
+            body = json.dumps({"status": "error", "errorType": "bad_data", "error": "parse error: boom"}).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if url.path == "/api/v1/query":
             result = [{"metric": {**LABELS, "le": le}, "value": [float(q["time"]), v]}
                       for le, v in (("0.5", "1"), ("1", "3"), ("+Inf", "4"))]  # fmt: skip
@@ -53,9 +62,11 @@ class FakeProm(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fake_prometheus():
+    FakeProm.fail_on = None
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeProm)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    FakeProm.fail_on = None
     server.shutdown()
     server.server_close()
 
@@ -73,6 +84,41 @@ def test_every_board_renders_with_every_panel_drawn(fake_prometheus, tmp_path, c
     # variables substituted as Grafana would with "All"
     assert all("$" not in q for q in FakeProm.queries)
     assert any('cluster=~".*"' in q and "[1m]" in q for q in FakeProm.queries)
+
+
+def test_a_panel_whose_query_fails_fails_the_run(fake_prometheus, tmp_path, capsys):
+    """The renderer draws a failing panel as "error: ..." like Grafana, and also reports it, so
+    that the tests and the command's exit status see it."""
+    FakeProm.fail_on = "ceph_scale_pg_scrub_backlog_clear_seconds"
+    end = time.time()
+    res = preview.render_all(fake_prometheus, tmp_path, end - 900, end)
+    failed = {Path(path).name: missing for path, missing in res.items() if missing}
+    assert set(failed) == {"scrub.png"}, failed
+    assert any(m.startswith("Time to clear the backlog (error:") and "boom" in m for m in failed["scrub.png"])
+    assert any(m.startswith("Time to clear the backlog at the current rate") for m in failed["scrub.png"])
+    assert preview.main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 1
+    assert "no data: Time to clear the backlog (error:" in capsys.readouterr().out
+
+
+def test_a_failing_annotation_query_fails_the_run(fake_prometheus, tmp_path):
+    FakeProm.fail_on = "ceph_scale_rgw_reshard_events_total"
+    end = time.time()
+    res = preview.render_all(fake_prometheus, tmp_path, end - 900, end)
+    failed = {Path(path).name: missing for path, missing in res.items() if missing}
+    assert {"overview.png", "rgw-resharding.png"} <= set(failed)
+    assert any(m.startswith("annotations (error:") for m in failed["overview.png"])
+
+
+@pytest.mark.parametrize("panel_h", range(4, 16))
+@pytest.mark.parametrize("n_series", [1, 3, 8, 15, 40])
+def test_legend_rows_fit_in_the_legend(panel_h, n_series):
+    """The legend never runs into the panel below: header, margin and shown rows fit its height,
+    and the rest are counted as "+N more"."""
+    inner_px = panel_h * preview.ROW_PX - 40
+    height, rows = preview.legend_rows(inner_px, n_series)
+    assert height <= 0.42 * inner_px
+    assert (rows + 1.3) * preview.LEGEND_ROW_PX <= height + 1e-6
+    assert rows == min(n_series, preview.LEGEND_MAX_ROWS) or (rows + 2.3) * preview.LEGEND_ROW_PX > height
 
 
 @pytest.mark.parametrize(
