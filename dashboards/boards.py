@@ -691,6 +691,24 @@ def rgw():
             sort_by="objects/shard vs limit",
             h=9,
         ),
+        bars(
+            "Expected to reshard next: time to the shard limit",
+            "s",
+            [
+                Q(
+                    top(10, "ceph_scale_rgw_bucket_reshard_seconds", "tenant, bucket", fn="bottomk"),
+                    f"{CL} {{{{bucket}}}}",
+                    instant=True,
+                )
+            ],
+            desc="The buckets predicted to reach rgw_max_objs_per_shard soonest, at each one's own object "
+            "growth over rgw_growth_window_seconds; 0 = at the limit now. A bucket due within a day is "
+            "worth pre-sharding at a quiet hour rather than resharding under load [000].",
+            runbook=RB["reshard_next"],
+            thresholds=[(None, CRIT), (3600, WARN), (86400, OK)],
+            w=24,
+            h=8,
+        ),
     ]
     board = new_board(
         "rgw-resharding",

@@ -17,6 +17,7 @@ RB = {
     "near_limit": "cephscalergwbucketsnearshardlimit",
     "over_limit": "cephscalergwbucketsovershardlimit",
     "preshard": "cephscalergwbucketsnearshardlimit",
+    "reshard_next": "cephscalergwbucketspredictedtoreshard",
     "reshard_queue": "cephscalergwreshardqueuestuck",
     "scrub": "cephscalescrubbacklognotclearing",
     "scrub_growing": "cephscalescrubbackloggrowing",

@@ -171,6 +171,12 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
             raise RuntimeError(f"S3 load: {r.errors} errors")
         mark(f"S3 load 1: {r.puts} PUT {r.put_rate:.0f}/s, {r.gets} GET {r.get_rate:.0f}/s")
         bucket = f"dash-reshard-{int(time.time())}"  # new each run: one shard at creation
+        # The exporter must know the bucket's first instance before RGW replaces it, or the
+        # reshard is a bucket first seen resharded, not an event: create it, wait until the
+        # scraped bucket count has it, then fill it.
+        s3load.client(cluster.rgw_endpoint, access, secret).create_bucket(Bucket=bucket)
+        count = len(cluster.radosgw_admin("bucket", "list"))
+        wait_until(lambda: _value(prom, "ceph_scale_rgw_buckets") == count, 60, 1, what=f"{bucket} in Prometheus")
         r = s3load.run(cluster.rgw_endpoint, access, secret, bucket, objects=150, size=4096, gets=False)
         mark(f"{r.puts} objects into {bucket} (limit {cluster.reshard_objs_per_shard}/shard)")
         wait_until(lambda: cluster.bucket_stats(bucket)["num_shards"] > 1, 120, 1, what=f"RGW to reshard {bucket}")

@@ -277,10 +277,9 @@ class Module(MgrModule):
                 pass
         return self._fsid
 
-    def serve(self) -> None:
-        self._load_config()
-        self._history_since = time.time()
-        collector = Collector(
+    def make_collector(self) -> "Collector":
+        """The sources on the manager's data, wired to this module's options and hooks."""
+        return Collector(
             source_functions(self, self._rgw_settings),
             self._schedule,
             lambda: self.thresholds,
@@ -290,6 +289,11 @@ class Module(MgrModule):
             self.log,
             enabled=self._source_enabled,
         )
+
+    def serve(self) -> None:
+        self._load_config()
+        self._history_since = time.time()
+        collector = self.make_collector()
         self._restore_state(collector)
         self.collector = collector
         self.server = MetricsServer(self._respond, self.log)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 import threading
 import time
 import urllib.request
@@ -20,6 +19,8 @@ import pytest
 from cluster.testcluster import RGW_NAME
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
+from tests import freshness
+from tests.freshness import assert_valid_exposition
 
 pytestmark = pytest.mark.cluster
 
@@ -32,27 +33,8 @@ def all_sources_ok(exporter) -> bool:
     return set(sources(exporter).values()) == {1.0}
 
 
-def ages(exporter) -> dict[str, float]:
-    return {dict(k)["source"]: v for k, v in exporter.metrics()["ceph_scale_source_age_seconds"].items()}
-
-
 def assert_fresh(exporter, names, slack: float = 6.0) -> None:
-    """Each named source succeeded lately: its age within its interval plus some slack."""
-    m = exporter.metrics()
-    ok = {dict(k)["source"]: v for k, v in m["ceph_scale_source_success"].items()}
-    age = {dict(k)["source"]: v for k, v in m["ceph_scale_source_age_seconds"].items()}
-    interval = {dict(k)["source"]: v for k, v in m["ceph_scale_source_interval_seconds"].items()}
-    for name in names:
-        assert ok[name] == 1, (name, ok)
-        assert age[name] <= interval[name] + slack, (name, age[name], interval[name])
-
-
-def assert_valid_exposition(text: str) -> None:
-    """promtool accepts it, and no series appears twice (ceph_exporter #99, #186)."""
-    proc = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
-    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
-    series = [line.rsplit(" ", 1)[0] for line in text.splitlines() if line and not line.startswith("#")]
-    assert len(series) == len(set(series)), sorted(x for x in set(series) if series.count(x) > 1)[:5]
+    freshness.assert_fresh(exporter.metrics(), names, slack)
 
 
 def rss_kib(pid: int) -> int:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import freshness
+
 pytestmark = pytest.mark.cluster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -147,13 +149,7 @@ class Scale:
 
 
 def assert_fresh(scale, names, slack: float = 8.0) -> None:
-    m = scale.metrics()
-    ok = {dict(k)["source"]: v for k, v in m["ceph_scale_source_success"].items()}
-    age = {dict(k)["source"]: v for k, v in m["ceph_scale_source_age_seconds"].items()}
-    interval = {dict(k)["source"]: v for k, v in m["ceph_scale_source_interval_seconds"].items()}
-    for name in names:
-        assert ok[name] == 1, (name, ok)
-        assert age[name] <= interval[name] + slack, (name, age[name], interval[name])
+    freshness.assert_fresh(scale.metrics(), names, slack)
 
 
 def assert_failed_and_ageing(scale, name: str, wait: float = 4.0) -> None:
@@ -577,13 +573,7 @@ def test_module_osd_down_and_out(scale, ceph_cluster):
         assert scale.value("ceph_scale_degraded_expected_drop_ratio", op="get") == pytest.approx(0.43511, abs=1e-4)
         assert scale.value("ceph_scale_hdd_osds") == 2
         wait_until(lambda: scale.source_ok() == {s: 1.0 for s in SOURCES}, 60, what="every source, an OSD down")
-        text = scale.text()
-        import subprocess
-
-        proc = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
-        assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
-        series = [line.rsplit(" ", 1)[0] for line in text.splitlines() if line and not line.startswith("#")]
-        assert len(series) == len(set(series))
+        freshness.assert_valid_exposition(scale.text())
         degraded = c.ceph("scale", "status")["signals"]
         assert degraded["fill"]["status"] in ("OK", "WARN")  # the report still builds
     finally:

@@ -152,19 +152,7 @@ def test_status_judges_the_signals_even_with_health_checks_off():
     mod = make(interval=1, enable_health_checks=False, fill_warn_ratio=0.01, fill_target_ratio=0.05)
     mod.config_notify()
     mod._history_since = time.time()
-    from scale.collector import Collector
-    from scale.sources import source_functions
-
-    collector = Collector(
-        source_functions(mod, mod._rgw_settings),
-        mod._schedule,
-        lambda: mod.thresholds,
-        mod._cluster_label,
-        mod._fsid_value,
-        mod._after_derive,
-        mod.log,
-        enabled=mod._source_enabled,
-    )
+    collector = mod.make_collector()
     mod.collector = collector
     collector.collect_all_once()
     assert "SCALE_FILL_HEADROOM" not in (mod.health or {})  # nothing published...

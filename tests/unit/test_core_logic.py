@@ -187,6 +187,20 @@ def test_buckets_expected_to_reshard_next_by_their_own_growth():
     assert (("bucket", "idle"), ("tenant", "")) not in got
 
 
+def test_a_bucket_created_after_the_reference_is_predicted_from_its_first_sight():
+    th = Thresholds(rgw_growth_window_seconds=6 * 3600)
+    state = DerivationState(th)
+
+    def at(t, buckets):
+        part = BucketsPart(t, tuple(bucket(n, f"i-{n}", 1, o, f"m-{n}") for n, o in buckets))
+        return samples(derive(Snapshot(taken_at=t, buckets=part), state, th), "ceph_scale_rgw_bucket_reshard_seconds")
+
+    assert not at(0.0, [("old", 10)])  # nothing grows, nothing at the limit: no series
+    at(100.0, [("old", 10), ("new", 0)])  # created an hour after the reference: first seen here
+    got = at(110.0, [("old", 10), ("new", 500)])  # 50 objects/s since it was first seen
+    assert got == {(("bucket", "new"), ("tenant", "")): pytest.approx((100_000 - 500) / 50)}
+
+
 def osd(i, cls="hdd", up=True, size=4 * GiB, used=GiB):
     return Osd(
         osd_id=i,

@@ -63,35 +63,42 @@ class BucketGrowth:
 
     100,000+ buckets cannot each keep a history; two snapshots of the counts, the older
     between half a window and a window old, give each bucket's mean growth over that span
-    at the cost of two dicts.
+    at the cost of two dicts. A bucket created since the newer reference joins it when
+    first seen, with its own time, so a new bucket filling fast is predicted at once.
     """
 
     def __init__(self, window: float) -> None:
         self.window = window
-        self.older: tuple[float, dict[str, int]] | None = None
-        self.newer: tuple[float, dict[str, int]] | None = None
+        # (time of the reference, bucket -> objects, bucket -> time first seen if later)
+        self.older: tuple[float, dict[str, int], dict[str, float]] | None = None
+        self.newer: tuple[float, dict[str, int], dict[str, float]] | None = None
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if self.newer is not None and t <= self.newer[0]:
             return
         if self.newer is None or t - self.newer[0] >= self.window / 2:
             self.older = self.newer
-            self.newer = (t, {b.key: b.num_objects for b in buckets})
+            self.newer = (t, {b.key: b.num_objects for b in buckets}, {})
+            return
+        counts, late = self.newer[1], self.newer[2]
+        for b in buckets:
+            if b.key not in counts:
+                counts[b.key] = b.num_objects
+                late[b.key] = t
 
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
-        """Objects per second of each bucket that grew, over the span since the reference."""
-        # The older reference is half a window to a window old; until there is one, the
-        # first counts seen (a rate over a short span, better than none).
-        ref = self.older or self.newer
-        if ref is None or t <= ref[0]:
-            return {}
-        span = t - ref[0]
-        counts = ref[1]
+        """Objects per second of each bucket that grew since its reference count (the older
+        reference where it has one: half a window to a window back)."""
         out = {}
         for b in buckets:
-            before = counts.get(b.key)
-            if before is not None and b.num_objects > before:
-                out[b.key] = (b.num_objects - before) / span
+            for ref in (self.older, self.newer):
+                if ref is None or b.key not in ref[1]:
+                    continue
+                span = t - ref[2].get(b.key, ref[0])
+                before = ref[1][b.key]
+                if span > 0 and b.num_objects > before:
+                    out[b.key] = (b.num_objects - before) / span
+                break
         return out
 
 
