@@ -244,9 +244,12 @@ def test_a_source_fed_bad_input_logs_one_clear_line_and_keeps_its_last_part(cut)
 
 
 def _module_adapters():
-    from scale import sources
+    import importlib
 
-    from tests.mgr import conftest  # noqa: F401  (puts the fake mgr_module and the module package on the path)
+    # First the fake mgr_module and the module package on the path, then the module: in this
+    # order, which an import sorter would not keep for plain imports.
+    importlib.import_module("tests.mgr.conftest")
+    sources = importlib.import_module("scale.sources")
     from tests.mgr.fake_mgr import FakeMgrBase, load_fixture_data
 
     mgr = FakeMgrBase()
