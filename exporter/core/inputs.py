@@ -121,6 +121,11 @@ def parse_stamp(value: Any, path: str) -> float:
     fast = _pacific_stamp(s)
     if fast is not None:
         return fast
+    return stamp_by_formats(s, path)
+
+
+def stamp_by_formats(s: str, path: str) -> float:
+    """The general path, for what the Pacific fast path does not take."""
     for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"):
         try:
             dt = datetime.strptime(s, fmt)

@@ -288,6 +288,30 @@ def test_a_frozen_monitor_hits_the_timeouts(ceph_cluster, sidecar):
     assert sidecar.process.proc.poll() is None
 
 
+def test_frozen_osds_fail_the_queue_read_and_it_recovers(ceph_cluster, sidecar):
+    """Every OSD hung for longer than the OSD op timeout (10 s) and shorter than the
+    heartbeat grace (20 s), so nothing is marked down: the reshard queue, an object read,
+    fails at its timeout while what the monitor and manager answer stays fresh; once the
+    OSDs answer again the queue is read again, on a new handle if the old one went stale."""
+    wait_until(lambda: all_sources_ok(sidecar), 90, what="every source before the freeze")
+    log_before = sidecar.log()
+    osds = [f"osd.{i}" for i in range(ceph_cluster.osds)]
+    for name in osds:
+        ceph_cluster.freeze_daemon(name)
+    try:
+        wait_until(lambda: sources(sidecar)["reshard"] == 0, 10, what="the reshard source to time out")
+        time.sleep(6)
+        assert sources(sidecar)["reshard"] == 0
+        assert_fresh(sidecar, ("osd_map", "pgs", "health"))
+    finally:
+        for name in osds:
+            ceph_cluster.thaw_daemon(name)
+    wait_until(lambda: sources(sidecar)["reshard"] == 1, 45, what="the reshard source to recover")
+    lines = [line for line in sidecar.log()[len(log_before) :].splitlines() if "source reshard" in line]
+    assert "failed: timed out after 3s" in lines[0] and lines[-1].endswith("source reshard: ok again"), lines
+    wait_until(lambda: all_sources_ok(sidecar), 90, what="every source after the thaw")
+
+
 def test_manager_failover(ceph_cluster, sidecar):
     pid = sidecar.process.pid
     failed_at = time.time()

@@ -76,6 +76,19 @@ def paths(obj, prefix=()):
             yield from paths(v, prefix + (i,))
 
 
+def mutate(data, pick: int, action: str, value) -> None:
+    """Delete or replace one place of `data`, or add a later Ceph's extra field next to it."""
+    places = list(paths(data))
+    if places:
+        container, key = places[pick % len(places)]
+        if action == "delete":
+            del container[key]
+        elif action == "replace":
+            container[key] = value
+        elif isinstance(container, dict):
+            container[f"x_future_field_{pick % 7}"] = value
+
+
 def accept_or_refuse(parse, data):
     """A parser either returns a part or raises InputError: nothing else."""
     try:
@@ -118,15 +131,7 @@ def test_random_json_is_accepted_or_refused_cleanly(name, value):
 )
 def test_mutated_fixtures_are_accepted_or_refused_cleanly(name, pick, action, value):
     data = load(name)
-    places = list(paths(data))
-    if places:
-        container, key = places[pick % len(places)]
-        if action == "delete":
-            del container[key]
-        elif action == "replace":
-            container[key] = value
-        elif isinstance(container, dict):
-            container[f"x_future_field_{pick % 7}"] = value  # a later Ceph's extra field
+    mutate(data, pick, action, value)
     part = accept_or_refuse(PARSERS[name], data)
     if part is not None:
         text = exposition_of(FIELDS[name], part)
@@ -275,15 +280,7 @@ def test_the_modules_adapters_accept_or_refuse_the_managers_data_cleanly(key, pi
     if action == "whole":
         mgr.data[key] = value
     else:
-        places = list(paths(data))
-        if places:
-            container, k = places[pick % len(places)]
-            if action == "delete":
-                del container[k]
-            elif action == "replace":
-                container[k] = value
-            elif isinstance(container, dict):
-                container[f"x_future_{pick % 5}"] = value
+        mutate(data, pick, action, value)
     collect = {
         "osd_map": sources.collect_osd_map,
         "osd_stats": sources.collect_osd_map,
