@@ -32,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -136,6 +137,7 @@ class TestCluster:
         osd_memory_target: str = "768M",
         scrub_intervals: tuple[int, int, int] = (60, 120, 120),
         extra_config: dict[str, dict[str, str]] | None = None,
+        laggy_watchdog: bool = True,
     ) -> None:
         """
         base_dir: where everything lives (a new temp dir if None; removed by stop() unless keep).
@@ -153,6 +155,8 @@ class TestCluster:
             them later moves the manager's warnings at once but the OSDs' schedule only slowly.
         extra_mgr_modules: {module name: directory} loaded by the mgrs besides the stock modules.
         extra_config: {who: {option: value}} set in the config database at start.
+        laggy_watchdog: heal PGs stuck laggy (see heal_stuck_laggy_pgs) from a background thread
+            while this process keeps the cluster running.
         """
         self.owns_dir = base_dir is None
         self.dir = Path(base_dir) if base_dir is not None else Path(tempfile.mkdtemp(prefix="ceph-test-"))
@@ -189,6 +193,11 @@ class TestCluster:
         self.user_keys: tuple[str, str] = ("", "")
         self.started_in = 0.0
         self.timings: dict[str, float] = {}
+        self.laggy_watchdog = laggy_watchdog
+        self._laggy_since: dict[str, float] = {}
+        self.laggy_heals: list[dict] = []
+        self._watchdog: threading.Thread | None = None
+        self._watchdog_stop = threading.Event()
 
     # --- info ------------------------------------------------------------------
 
@@ -487,7 +496,49 @@ class TestCluster:
         self._save_info()
         if self.started_in > timeout:
             raise TimeoutError(f"cluster took {self.started_in:.0f}s to start")
+        if self.laggy_watchdog:
+            self._watchdog_stop.clear()
+            self._watchdog = threading.Thread(target=self._watch_laggy, name="laggy-watchdog", daemon=True)
+            self._watchdog.start()
         return self
+
+    # --- laggy PGs ---------------------------------------------------------------
+
+    LAGGY_STUCK_AFTER = 30.0
+
+    def heal_stuck_laggy_pgs(self, stuck_after: float = LAGGY_STUCK_AFTER) -> list[int]:
+        """Mark down (they re-boot at once) the primaries of PGs laggy for longer than `stuck_after`.
+
+        Ceph 16.2's PGs of size-1 pools can stay `active+clean+laggy` for good after their OSDs
+        stalled past the read lease (heartbeat grace x 0.8 = 16 s): a host overloaded, or every
+        OSD frozen by a test. Their reads then wait "for readable" forever (seen here for more
+        than 5 minutes, until an OSD went down); `ceph pg repeer` does not help, a new interval
+        does. A laggy PG recovers within a lease when the cause is gone, so only one laggy for
+        longer than that is treated. Returns the OSDs marked down; each heal is appended to
+        laggy_heals and to log/laggy-watchdog.log."""
+        now = time.monotonic()
+        listing = self.ceph("pg", "ls", "laggy", timeout=10) or {}
+        laggy = {p["pgid"]: p.get("acting_primary", -1) for p in listing.get("pg_stats", [])}
+        self._laggy_since = {pgid: self._laggy_since.get(pgid, now) for pgid in laggy}
+        stuck = sorted(pgid for pgid, since in self._laggy_since.items() if now - since >= stuck_after)
+        osds = sorted({laggy[pgid] for pgid in stuck if laggy[pgid] >= 0})
+        if not osds:
+            return []
+        self.ceph("osd", "down", *map(str, osds), fmt_json=False, timeout=10)
+        heal = {"at": time.time(), "pgs": stuck, "osds": osds}
+        self.laggy_heals.append(heal)
+        with open(self.dir / "log" / "laggy-watchdog.log", "a", encoding="utf-8") as f:
+            f.write(json.dumps(heal) + "\n")
+        for pgid in stuck:
+            self._laggy_since.pop(pgid, None)
+        return osds
+
+    def _watch_laggy(self) -> None:
+        while not self._watchdog_stop.wait(10):
+            try:
+                self.heal_stuck_laggy_pgs()
+            except Exception as e:  # monitor down or frozen by a test: try again next round
+                print(f"laggy watchdog: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr)
 
     def _mark(self, what: str) -> None:
         self.timings[what] = round(time.monotonic() - getattr(self, "_t_last", time.monotonic()), 1)
@@ -786,6 +837,10 @@ class TestCluster:
         keeps its log/ subdirectory and cluster.json; everything else in it is removed.
         """
         keep = self.keep if keep is None else keep
+        self._watchdog_stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join(20)
+            self._watchdog = None
         order = {"client": 0, "osd": 1, "mgr": 2, "mon": 3}
         for name in sorted(self.pids, key=lambda n: (order.get(n.split(".")[0], 9), n)):
             self.stop_daemon(name, timeout=timeout)
@@ -1006,7 +1061,6 @@ class TestCluster:
         Returns {"before": stats, "queued": first reshard-list entry seen or None, "after": stats,
         "put_seconds", "queued_after_seconds", "resharded_after_seconds"} (seconds from the first PUT).
         """
-        import threading
 
         from . import s3load
 

@@ -102,36 +102,18 @@ class RadosClient(CephClient):
         self.keyring = keyring
         self.connect_timeout = connect_timeout
         self._cluster = None
-        # Object reads get their own handle: one that keeps timing out after OSDs were
-        # marked down and rebooted is dropped and made anew without touching the handle
-        # that other sources' commands are using at the same moment.
-        self._objects = None
         self._lock = threading.Lock()
-
-    def _connect(self):
-        conf = {"keyring": self.keyring} if self.keyring else {}
-        cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
-        cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
-        cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
-        cluster.connect(timeout=int(self.connect_timeout))
-        return cluster
 
     def _connected(self):
         with self._lock:
             if self._cluster is None:
-                self._cluster = self._connect()
+                conf = {"keyring": self.keyring} if self.keyring else {}
+                cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
+                cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
+                cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
+                cluster.connect(timeout=int(self.connect_timeout))
+                self._cluster = cluster
             return self._cluster
-
-    def _objects_handle(self):
-        with self._lock:
-            if self._objects is None:
-                self._objects = self._connect()
-            return self._objects
-
-    def _drop_objects_handle(self) -> None:
-        with self._lock:
-            handle, self._objects = self._objects, None
-        _shutdown(handle)
 
     def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
         cmd = {"prefix": prefix, "format": "json", **args}
@@ -155,9 +137,8 @@ class RadosClient(CephClient):
         the object does not exist. Bounded by rados_osd_op_timeout; a refusal raises."""
         rados = self._rados_mod
         try:
-            ioctx = self._objects_handle().open_ioctx(pool)
+            ioctx = self._connected().open_ioctx(pool)
         except Exception as e:
-            self._drop_objects_handle()
             raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
         try:
             ioctx.set_namespace(namespace)
@@ -168,29 +149,19 @@ class RadosClient(CephClient):
                 except rados.ObjectNotFound:
                     return []
                 return [(k, v) for k, v in entries]
-        except (rados.PermissionError, rados.PermissionDeniedError) as e:  # the handle is fine; the caps are not
-            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
-        except Exception as e:  # timeout, connection reset, pool gone: start the next read afresh
-            ioctx.close()
-            ioctx = None
-            self._drop_objects_handle()
+        except Exception as e:  # permission, timeout, pool gone: this read failed
             raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
         finally:
-            if ioctx is not None:
-                ioctx.close()
+            ioctx.close()
 
     def close(self) -> None:
         with self._lock:
             cluster, self._cluster = self._cluster, None
-        _shutdown(cluster)
-
-
-def _shutdown(cluster) -> None:
-    if cluster is not None:
-        try:
-            cluster.shutdown()
-        except Exception:  # already broken; nothing more to release
-            log.debug("rados shutdown failed", exc_info=True)
+        if cluster is not None:
+            try:
+                cluster.shutdown()
+            except Exception:  # already broken; nothing more to release
+                log.debug("rados shutdown failed", exc_info=True)
 
 
 def make_client(backend: str, conf: str | None, user: str | None, keyring: str | None) -> CephClient:
