@@ -555,8 +555,9 @@ class TestCluster:
         clean = sum(x["num"] for x in s.get("num_pg_by_state", []) if x["name"].startswith("active+clean"))
         return total > 0 and clean == total
 
-    def repeer_all(self, timeout: float = 120) -> None:
-        """Restart every OSD (in parallel) and wait for all PGs active+clean.
+    def repeer_all(self, timeout: float = 120, while_down: Callable[[], Any] | None = None) -> None:
+        """Restart every OSD (in parallel) and wait for all PGs active+clean; `while_down` is
+        called once they were told to stop, before they are seen down.
 
         Pacific (16.2.15) does not put the PGs of a newly created pool in the scrub queue of their
         primary OSD (`ceph daemon osd.N dump_scrubs` lists none of them) until the PG's primary
@@ -568,8 +569,14 @@ class TestCluster:
             pid = self.pids.get(name)
             if pid and self._owned(pid):
                 os.kill(pid, signal.SIGTERM)
+        if while_down is not None:
+            while_down()
         for name in names:
             self.stop_daemon(name, timeout=30)
+        # Otherwise the map from before the restart can still say "all up", and the PG stats
+        # "all clean", and this returns while the OSDs are still booting.
+        wait_for(lambda: self.ceph("osd", "stat", timeout=10).get("num_up_osds") == 0, timeout, interval=0.5,
+                 what="the OSDs seen down")  # fmt: skip
         for name in names:
             self.start_daemon(name)
         wait_for(self._all_osds_up, timeout, interval=0.5, what="the OSDs back up")

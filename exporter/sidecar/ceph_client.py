@@ -102,18 +102,37 @@ class RadosClient(CephClient):
         self.keyring = keyring
         self.connect_timeout = connect_timeout
         self._cluster = None
+        # Object reads get their own handle. A handle whose first reads went to OSDs that
+        # were shutting down kept timing out for good in Pacific (150 s and more, while a new
+        # one read at once), so after a failed read it is dropped and made anew, without
+        # touching the handle the other sources' commands use at the same moment.
+        self._objects = None
         self._lock = threading.Lock()
+
+    def _connect(self):
+        conf = {"keyring": self.keyring} if self.keyring else {}
+        cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
+        cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
+        cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
+        cluster.connect(timeout=int(self.connect_timeout))
+        return cluster
 
     def _connected(self):
         with self._lock:
             if self._cluster is None:
-                conf = {"keyring": self.keyring} if self.keyring else {}
-                cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
-                cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
-                cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
-                cluster.connect(timeout=int(self.connect_timeout))
-                self._cluster = cluster
+                self._cluster = self._connect()
             return self._cluster
+
+    def _objects_handle(self):
+        with self._lock:
+            if self._objects is None:
+                self._objects = self._connect()
+            return self._objects
+
+    def _drop_objects_handle(self) -> None:
+        with self._lock:
+            handle, self._objects = self._objects, None
+        _shutdown(handle)
 
     def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
         cmd = {"prefix": prefix, "format": "json", **args}
@@ -137,8 +156,9 @@ class RadosClient(CephClient):
         the object does not exist. Bounded by rados_osd_op_timeout; a refusal raises."""
         rados = self._rados_mod
         try:
-            ioctx = self._connected().open_ioctx(pool)
+            ioctx = self._objects_handle().open_ioctx(pool)
         except Exception as e:
+            self._drop_objects_handle()
             raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
         try:
             ioctx.set_namespace(namespace)
@@ -149,19 +169,29 @@ class RadosClient(CephClient):
                 except rados.ObjectNotFound:
                     return []
                 return [(k, v) for k, v in entries]
-        except Exception as e:  # permission, timeout, pool gone: this read failed
+        except (rados.PermissionError, rados.PermissionDeniedError) as e:  # the handle is fine; the caps are not
+            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
+        except Exception as e:  # timeout, connection reset, pool gone: start the next read afresh
+            ioctx.close()
+            ioctx = None
+            self._drop_objects_handle()
             raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
         finally:
-            ioctx.close()
+            if ioctx is not None:
+                ioctx.close()
 
     def close(self) -> None:
         with self._lock:
             cluster, self._cluster = self._cluster, None
-        if cluster is not None:
-            try:
-                cluster.shutdown()
-            except Exception:  # already broken; nothing more to release
-                log.debug("rados shutdown failed", exc_info=True)
+        _shutdown(cluster)
+
+
+def _shutdown(cluster) -> None:
+    if cluster is not None:
+        try:
+            cluster.shutdown()
+        except Exception:  # already broken; nothing more to release
+            log.debug("rados shutdown failed", exc_info=True)
 
 
 def make_client(backend: str, conf: str | None, user: str | None, keyring: str | None) -> CephClient:

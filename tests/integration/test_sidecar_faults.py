@@ -319,6 +319,22 @@ def test_frozen_osds_fail_the_queue_read_and_it_recovers(ceph_cluster, sidecar):
     wait_until(lambda: all_sources_ok(sidecar), 90, what="every source after the thaw")
 
 
+def test_started_while_every_osd_restarts_it_reads_the_queue_once_they_are_back(ceph_cluster, scratch):
+    """An exporter whose first object reads went to OSDs shutting down (as when a host reboots,
+    or the test cluster re-peers at start): Pacific's librados kept timing out on that handle
+    for good (no recovery in 150 s here, while a new process read the queue at once). The
+    exporter must read the queue again, without a restart, once the OSDs are back."""
+    started: list[Sidecar] = []
+    ceph_cluster.repeer_all(while_down=lambda: started.append(Sidecar(ceph_cluster, scratch).start(wait=False)))
+    exporter = started[0]
+    try:
+        wait_until(lambda: sources(exporter)["reshard"] == 1, 60, what="the reshard queue read after the restart")
+        wait_until(lambda: all_sources_ok(exporter), 60, what="every source after the restart")
+        assert exporter.process.proc.poll() is None
+    finally:
+        exporter.stop()
+
+
 def test_manager_failover(ceph_cluster, sidecar):
     pid = sidecar.process.pid
     failed_at = time.time()
