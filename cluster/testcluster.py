@@ -517,8 +517,7 @@ class TestCluster:
         longer than that is treated. Returns the OSDs marked down; each heal is appended to
         laggy_heals and to log/laggy-watchdog.log."""
         now = time.monotonic()
-        listing = self.ceph("pg", "ls", "laggy", timeout=10) or {}
-        laggy = {p["pgid"]: p.get("acting_primary", -1) for p in listing.get("pg_stats", [])}
+        laggy = self.laggy_pgs()
         self._laggy_since = {pgid: self._laggy_since.get(pgid, now) for pgid in laggy}
         stuck = sorted(pgid for pgid, since in self._laggy_since.items() if now - since >= stuck_after)
         osds = sorted({laggy[pgid] for pgid in stuck if laggy[pgid] >= 0})
@@ -532,6 +531,11 @@ class TestCluster:
         for pgid in stuck:
             self._laggy_since.pop(pgid, None)
         return osds
+
+    def laggy_pgs(self) -> dict[str, int]:
+        """pgid -> acting primary OSD (-1 if none) of every PG laggy now."""
+        listing = self.ceph("pg", "ls", "laggy", timeout=10) or {}
+        return {p["pgid"]: p.get("acting_primary", -1) for p in listing.get("pg_stats", [])}
 
     def _watch_laggy(self) -> None:
         while not self._watchdog_stop.wait(10):

@@ -161,24 +161,23 @@ class RadosClient(CephClient):
             self._drop_objects_handle()
             raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
         try:
-            ioctx.set_namespace(namespace)
-            with rados.ReadOpCtx() as op:
-                entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
-                try:
-                    ioctx.operate_read_op(op, oid)
-                except rados.ObjectNotFound:
-                    return []
-                return [(k, v) for k, v in entries]
-        except (rados.PermissionError, rados.PermissionDeniedError) as e:  # the handle is fine; the caps are not
-            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
-        except Exception as e:  # timeout, connection reset, pool gone: start the next read afresh
-            ioctx.close()
-            ioctx = None
-            self._drop_objects_handle()
-            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
-        finally:
-            if ioctx is not None:
+            try:
+                ioctx.set_namespace(namespace)
+                with rados.ReadOpCtx() as op:
+                    entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
+                    try:
+                        ioctx.operate_read_op(op, oid)
+                    except rados.ObjectNotFound:
+                        return []
+                    return [(k, v) for k, v in entries]
+            finally:
                 ioctx.close()
+        except Exception as e:
+            # A refusal leaves the handle sound (the caps are wrong); after a timeout, reset or
+            # vanished pool the next read starts on a new handle.
+            if not isinstance(e, (rados.PermissionError, rados.PermissionDeniedError)):
+                self._drop_objects_handle()
+            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
 
     def close(self) -> None:
         with self._lock:

@@ -313,9 +313,7 @@ def test_frozen_osds_fail_the_queue_read_and_it_recovers(ceph_cluster, sidecar):
     wait_until(lambda: sources(sidecar)["reshard"] == 1, 120, what="the reshard source to recover")
     lines = [line for line in sidecar.log()[len(log_before) :].splitlines() if "source reshard" in line]
     assert "failed: timed out after 3s" in lines[0] and lines[-1].endswith("source reshard: ok again"), lines
-    wait_until(
-        lambda: not (ceph_cluster.ceph("pg", "ls", "laggy", timeout=10) or {}).get("pg_stats"), 60, what="no laggy PG"
-    )
+    wait_until(lambda: not ceph_cluster.laggy_pgs(), 60, what="no laggy PG")
     wait_until(lambda: all_sources_ok(sidecar), 90, what="every source after the thaw")
 
 
