@@ -505,10 +505,21 @@ def test_read_only_rgw_user_is_enough_for_the_module(scale, ceph_cluster):
         "--caps", "buckets=read;users=read;metadata=read",
     )  # fmt: skip
     keys = user["keys"][0]
-    failures = scale.value("ceph_scale_source_failures_total", source="buckets")
     scale.set("rgw_access_key", keys["access_key"])
     scale.set("rgw_secret_key", keys["secret_key"])
+    set_at = time.monotonic()
     try:
+        # Two commands: a poll between them signs with a mismatched pair and fails, rightly.
+        # Count from a success clearly after both took effect.
+        wait_until(
+            lambda: (
+                scale.source_ok()["buckets"] == 1
+                and scale.value("ceph_scale_source_age_seconds", source="buckets") < time.monotonic() - set_at - 2
+            ),
+            30,
+            what="a bucket poll with both new keys",
+        )
+        failures = scale.value("ceph_scale_source_failures_total", source="buckets")
         time.sleep(8)  # several bucket polls with the read-only user
         assert scale.value("ceph_scale_source_failures_total", source="buckets") == failures
         assert_fresh(scale, ("buckets", "reshard"))
