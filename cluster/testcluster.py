@@ -41,8 +41,10 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-STOCK_MGR_DIR = Path("/usr/share/ceph/mgr")
+from cluster.releases import RELEASES, STOCK_MGR_DIR, Release, release
+
 RGW_NAME = "client.rgw.a"
+MGR_COMPAT_DIR = Path(__file__).resolve().parent.parent / "mgr_module" / "compat"
 
 
 def free_port() -> int:
@@ -138,6 +140,7 @@ class TestCluster:
         scrub_intervals: tuple[int, int, int] = (60, 120, 120),
         extra_config: dict[str, dict[str, str]] | None = None,
         laggy_watchdog: bool = True,
+        release_name: str | None = None,
     ) -> None:
         """
         base_dir: where everything lives (a new temp dir if None; removed by stop() unless keep).
@@ -157,7 +160,10 @@ class TestCluster:
         extra_config: {who: {option: value}} set in the config database at start.
         laggy_watchdog: heal PGs stuck laggy (see heal_stuck_laggy_pgs) from a background thread
             while this process keeps the cluster running.
+        release_name: pacific (the host's packages), reef or tentacle (a Debian root built once per
+            machine, see cluster/releases.py); default $CEPH_SCALE_RELEASE, else pacific.
         """
+        self.release: Release = release(release_name)
         self.owns_dir = base_dir is None
         self.dir = Path(base_dir) if base_dir is not None else Path(tempfile.mkdtemp(prefix="ceph-test-"))
         self.dir = self.dir.resolve()
@@ -198,6 +204,7 @@ class TestCluster:
         self.laggy_heals: list[dict] = []
         self._watchdog: threading.Thread | None = None
         self._watchdog_stop = threading.Event()
+        self._bcrypt_stand_in: bool | None = None
 
     # --- info ------------------------------------------------------------------
 
@@ -233,6 +240,7 @@ class TestCluster:
     def info(self) -> dict:
         return {
             "dir": str(self.dir),
+            "release": self.release.name,
             "fsid": self.fsid,
             "conf": str(self.conf_path),
             "keyring": str(self.keyring_path),
@@ -282,6 +290,7 @@ class TestCluster:
             reshard_interval=o["reshard_interval"], bucket_shards=o["bucket_shards"],
             extra_mgr_modules=o["extra_mgr_modules"], pool_size=o["pool_size"], keep=True,
             scrub_intervals=tuple(o.get("scrub_intervals", (60, 120, 120))),
+            release_name=info.get("release"),
         )  # fmt: skip
         c.fsid = info["fsid"]
         c.prometheus_ports = {k: int(v) for k, v in info["mgr_prometheus_ports"].items()}
@@ -302,7 +311,8 @@ class TestCluster:
 
     def _run(self, argv: list[str], timeout: float = 60, input_data: bytes | None = None) -> str:
         try:
-            proc = subprocess.run(argv, capture_output=True, timeout=timeout, input=input_data, env=self.env())
+            proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout,
+                                  input=input_data, env=self.env())  # fmt: skip
         except subprocess.TimeoutExpired as e:
             raise CephError(f"{' '.join(argv[:8])} timed out after {timeout:g}s") from e
         if proc.returncode != 0:
@@ -337,7 +347,7 @@ class TestCluster:
             return ""
         argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(timeout))]
         try:
-            proc = subprocess.run(argv, capture_output=True, timeout=timeout, env=self.env(),
+            proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout, env=self.env(),
                                   input="\n".join(commands).encode() + b"\n")  # fmt: skip
         except subprocess.TimeoutExpired as e:
             raise CephError(f"ceph batch of {len(commands)} commands timed out after {timeout:g}s") from e
@@ -440,6 +450,9 @@ class TestCluster:
             "osd_scrub_sleep = 0",
             "osd_scrub_backoff_ratio = 0",  # try to start a due scrub on every tick, not 1 in 3
             "bluestore_fsck_on_mount = false",
+            # Pacific's memtable size (Quincy cut it to 16 MiB): RocksDB's WAL then takes ~256 MiB,
+            # which a 256 MiB DB cannot hold, so such an OSD spills over at once on every release.
+            "bluestore_rocksdb_options_annex = write_buffer_size=268435456",
             "",
             f"[{RGW_NAME}]",
             "rgw_enable_usage_log = false",
@@ -457,6 +470,7 @@ class TestCluster:
         self.dir.mkdir(parents=True, exist_ok=True)
         for sub in ("run", "log", "crash", "devices"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        self.release.mount_dir(self.dir)
         self.fsid = str(uuid.uuid4())
         self.mon_port, self.mon_v1_port = free_port(), free_port()
         self.prometheus_ports = {ident: free_port() for ident in self.mgr_ids}
@@ -663,21 +677,41 @@ class TestCluster:
         self.ceph_batch(rest)
 
     def _mgr_module_path(self) -> Path | None:
-        """<dir>/mgr-modules: a symlink to every entry of /usr/share/ceph/mgr plus the extra modules."""
-        if not self.extra_mgr_modules:
+        """<dir>/mgr-modules: a symlink to every entry of /usr/share/ceph/mgr plus the extra modules,
+        and the bcrypt stand-in where the manager could not load any module without it (install.sh
+        --module-path does the same for operators)."""
+        stand_in = self._needs_bcrypt_stand_in()
+        if not self.extra_mgr_modules and not stand_in:
             return None
         path = self.dir / "mgr-modules"
         path.mkdir(exist_ok=True)
-        for entry in STOCK_MGR_DIR.iterdir():
+        if stand_in and not (path / "bcrypt").exists():
+            shutil.copytree(MGR_COMPAT_DIR / "bcrypt", path / "bcrypt", ignore=shutil.ignore_patterns("__pycache__"))
+        for entry in self.release.stock_mgr_dir.iterdir():
             link = path / entry.name
             if not link.is_symlink() and not link.exists():
-                link.symlink_to(entry)
+                link.symlink_to(STOCK_MGR_DIR / entry.name)  # resolved in the release's file system
         for name, src in self.extra_mgr_modules.items():
             link = path / name
-            if link.is_symlink() or link.exists():
+            if link.is_symlink():
                 link.unlink()
-            link.symlink_to(Path(src).resolve())
+            elif link.exists():
+                shutil.rmtree(link)
+            if self.release.root is None:
+                link.symlink_to(Path(src).resolve())
+            else:  # the source tree is not inside the root: a copy, its symlinks followed
+                shutil.copytree(Path(src).resolve(), link, ignore=shutil.ignore_patterns("__pycache__"))
         return path
+
+    def _needs_bcrypt_stand_in(self) -> bool:
+        """The release's Python cannot import its bcrypt in a sub-interpreter (Reef on Debian 13)."""
+        if self.release.root is None:
+            return False
+        if self._bcrypt_stand_in is None:
+            probe = self.dir / "run" / "needs_bcrypt_stand_in.py"
+            shutil.copy(MGR_COMPAT_DIR / "needs_bcrypt_stand_in.py", probe)
+            self._bcrypt_stand_in = subprocess.run(self.release.python + [str(probe)]).returncode == 0
+        return self._bcrypt_stand_in
 
     def _create_mgr(self, ident: str) -> None:
         mgr_dir = self.dir / f"mgr.{ident}"
@@ -704,9 +738,9 @@ class TestCluster:
                        "--add-key", secret])  # fmt: skip
             crush.append(f"osd crush add osd.{osd_id} {weight} host={self.hostname}")
             log = open(self.dir / "log" / f"osd.{osd_id}.mkfs", "wb")
-            mkfs.append((osd_id, subprocess.Popen(
+            mkfs.append((osd_id, subprocess.Popen(self.release.command(
                 ["ceph-osd", "--conf", str(self.conf_path), "-i", str(osd_id), "--mkfs", "--osd-uuid", osd_uuid,
-                 "--keyring", str(osd_dir / "keyring")], stdout=log, stderr=subprocess.STDOUT, env=self.env(),
+                 "--keyring", str(osd_dir / "keyring")]), stdout=log, stderr=subprocess.STDOUT, env=self.env(),
             )))  # fmt: skip
             log.close()
         crush.append("osd crush set-device-class hdd " + " ".join(f"osd.{i}" for i, _ in mkfs))
@@ -774,7 +808,7 @@ class TestCluster:
             raise CephError(f"{name} already runs as pid {self.pids[name]}")
         with open(self.dir / "log" / f"{name}.stdout", "ab") as log:
             proc = subprocess.Popen(
-                self._argv(name), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                self.release.command(self._argv(name)), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=self.env(), start_new_session=True,
             )  # fmt: skip
         self.procs[name] = proc
@@ -855,6 +889,7 @@ class TestCluster:
         order = {"client": 0, "osd": 1, "mgr": 2, "mon": 3}
         for name in sorted(self.pids, key=lambda n: (order.get(n.split(".")[0], 9), n)):
             self.stop_daemon(name, timeout=timeout)
+        self.release.unmount_dir(self.dir)
         if keep:
             return
         if self.owns_dir:
@@ -1046,6 +1081,13 @@ class TestCluster:
     def bucket_stats(self, bucket: str) -> dict:
         return self.radosgw_admin("bucket", "stats", "--bucket", bucket)
 
+    def index_generation(self, bucket: str) -> int:
+        """The bucket index layout's generation (`bucket layout`, Reef+): one per reshard; 0 on
+        Pacific, which has no generations."""
+        if not self.release.reshard_keeps_id:
+            return 0
+        return int(self.radosgw_admin("bucket", "layout", "--bucket", bucket)["layout"]["current_index"]["gen"])
+
     def hold_reshards(self) -> None:
         """Keep queued reshards queued: the RGW's reshard thread re-reads rgw_reshard_thread_interval
         after each sleep, so after 600 is set and one short sleep passes it sleeps 600 s."""
@@ -1067,7 +1109,7 @@ class TestCluster:
     ) -> dict:  # fmt: skip
         """PUT `objects` (default 3 x rgw_max_objs_per_shard) small objects into a new `bucket` as
         the normal user, watching `radosgw-admin reshard list` every ~0.5 s, then (wait_done) wait
-        for RGW to reshard it: a new bucket instance id, the same marker, more shards.
+        for RGW to reshard it: more shards, the same marker, and on Pacific a new bucket instance id.
 
         Returns {"before": stats, "queued": first reshard-list entry seen or None, "after": stats,
         "put_seconds", "queued_after_seconds", "resharded_after_seconds"} (seconds from the first PUT).
@@ -1107,7 +1149,8 @@ class TestCluster:
 
                 def resharded():
                     s = self.bucket_stats(bucket)
-                    return s if s["id"] != before["id"] and s["num_shards"] > before["num_shards"] else None
+                    new_id = s["id"] != before["id"] or self.release.reshard_keeps_id
+                    return s if new_id and s["num_shards"] > before["num_shards"] else None
 
                 after = wait_for(resharded, timeout, interval=0.5, what=f"RGW to reshard {bucket}")
         finally:
@@ -1169,6 +1212,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--pool-size", type=int, default=1)
     s.add_argument("--reshard-objs-per-shard", type=int, default=100)
     s.add_argument("--mgr-module", action="append", default=[], metavar="NAME=PATH", help="an extra mgr module")
+    s.add_argument("--release", choices=RELEASES, default=None, help="Ceph release (default: the host's, pacific)")
     t = sub.add_parser("stop", help="stop every daemon of DIR by PID and remove DIR")
     t.add_argument("--dir", required=True)
     t.add_argument("--keep", action="store_true", help="keep DIR (data, logs)")
@@ -1185,6 +1229,7 @@ def main(argv: list[str] | None = None) -> int:
             base_dir=d, osds=args.osds, db_sizes=tuple(args.db_sizes.split(",")), block_size=args.block_size,
             standby_mgr=args.standby_mgr, rgw=not args.no_rgw, extra_mgr_modules=modules, keep=True,
             pool_size=args.pool_size, reshard_objs_per_shard=args.reshard_objs_per_shard,
+            release_name=args.release,
         )  # fmt: skip
         try:
             c.start()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import urllib.request
 from pathlib import Path
@@ -47,8 +48,16 @@ class Sidecar:
         extra_args: list[str] = (),
         ceph_user: str | None = None,
         rgw_credentials: tuple[str, str] | None = None,
+        client: str = "release",
     ) -> None:
+        """client: "release" runs the exporter with the cluster's release's own Python and
+        python3-rados (inside its root); "host" with the host's (Pacific's) against any release."""
+        if client not in ("release", "host"):
+            raise ValueError(f"client must be 'release' or 'host', not {client!r}")
         self.cluster = cluster
+        self.in_root = client == "release" and cluster.release.root is not None
+        if self.in_root:  # the root sees the cluster's directory (bind-mounted), not the test's
+            workdir = cluster.dir / "sidecars"
         self.dir = Path(workdir) / f"sidecar-{free_port()}"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -67,15 +76,17 @@ class Sidecar:
         }
         self.config_path = self.dir / "config.yml"
         self.config_path.write_text(yaml.safe_dump(config))
+        python = cluster.release.python if self.in_root else [sys.executable]
+        radosgw_admin = " ".join(cluster.release.command(["radosgw-admin", "--conf", str(cluster.conf_path)]))
         self.argv = [
-            sys.executable,
+            *python,
             "-m",
             "exporter",
             f"--web.listen-address=127.0.0.1:{self.port}",
             f"--config.file={self.config_path}",
             f"--ceph-conf={cluster.conf_path}",
             "--radosgw-admin",
-            f"radosgw-admin --conf {cluster.conf_path}",
+            radosgw_admin,
             *extra_args,
         ]
         if ceph_user:
@@ -84,12 +95,23 @@ class Sidecar:
 
     def start(self, wait: bool = True) -> Sidecar:
         """Start (or start again, with the same config and state file)."""
+        src = self._source_dir()
         env_path = os.environ.get("PYTHONPATH", "")
-        os.environ["PYTHONPATH"] = f"{REPO}:{env_path}" if env_path else str(REPO)
+        os.environ["PYTHONPATH"] = f"{src}:{env_path}" if env_path and not self.in_root else str(src)
         self.process = Process(self.argv, self.dir / "exporter.log", REPO)
         if wait:
             wait_until(lambda: self.text(), 60, what="the exporter's first exposition")
         return self
+
+    def _source_dir(self) -> Path:
+        """Where the exporter package is imported from: the checkout, or a copy inside the
+        cluster's directory for a release's own Python (the root does not see the checkout)."""
+        if not self.in_root:
+            return REPO
+        src = self.cluster.dir / "sidecar-src"
+        if not (src / "exporter").exists():
+            shutil.copytree(REPO / "exporter", src / "exporter", ignore=shutil.ignore_patterns("__pycache__"))
+        return src
 
     def text(self) -> str:
         with urllib.request.urlopen(self.url, timeout=5) as r:

@@ -64,6 +64,15 @@ if [ -n "$module_path" ]; then
         [ "$name" = scale ] && continue
         [ -e "$module_path/$name" ] || [ -L "$module_path/$name" ] || ln -s "$entry" "$module_path/$name"
     done
+    # A manager that runs modules in sub-interpreters refuses every module when the system
+    # bcrypt is a PyO3 build (Reef on Debian 13 / Ubuntu 24.04); a stand-in first on the
+    # module path lets them load (mgr_module/compat/bcrypt/__init__.py says what it gives up).
+    if "${CEPH_MGR_PYTHON:-/usr/bin/python3}" "$here/compat/needs_bcrypt_stand_in.py"; then
+        rm -rf "$module_path/bcrypt"
+        cp -r "$here/compat/bcrypt" "$module_path/bcrypt"
+        chmod -R a+rX "$module_path/bcrypt"
+        echo "this manager's Python cannot load its bcrypt in a sub-interpreter: installed a stand-in in $module_path/bcrypt"
+    fi
 fi
 
 tmp="$dest.tmp.$$"

@@ -22,33 +22,86 @@ def scratch(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("ceph-scale")
 
 
-@pytest.fixture(scope="session")
-def ceph_cluster(tmp_path_factory):
-    from cluster.testcluster import TestCluster
+# The releases the cross-release tests run on; CEPH_SCALE_RELEASES=pacific narrows a run.
+RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", "pacific,reef,tentacle").split(",") if r)
+ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", RELEASES, indirect=True)
 
-    base = tmp_path_factory.mktemp("cluster")
-    cluster = TestCluster(
-        base_dir=str(base),
-        osds=3,
-        db_sizes=("256M", "1G", "1G"),
-        standby_mgr=True,
-        rgw=True,
-        extra_mgr_modules={"scale": str(REPO / "mgr_module" / "scale")},
-    )
-    try:
-        cluster.start()
-    except BaseException:
-        cluster.stop()
-        raise
+
+class Clusters:
+    """One real cluster per release for the whole session, and its session sidecar.
+
+    Tests ask for `ceph_cluster` (Pacific unless a module is marked ON_EVERY_RELEASE);
+    pytest groups the tests by release, and a newer release's cluster is stopped once
+    its tests are done, so at most two clusters run at a time.
+    """
+
+    def __init__(self, factory) -> None:
+        self.factory = factory
+        self.clusters: dict = {}
+        self.sidecars: dict = {}
+
+    def cluster(self, release: str):
+        from cluster.testcluster import TestCluster
+
+        if release not in self.clusters:
+            base = self.factory.mktemp(f"cluster-{release}")
+            cluster = TestCluster(
+                base_dir=str(base),
+                osds=3,
+                db_sizes=("256M", "1G", "1G"),
+                standby_mgr=True,
+                rgw=True,
+                extra_mgr_modules={"scale": str(REPO / "mgr_module" / "scale")},
+                release_name=release,
+            )
+            try:
+                cluster.start()
+            except BaseException:
+                cluster.stop()
+                raise
+            self.clusters[release] = cluster
+        return self.clusters[release]
+
+    def sidecar(self, cluster, scratch: Path):
+        from demo.sidecar import Sidecar
+
+        release = cluster.release.name
+        if release not in self.sidecars:
+            self.sidecars[release] = Sidecar(cluster, scratch).start()
+        return self.sidecars[release]
+
+    def stop(self, release: str) -> None:
+        sidecar = self.sidecars.pop(release, None)
+        if sidecar is not None:
+            sidecar.stop()
+        cluster = self.clusters.pop(release, None)
+        if cluster is not None:
+            cluster.stop()
+
+    def stop_all(self) -> None:
+        for release in list(self.clusters):
+            self.stop(release)
+
+
+@pytest.fixture(scope="session")
+def clusters(tmp_path_factory):
+    pool = Clusters(tmp_path_factory)
+    yield pool
+    pool.stop_all()
+
+
+@pytest.fixture(scope="session", params=["pacific"])
+def ceph_cluster(request, clusters):
+    """The real cluster of one release (the param; Pacific, the host's, by default)."""
+    release = request.param
+    cluster = clusters.cluster(release)
     os.environ["CEPH_CONF"] = str(cluster.conf_path)
     yield cluster
-    cluster.stop()
+    if release != "pacific":  # its tests are done: free the machine for the next release
+        clusters.stop(release)
 
 
 @pytest.fixture(scope="session")
-def sidecar(ceph_cluster, scratch):
-    from demo.sidecar import Sidecar
-
-    exporter = Sidecar(ceph_cluster, scratch).start()
-    yield exporter
-    exporter.stop()
+def sidecar(ceph_cluster, clusters, scratch):
+    """The session's sidecar on that cluster, with the release's own client."""
+    return clusters.sidecar(ceph_cluster, scratch)

@@ -642,6 +642,13 @@ from .snapshot import BlueFsCounters, OsdOpCounters, PerfPart, RgwOpCounters  # 
 
 # Counter paths as the manager names them, and the mgr prometheus module's
 # names for the same counters (`ceph_` + path with "." -> "_").
+# Tentacle's RGW counts S3 objects ops in the `rgw_op` set (ceph_rgw_op_put_obj_ops, ...).
+RENAMED_COUNTERS = {
+    "rgw_op.put_obj_ops": "rgw.put",
+    "rgw_op.get_obj_ops": "rgw.get",
+    "rgw_op.put_obj_bytes": "rgw.put_b",
+    "rgw_op.get_obj_bytes": "rgw.get_b",
+}
 PERF_COUNTERS = (
     "bluefs.db_total_bytes",
     "bluefs.db_used_bytes",
@@ -654,6 +661,8 @@ PERF_COUNTERS = (
     "rgw.put",
     "rgw.get_b",
     "rgw.put_b",
+    "rgw.req",  # every RGW has it: tells an RGW without S3 op counters from no RGW
+    *RENAMED_COUNTERS,
 )
 _PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
 
@@ -706,8 +715,9 @@ def _labels(text: str, lineno: int) -> dict[str, str]:
 @refuses_bad_shapes
 def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> PerfPart:
     """counters: daemon name ("osd.3", "rgw.<id>") -> {counter path: value}."""
-    bluefs, osd_ops, rgw_ops = [], [], []
+    bluefs, osd_ops, rgw_ops, rgw_without_ops = [], [], [], []
     for daemon, c in sorted(counters.items()):
+        c = {RENAMED_COUNTERS.get(path, path): value for path, value in c.items()}
         kind, _, ident = daemon.partition(".")
         if kind == "osd":
             osd_id = _int(ident, f"perf[{daemon}]")
@@ -732,6 +742,8 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
                         write_bytes=_int(c.get("osd.op_w_in_bytes", 0), f"perf[{daemon}].osd.op_w_in_bytes"),
                     )
                 )
+        elif kind in ("rgw", "client") and "rgw.put" not in c and "rgw.req" in c:
+            rgw_without_ops.append(ident)
         elif kind in ("rgw", "client") and "rgw.put" in c:
             rgw_ops.append(
                 RgwOpCounters(
@@ -742,4 +754,10 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
                     put_bytes=_int(c.get("rgw.put_b", 0), f"perf[{daemon}].rgw.put_b"),
                 )
             )
-    return PerfPart(collected_at=collected_at, bluefs=tuple(bluefs), osd_ops=tuple(osd_ops), rgw_ops=tuple(rgw_ops))
+    return PerfPart(
+        collected_at=collected_at,
+        bluefs=tuple(bluefs),
+        osd_ops=tuple(osd_ops),
+        rgw_ops=tuple(rgw_ops),
+        rgw_without_s3_ops=tuple(rgw_without_ops),
+    )

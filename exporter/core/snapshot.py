@@ -113,6 +113,8 @@ class PerfPart:
     bluefs: tuple[BlueFsCounters, ...] = ()
     osd_ops: tuple[OsdOpCounters, ...] = ()
     rgw_ops: tuple[RgwOpCounters, ...] = ()
+    # RGWs that report counters but none of the S3 op ones this release's names give.
+    rgw_without_s3_ops: tuple[str, ...] = ()
 
 
 @_record

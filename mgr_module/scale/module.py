@@ -15,7 +15,9 @@ import threading
 import time
 from typing import Any, Optional
 
-from mgr_module import CLIReadCommand, MgrModule, MgrStandbyModule, Option
+from mgr_module import MgrModule, MgrStandbyModule, Option
+
+from .cli import command_registry, read_command
 
 _IMPORT_ERROR = ""
 try:
@@ -43,7 +45,7 @@ if not _IMPORT_ERROR:
     from .checks import CheckOptions, bad_config_check, health_checks
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
-    from .sources import source_functions
+    from .sources import fetch_counters, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -69,6 +71,8 @@ def _server_addr_port(mod: Any) -> tuple[str, int]:
 class Module(MgrModule):
     MODULE_OPTIONS = _options()
     NOTIFY_TYPES: list[Any] = []  # no notify(): the module polls on its own schedule
+    if command_registry is not None:  # Tentacle: the module names its own command registry
+        CLICommand = command_registry
 
     @staticmethod
     def can_run() -> tuple[bool, str]:
@@ -317,7 +321,7 @@ class Module(MgrModule):
 
     # --- commands -------------------------------------------------------------
 
-    @CLIReadCommand("scale status")
+    @read_command("scale status")
     def scale_status(self, format: Optional[str] = None) -> tuple[int, str, str]:
         """Report the five scale signals, worst offenders first (--format json for machines)"""
         collector = self.collector
@@ -335,6 +339,12 @@ class Module(MgrModule):
         if collector is None or not families:
             return 0, render_text(report), "mgr/scale: no data collected yet"
         return 0, render_text(report), ""
+
+    @read_command("scale counters")
+    def scale_counters(self) -> tuple[int, str, str]:
+        """The per-daemon perf counters the scale signals use, as JSON (for the sidecar where the
+        prometheus module does not export them)"""
+        return 0, json.dumps(fetch_counters(self), sort_keys=True), ""
 
 
 class StandbyModule(MgrStandbyModule):

@@ -127,6 +127,10 @@ def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> d
     filter and without reading every other counter of every daemon. RGW daemons are
     keyed by their service id, the prometheus module's `instance_id`.
     """
+    # Tentacle moved the flat "section.counter" view to the *_unlabeled_* calls; its
+    # get_perf_schema answers with labelled sections instead.
+    schema_of = getattr(mgr, "get_unlabeled_perf_schema", None) or mgr.get_perf_schema
+    latest = getattr(mgr, "get_unlabeled_counter_latest", None) or mgr.get_latest
     out: dict[str, dict[str, float]] = {}
     for server in mgr.list_servers() or []:
         for service in server.get("services", []):
@@ -134,12 +138,12 @@ def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> d
             if kind not in ("osd", "rgw"):
                 continue
             daemon = f"{kind}.{ident}"
-            schemas = mgr.get_perf_schema(kind, ident) or {}
+            schemas = schema_of(kind, ident) or {}
             schema = schemas.get(daemon) or {}
             values = {}
             for path in paths:
                 if path in schema:
-                    values[path] = mgr.get_latest(kind, ident, path)
+                    values[path] = latest(kind, ident, path)
             if values:
                 out[daemon] = values
     return out

@@ -20,9 +20,10 @@ from cluster.testcluster import RGW_NAME
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
 from tests import freshness
+from tests.conftest import ON_EVERY_RELEASE
 from tests.freshness import assert_valid_exposition
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
 
 
 def sources(exporter) -> dict[str, float]:

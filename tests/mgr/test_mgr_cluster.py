@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from tests import freshness
+from tests.conftest import ON_EVERY_RELEASE
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")

@@ -36,6 +36,12 @@ def derive(snap: Snapshot, state: LoadState, th: Thresholds) -> list[Family]:
     if hdds is not None:
         families.append(gauge("hdd_osds", "Up and in HDD OSDs: the denominator of the per-HDD load.").add(hdds))
 
+    families.append(
+        gauge(
+            "rgw_s3_counters_missing",
+            "RGW daemons that report perf counters but none of the S3 op counters the load signal reads.",
+        ).add(len(perf.rgw_without_s3_ops))
+    )
     if perf.rgw_ops:
         ops_total = counter("rgw_s3_ops", "S3 operations from RGW perf counters.", "instance_id", "op")
         bytes_total = counter("rgw_s3_bytes", "S3 bytes from RGW perf counters.", "instance_id", "op")
