@@ -646,6 +646,11 @@ class TestCluster:
             # `radosgw-admin bucket limit check` judges against this one, not rgw_max_objs_per_shard.
             ("client", "rgw_safe_max_objects_per_shard", str(self.reshard_objs_per_shard)),
         ]
+        if self.release.name != "pacific":
+            # From Reef on the stock module leaves per-daemon counters to ceph-exporter, which
+            # Debian does not ship; the session's sidecar reads them here, as operators who keep
+            # the stock module do. (Without it the sidecar asks the scale module: tested apart.)
+            settings.append(("mgr", "mgr/prometheus/exclude_perf_counters", "false"))
         for ident, port in self.prometheus_ports.items():
             # Per-daemon ("localized") option: each mgr's module binds its own port.
             settings.append(("mgr", f"mgr/prometheus/{ident}/server_port", str(port)))

@@ -487,6 +487,7 @@ def _bucket_fast(b: Any) -> Bucket | None:
         owner=str(b.get("owner", "") or ""),
         # A bucket never resharded has marker == id: one string, not two (100,000s of buckets).
         marker=bucket_id if marker == bucket_id else marker,
+        created=str(b.get("creation_time", "") or ""),
     )
 
 
@@ -507,6 +508,7 @@ def _bucket_checked(b: Any, i: int) -> Bucket:
         num_objects=objects,
         owner=str(b.get("owner", "") or ""),
         marker=str(b.get("marker", "") or ""),
+        created=str(b.get("creation_time", "") or ""),
     )
 
 

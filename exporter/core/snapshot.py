@@ -156,6 +156,9 @@ class Bucket:
     # The first instance id; RGW keeps it across reshards, so a new marker means
     # the bucket was deleted and created again, which is not a reshard.
     marker: str = ""
+    created: str = ""  # creation_time as RGW gives it (ISO 8601, UTC)
+    # Index layout generation (Reef+: one per reshard), where this poll probed it.
+    index_gen: int | None = None
 
     @property
     def key(self) -> str:
@@ -166,6 +169,8 @@ class Bucket:
 class BucketsPart:
     collected_at: float
     buckets: tuple[Bucket, ...]
+    # Why index generations could not be read this poll ("" if they could, or none was due).
+    generation_error: str = ""
 
 
 @_record

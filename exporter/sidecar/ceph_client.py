@@ -38,6 +38,9 @@ class CephClient:
     def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
         raise CephCommandError("reading omap needs librados (python3-rados); use --ceph-client rados")
 
+    def object_exists(self, pool: str, oid: str) -> bool:
+        raise CephCommandError("reading objects needs librados (python3-rados); use --ceph-client rados")
+
     def close(self) -> None:
         pass
 
@@ -91,7 +94,7 @@ class RadosClient(CephClient):
     """One librados connection; reconnects after an error."""
 
     # Commands the manager serves in Pacific and later; the rest go to the monitors.
-    MGR_PREFIXES = ("pg dump", "osd df", "osd perf")
+    MGR_PREFIXES = ("pg dump", "osd df", "osd perf", "scale ")
 
     def __init__(self, conf: str | None, user: str | None, keyring: str | None, connect_timeout: float = 10) -> None:
         import rados  # python3-rados
@@ -151,9 +154,8 @@ class RadosClient(CephClient):
             raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
         return out
 
-    def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
-        """Up to `limit` omap (key, value) pairs of one object after `start_after`; [] when
-        the object does not exist. Bounded by rados_osd_op_timeout; a refusal raises."""
+    def _object_read(self, pool: str, namespace: str, oid: str, kind: str, read: Callable[[Any], Any]) -> Any:
+        """read(ioctx) on the objects' own handle. Bounded by rados_osd_op_timeout; a refusal raises."""
         rados = self._rados_mod
         try:
             ioctx = self._objects_handle().open_ioctx(pool)
@@ -163,13 +165,7 @@ class RadosClient(CephClient):
         try:
             try:
                 ioctx.set_namespace(namespace)
-                with rados.ReadOpCtx() as op:
-                    entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
-                    try:
-                        ioctx.operate_read_op(op, oid)
-                    except rados.ObjectNotFound:
-                        return []
-                    return [(k, v) for k, v in entries]
+                return read(ioctx)
             finally:
                 ioctx.close()
         except Exception as e:
@@ -177,7 +173,35 @@ class RadosClient(CephClient):
             # vanished pool the next read starts on a new handle.
             if not isinstance(e, (rados.PermissionError, rados.PermissionDeniedError)):
                 self._drop_objects_handle()
-            raise CephCommandError(f"omap of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
+            raise CephCommandError(f"{kind} of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
+
+    def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
+        """Up to `limit` omap (key, value) pairs of one object after `start_after`; [] when
+        the object does not exist."""
+        rados = self._rados_mod
+
+        def read(ioctx):
+            with rados.ReadOpCtx() as op:
+                entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
+                try:
+                    ioctx.operate_read_op(op, oid)
+                except rados.ObjectNotFound:
+                    return []
+                return [(k, v) for k, v in entries]
+
+        return self._object_read(pool, namespace, oid, "omap", read)
+
+    def object_exists(self, pool: str, oid: str) -> bool:
+        rados = self._rados_mod
+
+        def read(ioctx):
+            try:
+                ioctx.stat(oid)
+            except rados.ObjectNotFound:
+                return False
+            return True
+
+        return self._object_read(pool, "", oid, "stat", read)
 
     def close(self) -> None:
         with self._lock:

@@ -35,7 +35,7 @@ TOP_KEYS = {
     "perf_urls",
     "rgw_config_section",
 }
-RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls", "log_pool", "reshard_backend"}
+RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls", "log_pool", "index_pool", "reshard_backend"}
 
 
 @dataclass

@@ -142,6 +142,7 @@ def build_collector(args: argparse.Namespace) -> Collector:
         radosgw_admin_argv=tuple(args.radosgw_admin.split()),
         rgw_config_section=cfg.rgw_config_section,
         rgw_log_pool=str(cfg.rgw.get("log_pool", "default.rgw.log")),
+        rgw_index_pool=str(cfg.rgw.get("index_pool", "default.rgw.buckets.index")),
         reshard_backend=str(
             cfg.rgw.get("reshard_backend", "rados" if isinstance(ceph, RadosClient) else "radosgw-admin")
         ),

@@ -183,3 +183,27 @@ def rados_omap_reader(rados_handle: Any) -> Callable[[str, str, str], list[tuple
 
     read.close = lambda: [i.close() for i in ioctxs.values()]  # type: ignore[attr-defined]
     return read
+
+
+def rgw_index_pools(pool_names: list[str]) -> list[str]:
+    """Every zone's bucket index pool: `<zone>.rgw.buckets.index`."""
+    return sorted(n for n in pool_names if n.endswith(".rgw.buckets.index"))
+
+
+def rados_exists_checker(rados_handle: Any, pools: list[str]) -> Callable[[str], bool]:
+    """exists(oid): the object is in one of `pools` (a stat, no data read)."""
+    import rados  # python3-rados, always present next to ceph-mgr
+
+    ioctxs = [rados_handle.open_ioctx(pool) for pool in pools]
+
+    def exists(oid: str) -> bool:
+        for ioctx in ioctxs:
+            try:
+                ioctx.stat(oid)
+                return True
+            except rados.ObjectNotFound:
+                continue
+        return False
+
+    exists.close = lambda: [i.close() for i in ioctxs]  # type: ignore[attr-defined]
+    return exists

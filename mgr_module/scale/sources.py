@@ -9,12 +9,14 @@ series match between the producers.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any, Callable
 
 from . import rgw
 from .ceph_scale_core import inputs
+from .ceph_scale_core.index_generation import GenerationProber
 from .ceph_scale_core.snapshot import ReshardPart
 from .options import ModuleSettings
 
@@ -222,6 +224,19 @@ def parse_buckets(raw: bytes, t: float) -> Any:
     return inputs.buckets_part_from_json(raw, t)
 
 
+def attach_index_generations(mgr: Any, part: Any, prober: GenerationProber) -> Any:
+    """The index generation (reshards, Reef+) of the buckets that changed, from the index pools."""
+    pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
+    try:
+        exists = rgw.rados_exists_checker(mgr.rados, pools)
+    except Exception as e:  # the pool vanished: the counts fall back to observed changes
+        return dataclasses.replace(part, generation_error=f"{type(e).__name__}: {e}")
+    try:
+        return prober.attach(part, exists)
+    finally:
+        exists.close()  # type: ignore[attr-defined]
+
+
 def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:
     t = time.time()
     mode = rgw_mode(settings)
@@ -263,6 +278,7 @@ def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
 
 
 def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[str, Callable[[], Any]]:
+    prober = GenerationProber()
     return {
         "osd_map": lambda: collect_osd_map(mgr),
         "capacity": lambda: collect_capacity(mgr),
@@ -270,6 +286,6 @@ def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[s
         "pgs": lambda: collect_pgs(mgr),
         "settings": lambda: collect_settings(mgr, settings()),
         "health": lambda: collect_health(mgr),
-        "buckets": lambda: collect_buckets(mgr, settings()),
+        "buckets": lambda: attach_index_generations(mgr, collect_buckets(mgr, settings()), prober),
         "reshard": lambda: collect_reshard(mgr, settings()),
     }

@@ -45,13 +45,16 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+LEAST_PRIVILEGE_OSD_CAPS = "allow r pool=default.rgw.log namespace=reshard, allow r pool=default.rgw.buckets.index"
+
+
 @pytest.fixture(scope="module")
 def least_privilege(ceph_cluster, scratch):
     """The documented read-only profile (docs/security.md), and nothing more."""
-    keyring = Path(scratch) / "ceph-scale.keyring"
+    keyring = ceph_cluster.dir / "ceph-scale.keyring"  # where a release's own client sees it too
     ceph_cluster.ceph(
         "auth", "get-or-create", "client.ceph-scale", "mon", "allow r", "mgr", "allow r",
-        "osd", "allow r pool=default.rgw.log namespace=reshard", "-o", str(keyring), fmt_json=False,
+        "osd", LEAST_PRIVILEGE_OSD_CAPS, "-o", str(keyring), fmt_json=False,
     )  # fmt: skip
     user = ceph_cluster.radosgw_admin(
         "user", "create", "--uid", "ceph-scale-ro", "--display-name", "ceph-scale read-only",
@@ -68,11 +71,12 @@ def least_privilege(ceph_cluster, scratch):
 def test_least_privilege_profile_is_enough(ceph_cluster, least_privilege):
     exporter, _ = least_privilege
     caps = ceph_cluster.ceph("auth", "get", "client.ceph-scale")[0]["caps"]
-    assert caps == {"mon": "allow r", "mgr": "allow r", "osd": "allow r pool=default.rgw.log namespace=reshard"}
+    assert caps == {"mon": "allow r", "mgr": "allow r", "osd": LEAST_PRIVILEGE_OSD_CAPS}
     wait_until(lambda: all_sources_ok(exporter), 60, what="every source to work with the read-only profile")
     time.sleep(7)  # a few more cycles: nothing needs more than it was given
     assert all_sources_ok(exporter)
     assert exporter.value("ceph_scale_rgw_buckets") >= 1
+    assert exporter.value("ceph_scale_rgw_index_generation_readable") == 1
     log = exporter.log()
     for refusal in ("Permission denied", "PermissionError", "EACCES", "access denied", "errno 1]", "errno 13]"):
         assert refusal not in log, refusal
@@ -82,7 +86,7 @@ def test_the_two_read_caps_alone_fail_only_the_reshard_queue(ceph_cluster, scrat
     """`mon 'allow r' mgr 'allow r'` is all a monitoring user gets in many shops: then
     everything works but the reshard queue (an omap read on the OSDs), which is reported
     failed, once, with the reason, and never as an empty queue."""
-    keyring = Path(scratch) / "ceph-scale-min.keyring"
+    keyring = ceph_cluster.dir / "ceph-scale-min.keyring"
     ceph_cluster.ceph(
         "auth", "get-or-create", "client.ceph-scale-min", "mon", "allow r", "mgr", "allow r",
         "-o", str(keyring), fmt_json=False,
@@ -102,6 +106,8 @@ def test_the_two_read_caps_alone_fail_only_the_reshard_queue(ceph_cluster, scrat
         )
         m = exporter.metrics()
         assert "ceph_scale_rgw_reshard_queued" not in m and "ceph_scale_rgw_reshard_in_progress" not in m
+        # The index generations are refused too: the buckets source works on, counting observed changes.
+        assert exporter.value("ceph_scale_rgw_index_generation_readable") == 0
         time.sleep(7)  # more failed cycles: still one log line
         lines = [line for line in exporter.log().splitlines() if "source reshard failed" in line]
         assert len(lines) == 1, lines

@@ -1,10 +1,14 @@
 """RGW dynamic bucket resharding [000, 004].
 
-A completed reshard shows as a bucket whose instance id (or shard count)
-changed while its marker stayed: the marker is the first instance id and
-RGW keeps it across reshards, while a deleted and re-created bucket gets a
-new one. The bucket table is state that must survive restarts, or a reshard
-that completes while the producer is down is lost; it is kept compact so
+A completed reshard shows in the bucket's index: from Reef on the index layout's
+generation counts up by one per reshard (exact, several between two polls
+included; see core/index_generation.py), while Pacific gives the bucket a new
+instance id and keeps the first one as its marker (one observed change per poll at
+most: Pacific removes the old instances). A bucket whose marker changed was deleted
+and created again, which is not a reshard. A bucket first seen already resharded
+counts its reshards only if it was created after the producer began watching (the
+watch start is durable). The bucket table is state that must survive restarts, or
+a reshard that completes while the producer is down is lost; it is kept compact so
 100,000+ buckets stay cheap.
 """
 
@@ -15,46 +19,92 @@ import math
 
 from ..config import Thresholds
 from ..families import Family, counter, gauge, histogram
+from ..inputs import InputError, parse_stamp
 from ..snapshot import Bucket, Snapshot
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
+
+UNKNOWN_GEN = -1
+
+
+def created_at(b: Bucket) -> float | None:
+    try:
+        return parse_stamp(b.created, "creation_time") if b.created else None
+    except InputError:
+        return None
+
+
+def resharded_ever(b: Bucket, gen: int) -> bool:
+    return gen > 0 or bool(b.marker and b.marker != b.bucket_id)
 
 
 class ReshardState:
     def __init__(self) -> None:
         self.events = 0
         self.seen_at = 0.0
-        # bucket key -> (marker, instance id, num_shards)
-        self.buckets: dict[str, tuple[str, str, int]] = {}
+        self.watch_start = 0.0  # the first bucket poll ever: buckets created later are ours to count
+        # bucket key -> (marker, instance id, num_shards, index generation or UNKNOWN_GEN)
+        self.buckets: dict[str, tuple[str, str, int, int]] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if t <= self.seen_at:
             return
+        if not self.watch_start:
+            self.watch_start = t
+            first_poll = True
+        else:
+            first_poll = False
         self.seen_at = t
         previous = self.buckets
-        current: dict[str, tuple[str, str, int]] = {}
+        current: dict[str, tuple[str, str, int, int]] = {}
         for b in buckets:
-            entry = (b.marker, b.bucket_id, b.num_shards)
-            current[b.key] = entry
             old = previous.get(b.key)
-            if old is None or old == entry:
+            gen = b.index_gen
+            if gen is None:  # not probed this poll: unchanged buckets keep their generation
+                same = old is not None and old[1] == b.bucket_id and old[2] == b.num_shards
+                gen = old[3] if same else UNKNOWN_GEN
+            current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen)
+            if old is None:
+                if not first_poll:
+                    self.events += self._before_first_sight(b, gen)
                 continue
-            same_bucket = old[0] == b.marker if (old[0] and b.marker) else True
-            if same_bucket and (old[1] != b.bucket_id or old[2] != b.num_shards):
+            if old[0] and b.marker and old[0] != b.marker:
+                continue  # deleted and created again under the same name
+            if gen != UNKNOWN_GEN and old[3] != UNKNOWN_GEN and gen > old[3]:
+                self.events += gen - old[3]
+            elif old[1] != b.bucket_id or old[2] != b.num_shards:
                 self.events += 1
         self.buckets = current
 
+    def _before_first_sight(self, b: Bucket, gen: int) -> int:
+        """Reshards of a bucket first seen now, made between its creation and this poll."""
+        created = created_at(b)
+        if created is None or created < self.watch_start:
+            return 0  # older than the watch: its past reshards are not events of ours
+        if gen > 0:
+            return gen
+        return 1 if resharded_ever(b, gen) else 0
+
+    def resharded_buckets(self) -> int:
+        return sum(1 for marker, bucket_id, _, gen in self.buckets.values() if gen > 0 or marker != bucket_id)
+
     def to_dict(self) -> dict:
-        return {"events": self.events, "seen_at": self.seen_at, "buckets": self.buckets}
+        return {"events": self.events, "seen_at": self.seen_at, "watch_start": self.watch_start,
+                "buckets": self.buckets}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict) -> ReshardState:
         state = cls()
         state.events = int(data.get("events", 0))
         state.seen_at = float(data.get("seen_at", 0.0))
-        state.buckets = {str(k): (str(v[0]), str(v[1]), int(v[2])) for k, v in dict(data.get("buckets", {})).items()}
+        # A state from before watch_start was kept: its first poll stands for it.
+        state.watch_start = float(data.get("watch_start", state.seen_at))
+        state.buckets = {
+            str(k): (str(v[0]), str(v[1]), int(v[2]), int(v[3]) if len(v) > 3 else UNKNOWN_GEN)
+            for k, v in dict(data.get("buckets", {})).items()
+        }
         return state
 
 
@@ -214,9 +264,23 @@ def derive(snap: Snapshot, state: ReshardState, th: Thresholds, limit: int) -> l
 
     if part is not None or state.seen_at > 0:
         families.append(
-            counter("rgw_reshard_events", "Completed bucket reshards seen (instance id or shard count changed).").add(
-                state.events
+            counter(
+                "rgw_reshard_events",
+                "Completed bucket reshards (index generations, or instance id / shard count changes where the "
+                "generation cannot be read).",
+            ).add(state.events)
+        )
+        families.append(
+            gauge("rgw_buckets_resharded", "Buckets resharded at least once in their life.").add(
+                state.resharded_buckets()
             )
+        )
+    if part is not None:
+        families.append(
+            gauge(
+                "rgw_index_generation_readable",
+                "1 if this poll could read the index generations it needed (exact reshard counts), 0 if not.",
+            ).add(0 if part.generation_error else 1)
         )
 
     queue = snap.reshard

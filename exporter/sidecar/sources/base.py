@@ -19,6 +19,7 @@ class SourceContext:
     radosgw_admin_argv: tuple[str, ...] = ("radosgw-admin",)
     rgw_config_section: str = "client.rgw"
     rgw_log_pool: str = "default.rgw.log"  # the zone's log pool, home of the reshard queue
+    rgw_index_pool: str = "default.rgw.buckets.index"  # the zone's index pool: bucket index generations
     reshard_backend: str = "rados"  # or "radosgw-admin"
 
 

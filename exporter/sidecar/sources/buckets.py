@@ -3,15 +3,21 @@ from __future__ import annotations
 import time
 
 from ...core import inputs
+from ...core.index_generation import GenerationProber
 from .base import Deadline, Source
 
 
 class BucketsSource(Source):
-    """Every bucket's stats in one Admin Ops request (`GET /admin/bucket?stats=true`)."""
+    """Every bucket's stats in one Admin Ops request (`GET /admin/bucket?stats=true`), and the
+    index generation (reshards, Reef+) of the buckets that changed, from the index pool."""
 
     name = field = "buckets"
     default_interval = 120.0
     default_timeout = 60.0
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.prober = GenerationProber()
 
     def collect(self, deadline: Deadline):
         if self.ctx.rgw is None:
@@ -19,4 +25,10 @@ class BucketsSource(Source):
         t = time.time()
         # ~95 MB of JSON at 100,000 buckets: decoded a chunk at a time, never whole.
         raw = self.ctx.rgw.bucket_stats_raw(deadline.left())
-        return inputs.buckets_part_from_json(raw, t, self.ctx.rgw.decode_bucket_stats)
+        part = inputs.buckets_part_from_json(raw, t, self.ctx.rgw.decode_bucket_stats)
+
+        def exists(oid: str) -> bool:
+            deadline.left()  # the probes end with the source's own timeout
+            return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid)
+
+        return self.prober.attach(part, exists)

@@ -1,0 +1,102 @@
+"""How many times a bucket was resharded, from its index objects' names [000].
+
+From Reef on a reshard keeps the bucket's instance id and counts up the index layout's
+generation (`radosgw-admin bucket layout`: `current_index.gen`); neither the Admin Ops API
+nor the metadata shows it. The index shard objects carry it in their names, in the
+zone's index pool:
+
+    generation 0:  .dir.<bucket id>.<shard>
+    generation g:  .dir.<bucket id>.<g>.<shard>
+
+Whether an object exists is one cheap read (a stat) under `osd 'allow r'` on the index
+pool, so the generation is found by probing shard 0 of successive generations: the
+current one exists, older ones are removed once a reshard completes (multisite may keep
+them a while, hence the walk on to the newest). On Pacific a reshard makes a new
+instance id and the walk finds generation 0.
+
+Pure: the caller passes `exists(oid) -> bool` (librados stat) and decides which buckets
+to probe; `probe_plan` picks them so that the cost per poll stays bounded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+
+from .snapshot import Bucket, BucketsPart
+
+# At most this many generations are walked past the last known one. RGW's reshard
+# thread needs a poll interval or more per reshard, so a gap this wide means a
+# bucket we did not see for a very long time; its count then stays a lower bound.
+MAX_WALK = 32
+
+
+def shard0_oid(bucket_id: str, gen: int) -> str:
+    return f".dir.{bucket_id}.0" if gen == 0 else f".dir.{bucket_id}.{gen}.0"
+
+
+def index_generation(exists: Callable[[str], bool], bucket_id: str, known: int = 0) -> int | None:
+    """The newest generation whose shard 0 exists, walking up from `known`; None if none does.
+
+    `exists` may raise (refused, timed out): the caller treats that bucket as unprobed."""
+    gen = None
+    for g in range(known, known + MAX_WALK):
+        if exists(shard0_oid(bucket_id, g)):
+            gen = g
+        elif gen is not None:
+            break
+    return gen
+
+
+# bucket key -> (instance id, shard count, generation) as last probed
+Probed = dict[str, tuple[str, int, int]]
+
+
+def probe_plan(buckets: Iterable[Bucket], probed: Probed, budget: int) -> list[Bucket]:
+    """The buckets to probe this poll, at most `budget`.
+
+    First those whose instance id or shard count changed since their last probe (a
+    reshard, at once), then those never probed, most shards first (a bucket with many
+    shards is the likelier to have been resharded). Unchanged buckets keep their
+    generation: the cost is a few reads per reshard, plus a one-off sweep of the buckets
+    there were when the producer started."""
+    changed: list[Bucket] = []
+    unknown: list[Bucket] = []
+    for b in buckets:
+        seen = probed.get(b.key)
+        if seen is None:
+            unknown.append(b)
+        elif seen[0] != b.bucket_id or seen[1] != b.num_shards:
+            changed.append(b)
+    unknown.sort(key=lambda b: -b.num_shards)
+    return (changed + unknown)[: max(0, budget)]
+
+
+class GenerationProber:
+    """Keeps what was probed, and attaches this poll's generations to a bucket part."""
+
+    def __init__(self, budget: int = 1000) -> None:
+        self.budget = budget
+        self.probed: Probed = {}
+
+    def attach(self, part: BucketsPart, exists: Callable[[str], bool]) -> BucketsPart:
+        gens: dict[str, int] = {}
+        error = ""
+        for b in probe_plan(part.buckets, self.probed, self.budget):
+            seen = self.probed.get(b.key)
+            start = seen[2] if seen is not None and seen[0] == b.bucket_id else 0
+            try:
+                gen = index_generation(exists, b.bucket_id, start)
+            except Exception as e:  # refused or timed out: these stay unprobed, the rest go on
+                error = error or f"{type(e).__name__}: {e}"
+                continue
+            if gen is not None:
+                self.probed[b.key] = (b.bucket_id, b.num_shards, gen)
+                gens[b.key] = gen
+        if len(self.probed) > len(part.buckets):  # buckets deleted since
+            keys = {b.key for b in part.buckets}
+            self.probed = {k: v for k, v in self.probed.items() if k in keys}
+        buckets = part.buckets
+        if gens:
+            buckets = tuple(dataclasses.replace(b, index_gen=gens[b.key]) if b.key in gens else b for b in buckets)
+        return dataclasses.replace(part, buckets=buckets, generation_error=error)
