@@ -247,3 +247,25 @@ def test_state_file_is_json_with_the_reshard_table(sidecar):
     data = json.loads(sidecar.state_file.read_text())
     assert data["version"] == 1
     assert "reshard-me" in data["reshard"]["buckets"]
+
+
+def test_the_hosts_pacific_client_reads_every_release(ceph_cluster, scratch):
+    """One image, many clusters: the sidecar with the host's Pacific python3-rados and ceph
+    CLI against this release's cluster gets every source, with the same values."""
+    exporter = Sidecar(ceph_cluster, scratch, client="host").start()
+    try:
+
+        def all_ok():
+            m = exporter.metrics()["ceph_scale_source_success"]
+            return {dict(k)["source"]: v for k, v in m.items()} == {s: 1.0 for s in SOURCES}
+
+        wait_until(all_ok, 60, what="every source to succeed with the host's client")
+        spilled = ceph_cluster.bluefs(0)["slow_used_bytes"]
+        wait_until(
+            lambda: exporter.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0") == spilled,
+            30,
+            what="the OSD's spilled bytes",
+        )
+        assert exporter.value("ceph_scale_pgs") == sum(p["pg_num"] for p in ceph_cluster.ceph("osd", "dump")["pools"])
+    finally:
+        exporter.stop()

@@ -395,7 +395,8 @@ def test_reshard_counted_once_across_a_failover(scale, ceph_cluster):
     c.fail_mgr()
     r = s3load.run(c.rgw_endpoint, *c.user_keys, bucket, objects=limit, size=512, gets=False, prefix="b")
     assert r.errors == 0
-    wait_until(lambda: c.bucket_stats(bucket)["id"] != old_id, 120, interval=1, what="RGW to reshard the bucket")
+    wait_until(lambda: c.bucket_stats(bucket)["num_shards"] > 1, 120, interval=1, what="RGW to reshard the bucket")
+    assert (c.bucket_stats(bucket)["id"] == old_id) == c.release.reshard_keeps_id
     shards = c.bucket_stats(bucket)["num_shards"]
     # the module's next bucket listing after the reshard: the new shard count, not only the objects
     wait_until(
@@ -413,6 +414,32 @@ def test_reshard_counted_once_across_a_failover(scale, ceph_cluster):
     # and everything else is collected afresh by the new active manager
     wait_until(lambda: scale.source_ok() == {s: 1.0 for s in SOURCES}, 90, what="every source after the failover")
     assert_fresh(scale, SOURCES)
+
+
+def test_reshards_before_a_buckets_first_poll_are_counted(scale, ceph_cluster):
+    """A bucket created and resharded twice between two bucket polls: from Reef on the index
+    generation counts both, Pacific's new instance id one; a failover keeps the count."""
+    from cluster import s3load
+
+    c = ceph_cluster
+    bucket = f"scale-unseen-{int(time.time())}"
+    before = scale.wait_value("ceph_scale_rgw_reshard_events_total", lambda v: v >= 0)
+    scale.set("rgw_interval", 600)
+    try:
+        wait_until(lambda: scale.value("ceph_scale_source_age_seconds", source="buckets") > 8, 60,
+                   what="the bucket polls to pause")  # fmt: skip
+        s3load.client(c.rgw_endpoint, *c.user_keys).create_bucket(Bucket=bucket)
+        for shards in (5, 7):
+            c.radosgw_admin("bucket", "reshard", "--bucket", bucket, "--num-shards", str(shards), fmt_json=False)
+    finally:
+        scale.set("rgw_interval", 3)
+    expected = before + (2 if c.release.reshard_keeps_id else 1)
+    scale.wait_value("ceph_scale_rgw_reshard_events_total", lambda v: v == expected, 90)
+    assert scale.value("ceph_scale_rgw_index_generation_readable") == 1
+    c.fail_mgr()
+    wait_until(lambda: scale.value("ceph_scale_rgw_reshard_events_total") is not None, 90, what="the module again")
+    time.sleep(6)  # bucket polls on the new active manager: no double count
+    assert scale.value("ceph_scale_rgw_reshard_events_total") == expected
 
 
 def test_reshard_queue_read_from_rados_matches_radosgw_admin(scale, ceph_cluster):

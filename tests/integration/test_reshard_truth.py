@@ -1,0 +1,61 @@
+"""Reshards the sidecar never saw happen are still counted, exactly where the release allows.
+
+A bucket created and resharded twice while the exporter is down is first seen already
+resharded. From Reef on its index layout generation says how many times (2); on Pacific
+only that its instance id differs from its marker (1: Pacific removes the old instances).
+Either way the count survives a restart without doubling.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cluster import s3load
+from demo.monitoring import wait_until
+from tests.conftest import ON_EVERY_RELEASE
+
+pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
+
+
+def reshard(cluster, bucket: str, shards: int) -> dict:
+    cluster.radosgw_admin("bucket", "reshard", "--bucket", bucket, "--num-shards", str(shards), fmt_json=False)
+    return cluster.bucket_stats(bucket)
+
+
+def knowable_reshards(cluster, reshards: int) -> int:
+    """What the release lets a poll after the fact know: each generation, or that there was one."""
+    return reshards if cluster.release.reshard_keeps_id else 1
+
+
+def test_a_bucket_created_and_resharded_while_the_exporter_was_down_is_counted(ceph_cluster, sidecar):
+    wait_until(lambda: sidecar.value("ceph_scale_rgw_buckets") is not None, 60, what="a bucket poll")
+    before = sidecar.value("ceph_scale_rgw_reshard_events_total") or 0
+    resharded_before = sidecar.value("ceph_scale_rgw_buckets_resharded")
+    sidecar.stop()
+    try:
+        s3load.client(ceph_cluster.rgw_endpoint, *ceph_cluster.user_keys).create_bucket(Bucket="unseen-reshards")
+        first = ceph_cluster.bucket_stats("unseen-reshards")
+        reshard(ceph_cluster, "unseen-reshards", 5)
+        last = reshard(ceph_cluster, "unseen-reshards", 7)
+    finally:
+        sidecar.start()
+    assert last["num_shards"] == 7 and last["marker"] == first["marker"]
+    if ceph_cluster.release.reshard_keeps_id:
+        assert ceph_cluster.index_generation("unseen-reshards") == 2
+    expected = before + knowable_reshards(ceph_cluster, 2)
+    wait_until(
+        lambda: sidecar.value("ceph_scale_rgw_reshard_events_total") == expected, 60, what=f"{expected} reshards"
+    )
+    assert sidecar.value("ceph_scale_rgw_buckets_resharded") == resharded_before + 1
+    assert sidecar.value("ceph_scale_rgw_index_generation_readable") == 1
+
+    # Seen, then resharded again between two polls, and the exporter restarted: once more each.
+    reshard(ceph_cluster, "unseen-reshards", 11)
+    sidecar.stop()
+    sidecar.start()
+    expected += 1
+    wait_until(
+        lambda: sidecar.value("ceph_scale_rgw_reshard_events_total") == expected, 60, what=f"{expected} reshards"
+    )
+    wait_until(lambda: sidecar.value("ceph_scale_source_success", source="buckets") == 1, 30, what="a bucket poll")
+    assert sidecar.value("ceph_scale_rgw_reshard_events_total") == expected
