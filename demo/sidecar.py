@@ -49,6 +49,7 @@ class Sidecar:
         ceph_user: str | None = None,
         rgw_credentials: tuple[str, str] | None = None,
         client: str = "release",
+        config: dict | None = None,
     ) -> None:
         """client: "release" runs the exporter with the cluster's release's own Python and
         python3-rados (inside its root); "host" with the host's (Pacific's) against any release."""
@@ -57,7 +58,7 @@ class Sidecar:
         self.cluster = cluster
         self.in_root = client == "release" and cluster.release.root is not None
         if self.in_root:  # the root sees the cluster's directory (bind-mounted), not the test's
-            workdir = cluster.dir / "sidecars"
+            workdir = cluster.dir / "log" / "sidecars"  # kept, like the daemons' logs, after a stop
         self.dir = Path(workdir) / f"sidecar-{free_port()}"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -73,6 +74,7 @@ class Sidecar:
             "thresholds": thresholds or {},
             "sources": {**FAST_SOURCES, **(sources or {})},
             "rgw": {"endpoint": cluster.rgw_endpoint, "credentials_file": str(creds)},
+            **(config or {}),
         }
         self.config_path = self.dir / "config.yml"
         self.config_path.write_text(yaml.safe_dump(config))

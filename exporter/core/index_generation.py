@@ -21,7 +21,11 @@ to probe; `probe_plan` picks them so that the cost per poll stays bounded.
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
+import threading
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from .snapshot import Bucket, BucketsPart
 
@@ -46,6 +50,32 @@ def index_generation(exists: Callable[[str], bool], bucket_id: str, known: int =
         elif gen is not None:
             break
     return gen
+
+
+class ProbeError(RuntimeError):
+    pass
+
+
+def stat_exists(ioctx: Any, pool: str, oid: str, timeout: float) -> bool:
+    """Whether `oid` exists, by a python-rados asynchronous stat waited for at most `timeout`:
+    without a cap on the pool the OSDs never answer, and a plain stat would wait
+    rados_osd_op_timeout. Both producers call it on their own librados handle; keep the
+    ioctx open afterwards, a stat given up on may still complete on it."""
+    done = threading.Event()
+    result: list[int] = []
+
+    def complete(completion: Any, *_: Any) -> None:
+        result.append(completion.get_return_value())
+        done.set()
+
+    ioctx.aio_stat(oid, complete)
+    if not done.wait(timeout):
+        raise ProbeError(f"stat of {pool}/{oid}: no answer in {timeout:g}s")
+    if result[0] == 0:
+        return True
+    if result[0] == -errno.ENOENT:
+        return False
+    raise ProbeError(f"stat of {pool}/{oid}: {os.strerror(-result[0])}")
 
 
 # bucket key -> (instance id, shard count, generation) as last probed
@@ -73,13 +103,26 @@ def probe_plan(buckets: Iterable[Bucket], probed: Probed, budget: int) -> list[B
 
 
 class GenerationProber:
-    """Keeps what was probed, and attaches this poll's generations to a bucket part."""
+    """Keeps what was probed, and attaches this poll's generations to a bucket part.
+
+    A failed probe (refused, or timed out: a cephx user without the index pool cap gets
+    no answer at all) ends this poll's probing, and the next polls skip it, twice as many
+    after each failure up to MAX_SKIP: a missing cap costs one bounded wait now and then,
+    never the bucket stats themselves."""
+
+    MAX_SKIP = 64
 
     def __init__(self, budget: int = 1000) -> None:
         self.budget = budget
         self.probed: Probed = {}
+        self.failures = 0
+        self.skip = 0
+        self.error = ""
 
     def attach(self, part: BucketsPart, exists: Callable[[str], bool]) -> BucketsPart:
+        if self.skip > 0:
+            self.skip -= 1
+            return dataclasses.replace(part, generation_error=self.error)
         gens: dict[str, int] = {}
         error = ""
         for b in probe_plan(part.buckets, self.probed, self.budget):
@@ -87,12 +130,18 @@ class GenerationProber:
             start = seen[2] if seen is not None and seen[0] == b.bucket_id else 0
             try:
                 gen = index_generation(exists, b.bucket_id, start)
-            except Exception as e:  # refused or timed out: these stay unprobed, the rest go on
-                error = error or f"{type(e).__name__}: {e}"
-                continue
+            except Exception as e:
+                error = f"{type(e).__name__}: {e}"
+                break
             if gen is not None:
                 self.probed[b.key] = (b.bucket_id, b.num_shards, gen)
                 gens[b.key] = gen
+        if error:
+            self.failures += 1
+            self.skip = min(self.MAX_SKIP, 2 ** (self.failures - 1))
+        else:
+            self.failures = 0
+        self.error = error
         if len(self.probed) > len(part.buckets):  # buckets deleted since
             keys = {b.key for b in part.buckets}
             self.probed = {k: v for k, v in self.probed.items() if k in keys}

@@ -16,6 +16,8 @@ import subprocess
 import threading
 from typing import Any, Callable
 
+from ..core.index_generation import stat_exists
+
 log = logging.getLogger(__name__)
 
 
@@ -38,7 +40,7 @@ class CephClient:
     def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
         raise CephCommandError("reading omap needs librados (python3-rados); use --ceph-client rados")
 
-    def object_exists(self, pool: str, oid: str) -> bool:
+    def object_exists(self, pool: str, oid: str, timeout: float) -> bool:
         raise CephCommandError("reading objects needs librados (python3-rados); use --ceph-client rados")
 
     def close(self) -> None:
@@ -110,6 +112,7 @@ class RadosClient(CephClient):
         # one read at once), so after a failed read it is dropped and made anew, without
         # touching the handle the other sources' commands use at the same moment.
         self._objects = None
+        self._stat_ioctxs: dict[tuple[int, str], Any] = {}
         self._lock = threading.Lock()
 
     def _connect(self):
@@ -191,17 +194,21 @@ class RadosClient(CephClient):
 
         return self._object_read(pool, namespace, oid, "omap", read)
 
-    def object_exists(self, pool: str, oid: str) -> bool:
-        rados = self._rados_mod
-
-        def read(ioctx):
+    def object_exists(self, pool: str, oid: str, timeout: float) -> bool:
+        """A stat that waits at most `timeout`: without a cap on the pool, the OSDs never
+        answer and a plain stat would wait rados_osd_op_timeout. The ioctx is kept (a stat
+        given up on may still complete on it), on the objects' handle of the moment."""
+        handle = self._objects_handle()
+        key = (id(handle), pool)
+        ioctx = self._stat_ioctxs.get(key)
+        if ioctx is None:
             try:
-                ioctx.stat(oid)
-            except rados.ObjectNotFound:
-                return False
-            return True
-
-        return self._object_read(pool, "", oid, "stat", read)
+                ioctx = handle.open_ioctx(pool)
+            except Exception as e:
+                raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
+            self._stat_ioctxs = {k: v for k, v in self._stat_ioctxs.items() if k[0] == id(handle)}
+            self._stat_ioctxs[key] = ioctx
+        return stat_exists(ioctx, pool, oid, timeout)
 
     def close(self) -> None:
         with self._lock:

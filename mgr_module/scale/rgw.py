@@ -27,6 +27,7 @@ import urllib.request
 from typing import Any, Callable
 
 from .ceph_scale_core import reshard_queue
+from .ceph_scale_core.index_generation import stat_exists
 from .ceph_scale_core.inputs import InputError
 from .ceph_scale_core.reshard_queue import decode_entry
 from .ceph_scale_core.sigv4 import sigv4_headers
@@ -190,20 +191,11 @@ def rgw_index_pools(pool_names: list[str]) -> list[str]:
     return sorted(n for n in pool_names if n.endswith(".rgw.buckets.index"))
 
 
-def rados_exists_checker(rados_handle: Any, pools: list[str]) -> Callable[[str], bool]:
-    """exists(oid): the object is in one of `pools` (a stat, no data read)."""
-    import rados  # python3-rados, always present next to ceph-mgr
-
-    ioctxs = [rados_handle.open_ioctx(pool) for pool in pools]
+def rados_exists_checker(rados_handle: Any, pools: list[str], timeout: float = 2.0) -> Callable[[str], bool]:
+    """exists(oid): the object is in one of `pools` (a bounded stat, see stat_exists)."""
+    ioctxs = [(pool, rados_handle.open_ioctx(pool)) for pool in pools]
 
     def exists(oid: str) -> bool:
-        for ioctx in ioctxs:
-            try:
-                ioctx.stat(oid)
-                return True
-            except rados.ObjectNotFound:
-                continue
-        return False
+        return any(stat_exists(ioctx, pool, oid, timeout) for pool, ioctx in ioctxs)
 
-    exists.close = lambda: [i.close() for i in ioctxs]  # type: ignore[attr-defined]
     return exists

@@ -224,17 +224,24 @@ def parse_buckets(raw: bytes, t: float) -> Any:
     return inputs.buckets_part_from_json(raw, t)
 
 
-def attach_index_generations(mgr: Any, part: Any, prober: GenerationProber) -> Any:
-    """The index generation (reshards, Reef+) of the buckets that changed, from the index pools."""
-    pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
-    try:
-        exists = rgw.rados_exists_checker(mgr.rados, pools)
-    except Exception as e:  # the pool vanished: the counts fall back to observed changes
-        return dataclasses.replace(part, generation_error=f"{type(e).__name__}: {e}")
-    try:
-        return prober.attach(part, exists)
-    finally:
-        exists.close()  # type: ignore[attr-defined]
+class IndexGenerations:
+    """The index generation (reshards, Reef+) of the buckets that changed, from the index
+    pools, on ioctxs kept for the module's life (a stat given up on may still complete)."""
+
+    def __init__(self) -> None:
+        self.prober = GenerationProber()
+        self.pools: list[str] = []
+        self.exists: Callable[[str], bool] | None = None
+
+    def attach(self, mgr: Any, part: Any) -> Any:
+        pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
+        if pools != self.pools or self.exists is None:
+            try:
+                self.exists = rgw.rados_exists_checker(mgr.rados, pools)
+            except Exception as e:  # a pool vanished: the counts fall back to observed changes
+                return dataclasses.replace(part, generation_error=f"{type(e).__name__}: {e}")
+            self.pools = pools
+        return self.prober.attach(part, self.exists)
 
 
 def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:
@@ -278,7 +285,7 @@ def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
 
 
 def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[str, Callable[[], Any]]:
-    prober = GenerationProber()
+    generations = IndexGenerations()
     return {
         "osd_map": lambda: collect_osd_map(mgr),
         "capacity": lambda: collect_capacity(mgr),
@@ -286,6 +293,6 @@ def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[s
         "pgs": lambda: collect_pgs(mgr),
         "settings": lambda: collect_settings(mgr, settings()),
         "health": lambda: collect_health(mgr),
-        "buckets": lambda: attach_index_generations(mgr, collect_buckets(mgr, settings()), prober),
+        "buckets": lambda: generations.attach(mgr, collect_buckets(mgr, settings())),
         "reshard": lambda: collect_reshard(mgr, settings()),
     }

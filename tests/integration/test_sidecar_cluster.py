@@ -249,11 +249,19 @@ def test_state_file_is_json_with_the_reshard_table(sidecar):
     assert "reshard-me" in data["reshard"]["buckets"]
 
 
-def test_the_hosts_pacific_client_reads_every_release(ceph_cluster, scratch):
+def test_the_hosts_pacific_client_reads_every_release_it_can(ceph_cluster, scratch):
     """One image, many clusters: the sidecar with the host's Pacific python3-rados and ceph
-    CLI against this release's cluster gets every source, with the same values."""
+    CLI against this release's cluster gets every source, with the same values. Tentacle
+    makes cephx keys of a new type (AES256KRB5) that clients before it cannot parse: there
+    the sources fail, saying so, and nothing reads as zero."""
     exporter = Sidecar(ceph_cluster, scratch, client="host").start()
     try:
+        if ceph_cluster.release.name == "tentacle":
+            wait_until(lambda: exporter.value("ceph_scale_source_success", source="osd_map") == 0, 60,
+                       what="the host's client to be refused")  # fmt: skip
+            assert "error connecting to the cluster" in exporter.log()
+            assert "ceph_scale_bluefs_spilled_bytes" not in exporter.metrics()
+            return
 
         def all_ok():
             m = exporter.metrics()["ceph_scale_source_success"]

@@ -45,12 +45,22 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+def ensure_bucket(cluster, name: str = "faults-bucket") -> None:
+    """A bucket with an object, whatever ran before (the bucket signals need one)."""
+    from cluster import s3load
+
+    s3 = s3load.client(cluster.rgw_endpoint, *cluster.user_keys)
+    s3.create_bucket(Bucket=name)
+    s3.put_object(Bucket=name, Key="k", Body=b"x")
+
+
 LEAST_PRIVILEGE_OSD_CAPS = "allow r pool=default.rgw.log namespace=reshard, allow r pool=default.rgw.buckets.index"
 
 
 @pytest.fixture(scope="module")
 def least_privilege(ceph_cluster, scratch):
     """The documented read-only profile (docs/security.md), and nothing more."""
+    ensure_bucket(ceph_cluster)
     keyring = ceph_cluster.dir / "ceph-scale.keyring"  # where a release's own client sees it too
     ceph_cluster.ceph(
         "auth", "get-or-create", "client.ceph-scale", "mon", "allow r", "mgr", "allow r",
@@ -86,6 +96,7 @@ def test_the_two_read_caps_alone_fail_only_the_reshard_queue(ceph_cluster, scrat
     """`mon 'allow r' mgr 'allow r'` is all a monitoring user gets in many shops: then
     everything works but the reshard queue (an omap read on the OSDs), which is reported
     failed, once, with the reason, and never as an empty queue."""
+    ensure_bucket(ceph_cluster)
     keyring = ceph_cluster.dir / "ceph-scale-min.keyring"
     ceph_cluster.ceph(
         "auth", "get-or-create", "client.ceph-scale-min", "mon", "allow r", "mgr", "allow r",
@@ -202,6 +213,8 @@ def test_fifty_concurrent_scrapers(ceph_cluster, least_privilege):
 
 
 def test_rgw_down_and_back(ceph_cluster, sidecar):
+    ensure_bucket(ceph_cluster)
+    wait_until(lambda: (sidecar.value("ceph_scale_rgw_buckets") or 0) >= 1, 60, what="the exporter to see a bucket")
     ceph_cluster.stop_daemon(RGW_NAME)
     try:
         wait_until(lambda: sources(sidecar)["buckets"] == 0, 60, what="the buckets source to fail")

@@ -667,3 +667,75 @@ def test_scrub_backlog_that_does_not_clear(scale, ceph_cluster):
     finally:
         scale.set("scrub_rate_window_seconds", 3600)
         c.unblock_scrubs(restore_intervals=True)
+
+
+def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_has_none(scale, ceph_cluster, scratch):
+    """Neither the stock prometheus module (off, broken or excluding them: Reef+'s default)
+    nor ceph-exporter: the sidecar gets the per-daemon counters from `ceph scale counters`,
+    under mon r + mgr r alone."""
+    from demo.sidecar import Sidecar
+
+    c = ceph_cluster
+    keyring = c.dir / "ceph-scale-counters.keyring"
+    c.ceph("auth", "get-or-create", "client.ceph-scale-counters", "mon", "allow r", "mgr", "allow r",
+           "-o", str(keyring), fmt_json=False)  # fmt: skip
+    nowhere = f"http://127.0.0.1:{free_port()}/metrics"  # the stock module, off
+    exporter = Sidecar(c, scratch, ceph_user="ceph-scale-counters", extra_args=["--ceph-keyring", str(keyring)],
+                       config={"mgr_prometheus_url": nowhere}).start()  # fmt: skip
+    try:
+        wait_until(lambda: exporter.value("ceph_scale_source_success", source="perf") == 1, 60, what="perf")
+        spilled = c.bluefs(0)["slow_used_bytes"]
+        wait_until(
+            lambda: exporter.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0") == spilled,
+            30,
+            what="osd.0's spilled bytes through the module",
+        )
+        m = exporter.metrics()
+        assert {dict(k)["op"] for k in m["ceph_scale_rgw_s3_ops_total"]} == {"put", "get"}
+        assert exporter.value("ceph_scale_rgw_s3_counters_missing") == 0
+        assert len(m["ceph_scale_bluefs_spilled_bytes"]) == c.osds
+    finally:
+        exporter.stop()
+
+
+def test_module_ls_says_why_scale_can_or_cannot_run(scale, ceph_cluster):
+    """On Reef with a PyO3 bcrypt (Debian 13) the manager refuses every module unless the
+    bcrypt stand-in is on its module path; Ceph names the cause either way."""
+    c = ceph_cluster
+    stand_in = c.dir / "mgr-modules" / "bcrypt"
+    assert stand_in.exists() == (c.release.name == "reef")  # Tentacle: main interpreter; Pacific: cffi bcrypt
+    assert "scale" in c.ceph("mgr", "module", "ls")["enabled_modules"]
+    if not stand_in.exists():
+        return
+    moved = c.dir / "bcrypt-stand-in"
+    stand_in.rename(moved)
+    try:  # a manager started afresh without it refuses scale, and says why
+        active = c.refresh_active_mgr()
+        standby = next(i for i in c.mgr_ids if i != active)
+        c.restart_daemon(f"mgr.{standby}")
+        wait_until(lambda: c.ceph("mgr", "dump", timeout=10)["standbys"], 60, what="the standby back")
+        c.ceph("mgr", "fail", active, fmt_json=False)
+        wait_until(lambda: c.refresh_active_mgr() == standby, 60, what="the restarted manager active")
+
+        def refused() -> str | None:
+            checks = c.ceph("health", "detail")["checks"]
+            text = json.dumps(checks.get("MGR_MODULE_DEPENDENCY", {}))
+            return text if "scale" in text and "PyO3" in text else None
+
+        assert "subinterpreters" in wait_until(refused, 90, what="the manager to refuse scale")
+        c.ceph("mgr", "module", "disable", "scale", fmt_json=False)
+        listed = wait_until(
+            lambda: next((m for m in c.ceph("mgr", "module", "ls")["disabled_modules"] if m["name"] == "scale"), None),
+            60,
+            what="scale among the disabled modules",
+        )
+        assert listed["can_run"] is False and "PyO3" in listed["error_string"], listed
+    finally:
+        moved.rename(stand_in)
+        for ident in c.mgr_ids:  # both managers load the stand-in again
+            c.restart_daemon(f"mgr.{ident}")
+        wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
+        c.ceph("mgr", "module", "enable", "scale", fmt_json=False)
+        wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
+        c.refresh_active_mgr()
+        wait_until(lambda: "ceph_scale_build_info" in scale.text(), 120, interval=2, what="the module again")

@@ -138,3 +138,24 @@ def test_a_state_from_before_generations_still_loads():
 @pytest.mark.parametrize("field", ["index_gen", "created"])
 def test_new_fields_default_so_old_parts_still_build(field):
     assert dataclasses.fields(Bucket)[[f.name for f in dataclasses.fields(Bucket)].index(field)].default in (None, "")
+
+
+def test_a_failed_probe_ends_the_poll_and_backs_off():
+    part = BucketsPart(collected_at=1.0, buckets=tuple(bucket(f"b{i}", bucket_id=f"id.{i}") for i in range(5)))
+    calls: list[str] = []
+
+    def unanswered(oid: str) -> bool:
+        calls.append(oid)
+        raise TimeoutError("no answer in 2s")
+
+    prober = GenerationProber()
+    skipped = []
+    for _ in range(8):
+        out = prober.attach(part, unanswered)
+        assert out.generation_error.startswith("TimeoutError")
+        skipped.append(len(calls))
+    # one read per probing poll, then 1, 2, 4 polls skipped: probing polls 1, 3, 6
+    assert skipped == [1, 1, 2, 2, 2, 3, 3, 3]
+    prober.skip = 0
+    out = prober.attach(part, pool(".dir.id.0.0"))
+    assert out.generation_error == "" and prober.failures == 0

@@ -6,6 +6,8 @@ from ...core import inputs
 from ...core.index_generation import GenerationProber
 from .base import Deadline, Source
 
+PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap, or PGs down
+
 
 class BucketsSource(Source):
     """Every bucket's stats in one Admin Ops request (`GET /admin/bucket?stats=true`), and the
@@ -28,7 +30,8 @@ class BucketsSource(Source):
         part = inputs.buckets_part_from_json(raw, t, self.ctx.rgw.decode_bucket_stats)
 
         def exists(oid: str) -> bool:
-            deadline.left()  # the probes end with the source's own timeout
-            return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid)
+            # Bounded per read, and together by half of what the source has left.
+            wait = min(PROBE_TIMEOUT, deadline.left() / 2)
+            return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid, wait)
 
         return self.prober.attach(part, exists)
