@@ -5,6 +5,7 @@ Two ways:
   # the whole scenario: start a cluster, make every study condition happen, capture three
   # sets (base, _queued, _resharded), write CAPTURED.md, stop the cluster (~6-8 minutes)
   python -m cluster.capture_fixtures --scenario --out tests/fixtures/pacific
+  python -m cluster.capture_fixtures --scenario --release reef --out tests/fixtures/reef
 
   # one set from a cluster already running (python -m cluster.testcluster start --dir D)
   python -m cluster.capture_fixtures --dir D --out /tmp/fx --condition "what the cluster was doing" \
@@ -83,6 +84,12 @@ def config_get(c: TestCluster) -> dict:
     return {opt: c.ceph("config", "get", who, opt) for opt, who in CONFIG_OPTIONS.items()}
 
 
+def rgw_gid(c: TestCluster) -> str:
+    """The RGW's name in the service map (its gid), as `config show rgw.<name>` wants it."""
+    daemons = c.ceph("service", "dump")["services"]["rgw"]["daemons"]
+    return next(name for name in sorted(daemons) if name != "summary")
+
+
 def bucket_instance(c: TestCluster, bucket: str) -> Any:
     stats = c.bucket_stats(bucket)
     return c.radosgw_admin("metadata", "get", f"bucket.instance:{bucket}:{stats['id']}")
@@ -103,6 +110,11 @@ ITEMS = [
     Item("config_get.json", "ceph config get <who> <option> -f json, per option (one JSON object)",
          lambda c, b: config_get(c)),
     Item("mgr_services.json", "ceph mgr services -f json", lambda c, b: c.ceph("mgr", "services")),
+    Item("service_dump.json", "ceph service dump -f json", lambda c, b: c.ceph("service", "dump"), False),
+    Item("config_show_rgw_rgw_max_objs_per_shard.json", "ceph config show rgw.<gid> rgw_max_objs_per_shard -f json",
+         lambda c, b: c.ceph("config", "show", f"rgw.{rgw_gid(c)}", "rgw_max_objs_per_shard"), False),
+    Item("config_show_rgw_rgw_reshard_num_logs.json", "ceph config show rgw.<gid> rgw_reshard_num_logs -f json",
+         lambda c, b: c.ceph("config", "show", f"rgw.{rgw_gid(c)}", "rgw_reshard_num_logs"), False),
     Item("osd_perf_dump_osd0.json", "ceph tell osd.0 perf dump -f json",
          lambda c, b: c.ceph("tell", "osd.0", "perf", "dump"), False),
     Item("osd_perf_dump_osd1.json", "ceph tell osd.1 perf dump -f json",
@@ -168,10 +180,17 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def scenario(out: Path, work_dir: str | None, keep: bool, keep_existing: bool) -> int:
+def scenario(out: Path, work_dir: str | None, keep: bool, keep_existing: bool, release_name: str) -> int:
     """Start a cluster, make the conditions happen, capture three sets, write CAPTURED.md."""
     notes: dict[str, Any] = {}
-    c = TestCluster(base_dir=work_dir, osds=3, db_sizes=("256M", "1G", "1G"), reshard_objs_per_shard=100, keep=keep)
+    c = TestCluster(
+        base_dir=work_dir,
+        osds=3,
+        db_sizes=("256M", "1G", "1G"),
+        reshard_objs_per_shard=100,
+        keep=keep,
+        release_name=release_name,
+    )
     try:
         t = time.monotonic()
         c.start()
@@ -274,7 +293,9 @@ def scenario(out: Path, work_dir: str | None, keep: bool, keep_existing: bool) -
         sets.append(("_resharded", "queued-reshard", resharded))
         rows["_resharded"], data["_resharded"] = capture_set(c, out, "_resharded", "queued-reshard", keep_existing)
         notes["total"] = f"{time.monotonic() - t:.0f} s from start to the last capture"
-        write_captured_md(out, sets, rows, notes, append=keep_existing)
+        version = c.ceph("version")["version"]
+        origin = "Debian 12 packages" if c.release.root is None else f"Debian packages in {c.release.root}"
+        write_captured_md(out, sets, rows, notes, append=keep_existing, version=f"{version}, {origin}")
         c.clear_nearfull(2)
         c.unblock_scrubs()
         log(f"done: {json.dumps(notes, default=str)}")
@@ -283,9 +304,8 @@ def scenario(out: Path, work_dir: str | None, keep: bool, keep_existing: bool) -
     return 0
 
 
-def write_captured_md(out: Path, sets: list, rows: dict, notes: dict, append: bool) -> None:
+def write_captured_md(out: Path, sets: list, rows: dict, notes: dict, append: bool, version: str) -> None:
     """CAPTURED.md: what was captured, how, and in which condition (append=True: one more section)."""
-    version = "ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable), Debian 12 packages"
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     h1, h2 = ("##", "###") if append else ("#", "##")
     parts = [
@@ -324,10 +344,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--suffix", default="", help="added to every file name (then the base-only files are skipped)")
     p.add_argument("--bucket", default="reshard-me", help="bucket for reshard status / metadata get")
     p.add_argument("--condition", default="", help="what the cluster was doing (for CAPTURED.md)")
+    p.add_argument("--release", default="pacific", help="with --scenario: pacific (the host's), reef or tentacle")
     args = p.parse_args(argv)
     out = Path(args.out)
     if args.scenario:
-        return scenario(out, args.work_dir, args.keep, args.keep_existing)
+        return scenario(out, args.work_dir, args.keep, args.keep_existing, args.release)
     if not args.dir:
         p.error("--dir or --scenario")
     c = TestCluster.attach(args.dir)

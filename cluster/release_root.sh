@@ -19,9 +19,14 @@ root="$cache/$release"
 recipe=2
 packages=(ceph-mon ceph-mgr ceph-osd radosgw ceph-common python3-prometheus-client python3-yaml python3-rados)
 
-if [ -f "$root/.ceph-scale-ready" ] && [ "$(cat "$root/.ceph-scale-ready")" = "$recipe" ]; then
-  echo "$root"; exit 0
-fi
+ready() { [ -f "$root/.ceph-scale-ready" ] && [ "$(cat "$root/.ceph-scale-ready")" = "$recipe" ]; }
+if ready; then echo "$root"; exit 0; fi
+# One build at a time per release: a second caller (the tests, while scripts/test.sh builds
+# the roots in the background) waits for it and then finds the root ready.
+mkdir -p "$cache"
+exec 9>"$cache/$release.lock"
+flock 9
+if ready; then echo "$root"; exit 0; fi
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if ! command -v debootstrap >/dev/null; then
   $SUDO apt-get update -q >&2

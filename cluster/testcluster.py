@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import email.utils
 import hashlib
 import hmac
@@ -38,6 +39,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
@@ -355,6 +357,14 @@ class TestCluster:
         if proc.returncode != 0 or any(line.startswith("Error ") for line in err.splitlines()):
             raise CephError(f"ceph batch {commands} failed: {err[-800:]}")
         return proc.stdout.decode(errors="replace")
+
+    def pool_id(self, name: str) -> int:
+        return next(p["pool"] for p in self.ceph("osd", "dump")["pools"] if p["pool_name"] == name)
+
+    def pool_scrub_intervals(self, pool: str, seconds: int) -> None:
+        """The pool's own scrub_max_interval and deep_scrub_interval; 0 gives it the cluster's again."""
+        for key in ("scrub_max_interval", "deep_scrub_interval"):
+            self.ceph("osd", "pool", "set", pool, key, str(seconds), fmt_json=False)
 
     def admin_socket(self, daemon: str, *args: str, timeout: float = 30) -> Any:
         """`ceph daemon <daemon> <args>` on the daemon's admin socket (<dir>/run/<daemon>.asok)."""
@@ -707,6 +717,19 @@ class TestCluster:
             else:  # the source tree is not inside the root: a copy, its symlinks followed
                 shutil.copytree(Path(src).resolve(), link, ignore=shutil.ignore_patterns("__pycache__"))
         return path
+
+    @contextlib.contextmanager
+    def without_bcrypt_stand_in(self) -> Iterator[None]:
+        """Managers started inside the block find no bcrypt stand-in on their module path;
+        those started afterwards have it again."""
+        stand_in = self.dir / "mgr-modules" / "bcrypt"
+        needed = self._needs_bcrypt_stand_in()
+        shutil.rmtree(stand_in, ignore_errors=True)
+        self._bcrypt_stand_in = False
+        try:
+            yield
+        finally:
+            self._bcrypt_stand_in = needed
 
     def _needs_bcrypt_stand_in(self) -> bool:
         """The release's Python cannot import its bcrypt in a sub-interpreter (Reef on Debian 13)."""

@@ -21,6 +21,9 @@ class Setting:
     minimum: float
     maximum: float
     doc: str
+    # The cluster has its own value (read by the settings source), used unless this
+    # threshold is set explicitly: the module then declares the option without a default.
+    cluster_value: bool = False
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -71,7 +74,9 @@ SETTINGS: tuple[Setting, ...] = (
         int,
         1,
         10**9,
-        "Objects per index shard before dynamic resharding; the cluster's own value wins when readable [000].",
+        "Objects per index shard before dynamic resharding [000]. Unset: the smallest value the running "
+        "RGWs hold, else the config database's; set, it wins over both.",
+        cluster_value=True,
     ),
     Setting(
         "rgw_shard_warn_ratio",
@@ -148,6 +153,8 @@ class Thresholds:
     rate_window_seconds: int = 300
     osd_hotspot_ratio: float = 2.0
     osd_top_hot: int = 10
+    # The names the operator set; a cluster_value setting set here wins over the cluster's.
+    explicit: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any] | None) -> Thresholds:
@@ -157,7 +164,7 @@ class Thresholds:
         if unknown:
             raise ConfigError(f"unknown threshold(s): {', '.join(unknown)}; known: {', '.join(sorted(_BY_NAME))}")
         checked = {name: coerce(name, raw) for name, raw in values.items()}
-        result = cls(**checked)
+        result = cls(**checked, explicit=frozenset(checked))
         order = (result.fill_warn_ratio, result.fill_target_ratio, result.fill_critical_ratio)
         if not order[0] <= order[1] <= order[2]:
             raise ConfigError(
@@ -167,7 +174,7 @@ class Thresholds:
         return result
 
     def as_dict(self) -> dict[str, float | int]:
-        return dataclasses.asdict(self)
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "explicit"}
 
 
 def coerce(name: str, raw: Any) -> float | int:

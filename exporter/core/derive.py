@@ -8,6 +8,7 @@ table for reshard events) and its durable part can be saved and restored.
 
 from __future__ import annotations
 
+from . import inputs
 from .config import Thresholds
 from .families import Family, counter, gauge, with_constant_labels
 from .signals import degraded, fill, health, load, reshard, scrub, spillover
@@ -47,10 +48,47 @@ class DerivationState:
         self.reshard = reshard.ReshardState.from_dict(data.get("reshard", {}))
 
 
+def shard_limit_and_origin(snap: Snapshot, th: Thresholds) -> tuple[int, str]:
+    """The per-shard object limit the buckets are judged by, and where it came from: the
+    operator's explicit threshold, else the smallest the running RGWs hold (the first to
+    reshard a bucket), else the config database's, else the default threshold."""
+    if "rgw_max_objs_per_shard" in th.explicit:
+        return th.rgw_max_objs_per_shard, "threshold"
+    s = snap.settings
+    if s is not None:
+        running = [o.value for o in s.rgw_running if o.option == "rgw_max_objs_per_shard"]
+        if running:
+            return min(running), "rgw"
+        if s.rgw_max_objs_per_shard:
+            return s.rgw_max_objs_per_shard, "config_db"
+    return th.rgw_max_objs_per_shard, "default"
+
+
 def effective_shard_limit(snap: Snapshot, th: Thresholds) -> int:
-    if snap.settings is not None and snap.settings.rgw_max_objs_per_shard:
-        return snap.settings.rgw_max_objs_per_shard
-    return th.rgw_max_objs_per_shard
+    return shard_limit_and_origin(snap, th)[0]
+
+
+def rgw_running_families(snap: Snapshot) -> list[Family]:
+    """How the running RGWs' options agree, without a series per RGW."""
+    s = snap.settings
+    if s is None:
+        return []
+    distinct = gauge(
+        "rgw_running_option_values", "Distinct values of an option among the running RGWs; >1: they disagree.", "option"
+    )
+    smallest = gauge("rgw_running_option_min", "Smallest value of an option among the running RGWs.", "option")
+    largest = gauge("rgw_running_option_max", "Largest value of an option among the running RGWs.", "option")
+    for option in inputs.RGW_RUNNING_OPTIONS:
+        values = [o.value for o in s.rgw_running if o.option == option]
+        distinct.add(len(set(values)), option)
+        if values:
+            smallest.add(min(values), option)
+            largest.add(max(values), option)
+    read = len({o.daemon for o in s.rgw_running})
+    unread = gauge("rgw_running_config_unread", "RGWs in the service map whose running options could not be read.").add(
+        max(0, s.rgw_daemons - read)
+    )
+    return [distinct, smallest, largest, unread]
 
 
 def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]:
@@ -71,12 +109,15 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]
             last.add(s.last_success_at, s.name)
     config = gauge("config", "Threshold or baseline in force.", "option")
     values = th.as_dict()
-    values["rgw_max_objs_per_shard"] = effective_shard_limit(snap, th)
+    values["rgw_max_objs_per_shard"], origin = shard_limit_and_origin(snap, th)
     for name, value in sorted(values.items()):
         config.add(value, name)
+    config_origin = gauge(
+        "config_origin", "Where a value in force came from (threshold, rgw, config_db, default).", "option", "origin"
+    ).add(1, "rgw_max_objs_per_shard", origin)
     build = gauge("build_info", "Version and producer of ceph-scale-signals.", "version", "producer")
     build.add(1, VERSION, producer)
-    return [success, duration, age, last, failures, interval, config, build]
+    return [success, duration, age, last, failures, interval, config, config_origin, build]
 
 
 def derive(
@@ -94,6 +135,7 @@ def derive(
     families += spillover.derive(snap, state.spillover, th)
     families += fill.derive(snap, state.fill, th)
     families += reshard.derive(snap, state.reshard, th, effective_shard_limit(snap, th))
+    families += rgw_running_families(snap)
     families += scrub.derive(snap, state.scrub, th)
     families += load.derive(snap, state.load, th)
     families += degraded.derive(snap)

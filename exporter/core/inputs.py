@@ -35,6 +35,7 @@ from .snapshot import (
     Pool,
     ReshardEntry,
     ReshardPart,
+    RgwRunningOption,
 )
 
 
@@ -279,7 +280,6 @@ def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
         pool_id = _int(_get(p, "id", path), path + ".id")
         s = _get(p, "stats", path)
         sp = path + ".stats"
-        ec, k, m, app = layout.get(pool_id, (False, 1, 0, ""))
         pools.append(
             Pool(
                 pool_id=pool_id,
@@ -289,10 +289,7 @@ def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
                 max_avail_bytes=_int(_get(s, "max_avail", sp), sp + ".max_avail"),
                 used_ratio=_float(_get(s, "percent_used", sp), sp + ".percent_used"),
                 objects=_int(_get(s, "objects", sp), sp + ".objects"),
-                erasure_coded=ec,
-                data_chunks=k,
-                coding_chunks=m,
-                application=app,
+                **layout.get(pool_id, {"erasure_coded": False, "data_chunks": 1, "coding_chunks": 0}),
             )
         )
     return CapacityPart(
@@ -300,9 +297,10 @@ def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
     )
 
 
-def _pool_layout(osd_dump: Any) -> dict[int, tuple[bool, int, int, str]]:
+def _pool_layout(osd_dump: Any) -> dict[int, dict[str, Any]]:
+    """Per pool: EC layout, application and its own scrub intervals (0: the cluster's)."""
     profiles = osd_dump.get("erasure_code_profiles", {}) if isinstance(osd_dump, dict) else {}
-    out = {}
+    out: dict[int, dict[str, Any]] = {}
     for i, p in enumerate(_list(_get(osd_dump, "pools", "osd_dump"), "osd_dump.pools")):
         path = f"osd_dump.pools[{i}]"
         pool_id = _int(_get(p, "pool", path), path + ".pool")
@@ -314,9 +312,26 @@ def _pool_layout(osd_dump: Any) -> dict[int, tuple[bool, int, int, str]]:
             k = _opt_int(profile.get("k"), f"{path}.profile.k") if isinstance(profile, dict) else None
             # Without the profile, min_size defaults to k+1.
             k = k or max(1, _int(p.get("min_size", size - 1), path + ".min_size") - 1)
-            out[pool_id] = (True, k, size - k, app)
+            ec, m = True, size - k
         else:
-            out[pool_id] = (False, 1, size - 1, app)
+            ec, k, m = False, 1, size - 1
+        options = p.get("options") or {}
+        if not isinstance(options, dict):
+            raise InputError(f"{path}.options: expected an object")
+        out[pool_id] = {
+            "erasure_coded": ec,
+            "data_chunks": k,
+            "coding_chunks": m,
+            "application": app,
+            # `ceph osd pool set <pool> scrub_max_interval|deep_scrub_interval`: PG_NOT_(DEEP_)SCRUBBED
+            # judges the pool's PGs by them when set.
+            "scrub_max_interval_seconds": _float(
+                options.get("scrub_max_interval", 0), path + ".options.scrub_max_interval"
+            ),
+            "deep_scrub_interval_seconds": _float(
+                options.get("deep_scrub_interval", 0), path + ".options.deep_scrub_interval"
+            ),
+        }
     return out
 
 
@@ -399,9 +414,45 @@ SETTING_OPTIONS = {
 }
 
 
+# What each running RGW holds, read with `config show rgw.<name> <option>` (mgr 'allow r'):
+# a ceph.conf section or a runtime change is invisible to `config get`.
+RGW_RUNNING_OPTIONS = ("rgw_max_objs_per_shard", "rgw_reshard_num_logs")
+
+
+def rgw_daemon_names(service_map: Any) -> list[str]:
+    """The RGWs of a service map (`service dump`, or the manager's service_map), named as
+    `config show rgw.<name>` wants them."""
+    services = service_map.get("services") if isinstance(service_map, dict) else None
+    if not isinstance(services, dict):
+        raise InputError("service map: expected an object with 'services'")
+    daemons = (services.get("rgw") or {}).get("daemons") or {}
+    if not isinstance(daemons, dict):
+        raise InputError("service map: services.rgw.daemons: expected an object")
+    return sorted(name for name, d in daemons.items() if name != "summary" and isinstance(d, dict))
+
+
+def read_rgw_running(names: list[str], config_show: Callable[[str, str], Any]) -> tuple[RgwRunningOption, ...]:
+    """config_show(who, option) for every RGW; an RGW the manager has no config state for yet
+    (just started) or that cannot be read is left out and counted as unread by the signals."""
+    out = []
+    for name in names:
+        try:
+            values = [(option, config_show(f"rgw.{name}", option)) for option in RGW_RUNNING_OPTIONS]
+        except Exception:  # noqa: BLE001 - one RGW unread is shown by the unread count, not a failed source
+            continue
+        out += [RgwRunningOption(name, option, _int(raw, f"config show rgw.{name} {option}")) for option, raw in values]
+    return tuple(out)
+
+
 @refuses_bad_shapes
-def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSettings:
-    """values: Ceph option name -> value as `config get` returns it; missing ones keep Ceph's defaults."""
+def settings_part(
+    values: dict[str, Any],
+    collected_at: float,
+    rgw_running: tuple[RgwRunningOption, ...] = (),
+    rgw_daemons: int = 0,
+) -> ClusterSettings:
+    """values: Ceph option name -> value as `config get` returns it; missing ones keep Ceph's defaults.
+    rgw_running: the running RGWs' own values, of rgw_daemons in the service map."""
     if not isinstance(values, dict):
         raise InputError(f"settings: expected an object of option values, got {type(values).__name__}")
     kwargs: dict[str, Any] = {}
@@ -413,7 +464,7 @@ def settings_part(values: dict[str, Any], collected_at: float) -> ClusterSetting
             kwargs[field_name] = _int(raw, option)
         else:
             kwargs[field_name] = _float(raw, option)
-    return ClusterSettings(collected_at=collected_at, **kwargs)
+    return ClusterSettings(collected_at=collected_at, rgw_running=rgw_running, rgw_daemons=rgw_daemons, **kwargs)
 
 
 # --- health: `health detail` -----------------------------------------------------

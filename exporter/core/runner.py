@@ -67,7 +67,7 @@ class SourceRunner:
         if self._in_flight is not None and self._in_flight.is_alive():
             # Still the same hang: the same error (so no new log line), and the
             # duration is how long the stuck call has been running, not 0.
-            self._failed(time.monotonic() - self._in_flight_since, f"timed out after {timeout:g}s")
+            self._failed(time.monotonic() - self._in_flight_since, self._timed_out(timeout))
             return
         result: list = []
 
@@ -86,7 +86,7 @@ class SourceRunner:
         thread.join(timeout + 1.0)
         duration = time.monotonic() - started
         if not result:
-            self._failed(duration, f"timed out after {timeout:g}s")
+            self._failed(duration, self._timed_out(timeout))
             return
         self._in_flight = None
         ok, value = result[0]
@@ -97,6 +97,14 @@ class SourceRunner:
             self.log.info("%ssource %s: ok again", self.log_prefix, self.name)
         self.part, self.success, self.duration, self.error = value, True, duration, ""
         self.last_success_at = time.time()
+
+    def waiting_on(self) -> str:
+        """What a hung collection is blocked in, where the producer knows it."""
+        return ""
+
+    def _timed_out(self, timeout: float) -> str:
+        waiting_on = self.waiting_on()
+        return f"timed out after {timeout:g}s" + (f" waiting on {waiting_on}" if waiting_on else "")
 
     def _failed(self, duration: float, error: str) -> None:
         self.failures += 1

@@ -66,6 +66,8 @@ class Pool:
     data_chunks: int  # k for EC, 1 for replicated
     coding_chunks: int  # m for EC, size-1 for replicated
     application: str = ""  # "rgw", "rbd", "cephfs" or ""
+    scrub_max_interval_seconds: float = 0.0  # the pool's own option; 0: the cluster's
+    deep_scrub_interval_seconds: float = 0.0
 
 
 @_record
@@ -133,6 +135,16 @@ class PgPart:
 
 
 @_record
+class RgwRunningOption:
+    """An option's value inside a running RGW (`config show rgw.<name>`): what it judges by,
+    whether it came from the config database, its ceph.conf section or a runtime change."""
+
+    daemon: str  # the RGW's name in the service map (its gid from Pacific on)
+    option: str
+    value: int
+
+
+@_record
 class ClusterSettings:
     """Cluster configuration the signals depend on; Ceph's defaults where unset."""
 
@@ -141,8 +153,10 @@ class ClusterSettings:
     deep_scrub_interval_seconds: float = 7 * 86400.0  # osd_deep_scrub_interval
     warn_pg_not_scrubbed_ratio: float = 0.5  # mon_warn_pg_not_scrubbed_ratio
     warn_pg_not_deep_scrubbed_ratio: float = 0.75  # mon_warn_pg_not_deep_scrubbed_ratio
-    rgw_max_objs_per_shard: int | None = None  # None: use the configured default
+    rgw_max_objs_per_shard: int | None = None  # the config database's; None: use the configured default
     bluestore_min_alloc_size_hdd: int | None = None
+    rgw_running: tuple[RgwRunningOption, ...] = ()
+    rgw_daemons: int = 0  # RGWs in the service map, read or not
 
 
 @_record

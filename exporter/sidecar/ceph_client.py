@@ -96,7 +96,7 @@ class RadosClient(CephClient):
     """One librados connection; reconnects after an error."""
 
     # Commands the manager serves in Pacific and later; the rest go to the monitors.
-    MGR_PREFIXES = ("pg dump", "osd df", "osd perf", "scale ")
+    MGR_PREFIXES = ("pg dump", "osd df", "osd perf", "scale ", "service dump", "config show")
 
     def __init__(self, conf: str | None, user: str | None, keyring: str | None, connect_timeout: float = 10) -> None:
         import rados  # python3-rados

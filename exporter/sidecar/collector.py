@@ -31,9 +31,17 @@ class SidecarRunner(SourceRunner):
     """The shared runner, with the source object and its fixed schedule."""
 
     def __init__(self, source: Source, schedule: SourceSchedule) -> None:
-        super().__init__(source.name, lambda timeout: source.collect(Deadline(timeout)), log)
+        super().__init__(source.name, self._collect, log)
         self.source = source
         self.schedule = schedule
+        self._deadline: Deadline | None = None
+
+    def _collect(self, timeout: float):
+        self._deadline = Deadline(timeout)
+        return self.source.collect(self._deadline)
+
+    def waiting_on(self) -> str:
+        return self._deadline.waiting_on if self._deadline else ""
 
 
 class Collector:

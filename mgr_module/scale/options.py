@@ -155,7 +155,9 @@ def threshold_specs() -> tuple[OptionSpec, ...]:
     for s in SETTINGS:
         kind = "int" if s.kind is int else "float"
         cast = int if kind == "int" else float
-        out.append(OptionSpec(s.name, kind, cast(s.default), s.doc, cast(s.minimum), cast(s.maximum)))
+        # No default where the cluster has its own value: unset then reads as None, not as a choice.
+        default = None if s.cluster_value else cast(s.default)
+        out.append(OptionSpec(s.name, kind, default, s.doc, cast(s.minimum), cast(s.maximum)))
     return tuple(out)
 
 

@@ -184,7 +184,7 @@ def config_get(mgr: Any, who: str, key: str) -> Any:
 
 def collect_settings(mgr: Any, settings: ModuleSettings) -> Any:
     """Scrub options as this manager uses them (it raises PG_NOT_SCRUBBED with them); the
-    RGW options as the RGWs' config section has them."""
+    RGW options as the RGWs' config section has them and as every running RGW holds them."""
     t = time.time()
     values = {}
     for option in inputs.SETTING_OPTIONS:
@@ -192,7 +192,18 @@ def collect_settings(mgr: Any, settings: ModuleSettings) -> Any:
             values[option] = config_get(mgr, settings.rgw_config_section, option)
         else:
             values[option] = mgr.get_ceph_option(option)
-    return inputs.settings_part(values, t)
+    names = inputs.rgw_daemon_names(mgr_get(mgr, "service_map"))
+    running = inputs.read_rgw_running(names, lambda who, option: config_show(mgr, who, option))
+    return inputs.settings_part(values, t, running, len(names))
+
+
+def config_show(mgr: Any, who: str, key: str) -> Any:
+    """A running daemon's value, as the manager holds it from the daemon's reports. A manager
+    command: the monitor hands it to the active manager, this one."""
+    ret, out, err = mgr.mon_command({"prefix": "config show", "who": who, "key": key, "format": "json"})
+    if ret != 0:
+        raise SourceError(f"config show {who} {key}: {err.strip() or f'error {ret}'}")
+    return _loads(out, f"config show {who} {key}")
 
 
 # --- RGW: buckets and the reshard queue ------------------------------------------

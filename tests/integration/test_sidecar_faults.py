@@ -84,7 +84,9 @@ def test_least_privilege_profile_is_enough(ceph_cluster, least_privilege):
     assert caps == {"mon": "allow r", "mgr": "allow r", "osd": LEAST_PRIVILEGE_OSD_CAPS}
     wait_until(lambda: all_sources_ok(exporter), 60, what="every source to work with the read-only profile")
     time.sleep(7)  # a few more cycles: nothing needs more than it was given
-    assert all_sources_ok(exporter)
+    # A poll slowed past its timeout by the other releases' daemons on the same two cores is
+    # no refusal (checked in the log below): every source works again at once.
+    wait_until(lambda: all_sources_ok(exporter), 30, what=f"every source to work again: {sources(exporter)}")
     assert exporter.value("ceph_scale_rgw_buckets") >= 1
     assert exporter.value("ceph_scale_rgw_index_generation_readable") == 1
     log = exporter.log()

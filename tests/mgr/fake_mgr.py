@@ -60,6 +60,7 @@ class FakeMgrBase:
         self.data: dict[str, Any] = {}
         self.ceph_options: dict[str, Any] = {"keyring": "/etc/ceph/keyring"}
         self.config_db: dict[tuple[str, str], Any] = {}
+        self.running_config: dict[tuple[str, str], str] = {}  # `config show` output per (daemon, option)
         self.counters: dict[str, dict[str, float]] = {}
         self.rados_handle: Any = None
         self.mgr_id = "x"
@@ -114,6 +115,11 @@ class FakeMgrBase:
             if key not in self.config_db:
                 return -2, "", f"unrecognized key {cmd['key']}"
             return 0, json.dumps(self.config_db[key]), ""
+        if cmd["prefix"] == "config show":  # the monitor hands it to the manager, as Ceph does
+            key = (cmd["who"], cmd["key"])
+            if key not in self.running_config:
+                return -2, "", f"no config state for daemon {cmd['who']}"
+            return 0, self.running_config[key], ""
         return -22, "", f"unsupported {cmd['prefix']}"
 
     def list_servers(self) -> list:
@@ -174,7 +180,7 @@ def load(name: str) -> Any:
     return json.loads(path.read_text()) if name.endswith(".json") else path.read_text()
 
 
-def load_fixture_data(mgr: FakeMgrBase, suffix: str = "") -> None:
+def load_fixture_data(mgr: FakeMgrBase, suffix: str = "", running_rgw_options: bool = False) -> None:
     """Fill the fake manager with what ceph-mgr hands a module, from the CLI captures.
 
     `osd_stats` and `osd_map_crush` are rebuilt from `osd df` (same statfs numbers, same
@@ -200,6 +206,14 @@ def load_fixture_data(mgr: FakeMgrBase, suffix: str = "") -> None:
         "pg_stats": load(f"pg_dump_pgs{suffix}.json"),
         "health": {"json": json.dumps(load(f"health_detail{suffix}.json"))},
         "mon_map": {"fsid": load(f"osd_dump{suffix}.json")["fsid"]},
+        "service_map": load("service_dump.json"),
+    }
+    # The running RGW's options were captured in another session than the rest (CAPTURED.md):
+    # without them, the manager has no config state for the RGW yet, as right after it starts.
+    mgr.running_config = {
+        ("rgw.4154", option): (FIX / f"config_show_rgw_{option}.json").read_text()
+        for option in inputs.RGW_RUNNING_OPTIONS
+        if running_rgw_options
     }
     config = load(f"config_get{suffix}.json")
     mgr.ceph_options.update({k: v for k, v in config.items() if not k.startswith("rgw_")})

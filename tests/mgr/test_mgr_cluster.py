@@ -23,6 +23,7 @@ import pytest
 
 from tests import freshness
 from tests.conftest import ON_EVERY_RELEASE
+from tests.scrub_checks import agree_without_pool
 
 pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
 
@@ -645,6 +646,30 @@ def test_module_monitor_down_and_back(scale, ceph_cluster):
     scale.set("rgw_timeout", 60)
 
 
+def test_the_running_rgws_shard_limit_and_an_explicit_threshold(scale, ceph_cluster):
+    """The module reads the limit the RGW runs with (changed in the daemon only), and an
+    explicit mgr/scale/rgw_max_objs_per_shard wins over it."""
+    from cluster.testcluster import RGW_NAME
+
+    c = ceph_cluster
+    in_db = c.reshard_objs_per_shard
+    c.admin_socket(RGW_NAME, "config", "set", "rgw_max_objs_per_shard", str(in_db // 5))
+    try:
+        scale.wait_value("ceph_scale_config", lambda v: v == in_db // 5, timeout=60, option="rgw_max_objs_per_shard")
+        assert scale.value("ceph_scale_config_origin", option="rgw_max_objs_per_shard", origin="rgw") == 1
+        assert scale.value("ceph_scale_rgw_running_option_values", option="rgw_max_objs_per_shard") == 1
+        assert scale.value("ceph_scale_rgw_running_config_unread") == 0
+        scale.set("rgw_max_objs_per_shard", 1000)
+        scale.wait_value("ceph_scale_config", lambda v: v == 1000, timeout=60, option="rgw_max_objs_per_shard")
+        assert scale.value("ceph_scale_config_origin", option="rgw_max_objs_per_shard", origin="threshold") == 1
+    finally:
+        # Pacific does not pass `config rm` of a module option to the running module: the
+        # cluster's own value, set explicitly, for the tests after this one.
+        scale.set("rgw_max_objs_per_shard", in_db)
+        c.admin_socket(RGW_NAME, "config", "set", "rgw_max_objs_per_shard", str(in_db))
+    scale.wait_value("ceph_scale_config", lambda v: v == in_db, timeout=60, option="rgw_max_objs_per_shard")
+
+
 def test_scrub_backlog_that_does_not_clear(scale, ceph_cluster):
     """Scrubs blocked with short intervals: Ceph raises PG_NOT_DEEP_SCRUBBED; the module adds
     that nothing completes, so the backlog never clears. Last: it changes the cluster."""
@@ -664,7 +689,18 @@ def test_scrub_backlog_that_does_not_clear(scale, ceph_cluster):
         report = c.ceph("scale", "status")
         assert report["signals"]["scrub"]["status"] == "WARN"
         assert report["signals"]["scrub"]["offenders"][0]["backlog_clear_seconds"] == "+Inf"
+        # A pool with intervals of its own, longer: Ceph stops counting its PGs, and so does the module.
+        c.pool_scrub_intervals("default.rgw.log", 86400)
+        pool_id = c.pool_id("default.rgw.log")
+        wait_until(
+            lambda: agree_without_pool(
+                c.health_checks(), pool_id, lambda kind: scale.value("ceph_scale_pg_scrub_overdue", kind=kind)
+            ),
+            60,
+            what="the module's counts to leave the pool out as Ceph's do",
+        )
     finally:
+        c.pool_scrub_intervals("default.rgw.log", 0)
         scale.set("scrub_rate_window_seconds", 3600)
         c.unblock_scrubs(restore_intervals=True)
 
@@ -707,35 +743,41 @@ def test_module_ls_says_why_scale_can_or_cannot_run(scale, ceph_cluster):
     assert "scale" in c.ceph("mgr", "module", "ls")["enabled_modules"]
     if not stand_in.exists():
         return
-    moved = c.dir / "bcrypt-stand-in"
-    stand_in.rename(moved)
-    try:  # a manager started afresh without it refuses scale, and says why
-        active = c.refresh_active_mgr()
-        standby = next(i for i in c.mgr_ids if i != active)
-        c.restart_daemon(f"mgr.{standby}")
-        wait_until(lambda: c.ceph("mgr", "dump", timeout=10)["standbys"], 60, what="the standby back")
-        c.ceph("mgr", "fail", active, fmt_json=False)
-        wait_until(lambda: c.refresh_active_mgr() == standby, 60, what="the restarted manager active")
+    try:
+        with c.without_bcrypt_stand_in():  # a manager started afresh without it refuses scale, and says why
+            active = c.refresh_active_mgr()
+            standby = next(i for i in c.mgr_ids if i != active)
+            c.restart_daemon(f"mgr.{standby}")
+            wait_until(lambda: c.ceph("mgr", "dump", timeout=10)["standbys"], 60, what="the standby back")
+            c.ceph("mgr", "fail", active, fmt_json=False)
+            wait_until(lambda: c.refresh_active_mgr() == standby, 60, what="the restarted manager active")
 
-        def refused() -> str | None:
-            checks = c.ceph("health", "detail")["checks"]
-            text = json.dumps(checks.get("MGR_MODULE_DEPENDENCY", {}))
-            return text if "scale" in text and "PyO3" in text else None
+            def refused() -> str | None:
+                checks = c.ceph("health", "detail")["checks"]
+                text = json.dumps(checks.get("MGR_MODULE_DEPENDENCY", {}))
+                return text if "scale" in text and "PyO3" in text else None
 
-        assert "subinterpreters" in wait_until(refused, 90, what="the manager to refuse scale")
-        c.ceph("mgr", "module", "disable", "scale", fmt_json=False)
-        listed = wait_until(
-            lambda: next((m for m in c.ceph("mgr", "module", "ls")["disabled_modules"] if m["name"] == "scale"), None),
-            60,
-            what="scale among the disabled modules",
-        )
-        assert listed["can_run"] is False and "PyO3" in listed["error_string"], listed
+            assert "subinterpreters" in wait_until(refused, 90, what="the manager to refuse scale")
+            c.ceph("mgr", "module", "disable", "scale", fmt_json=False)
+            listed = wait_until(
+                lambda: next(
+                    (m for m in c.ceph("mgr", "module", "ls")["disabled_modules"] if m["name"] == "scale"), None
+                ),
+                60,
+                what="scale among the disabled modules",
+            )
+            assert listed["can_run"] is False and "PyO3" in listed["error_string"], listed
     finally:
-        moved.rename(stand_in)
         for ident in c.mgr_ids:  # both managers load the stand-in again
             c.restart_daemon(f"mgr.{ident}")
         wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
-        c.ceph("mgr", "module", "enable", "scale", fmt_json=False)
+        # The monitor refuses the enable until the new active manager has reported its modules
+        # (it still holds the refusing manager's list for a few seconds).
+        wait_until(
+            lambda: c.ceph("mgr", "module", "enable", "scale", fmt_json=False) is not None,
+            120,
+            what="scale enabled on a manager with the stand-in",
+        )
         wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
         c.refresh_active_mgr()
         wait_until(lambda: "ceph_scale_build_info" in scale.text(), 120, interval=2, what="the module again")

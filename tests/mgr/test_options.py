@@ -12,7 +12,7 @@ def test_every_threshold_is_an_option_with_its_range():
     for setting in SETTINGS:
         spec = specs[setting.name]
         assert spec.type == ("int" if setting.kind is int else "float")
-        assert spec.default == setting.default
+        assert spec.default == (None if setting.cluster_value else setting.default)  # unset: the cluster's value
         assert (spec.min, spec.max) == (setting.minimum, setting.maximum)
         assert spec.desc == setting.doc
 

@@ -37,7 +37,9 @@ def sidecar_parts(suffix: str, t: float) -> dict:
         "capacity": inputs.capacity_part(load(f"df_detail{suffix}.json"), dump, t),
         "perf": inputs.perf_part(inputs.counters_from_prometheus_text(load(f"mgr_prometheus_metrics{suffix}.txt")), t),
         "pgs": inputs.pg_part(load(f"pg_dump_pgs{suffix}.json"), t),
-        "settings": inputs.settings_part(load(f"config_get{suffix}.json"), t),
+        "settings": inputs.settings_part(
+            load(f"config_get{suffix}.json"), t, rgw_daemons=len(inputs.rgw_daemon_names(load("service_dump.json")))
+        ),
         "health": inputs.health_part(load(f"health_detail{suffix}.json"), t),
         "buckets": inputs.buckets_part(load(f"bucket_stats{suffix}.json"), t),
         "reshard": inputs.reshard_part(load(f"reshard_list{suffix}.json"), t),

@@ -23,6 +23,7 @@ from exporter.core.snapshot import (
     ReshardEntry,
     ReshardPart,
     RgwOpCounters,
+    RgwRunningOption,
     Snapshot,
     SourceStatus,
 )
@@ -89,7 +90,18 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
         capacity=CapacityPart(t, 5 * 10**15, 3 * 10**15 + grow * 10**12, 2 * 10**15, pools),
         perf=perf,
         pgs=PgPart(t, pgs),
-        settings=ClusterSettings(t, rgw_max_objs_per_shard=100_000),
+        settings=ClusterSettings(
+            t,
+            rgw_max_objs_per_shard=100_000,
+            # Two RGWs, one started with its own ceph.conf value, and one not yet reporting.
+            rgw_running=(
+                RgwRunningOption("4154", "rgw_max_objs_per_shard", 100_000),
+                RgwRunningOption("4154", "rgw_reshard_num_logs", 16),
+                RgwRunningOption("4160", "rgw_max_objs_per_shard", 50_000),
+                RgwRunningOption("4160", "rgw_reshard_num_logs", 16),
+            ),
+            rgw_daemons=3,
+        ),
         buckets=BucketsPart(t, bucket_list),
         reshard=ReshardPart(t, (ReshardEntry("bucket-12", "", "zone.12.0", 11, 23, True),)),
         health=HealthPart(t, "HEALTH_WARN", (HealthCheck("BLUEFS_SPILLOVER", "HEALTH_WARN", 159, "spillover"),)),

@@ -55,6 +55,14 @@ def test_configuration_doc_lists_every_setting_with_its_default():
         assert f"| `{s.name}` | {s.default:g} |" in text, s.name
 
 
+def test_configuration_doc_says_where_every_ceph_option_is_read():
+    from exporter.core import inputs
+
+    text = (REPO / "docs" / "configuration.md").read_text().split("## Where each Ceph option is read")[1]
+    for option in (*inputs.SETTING_OPTIONS, *inputs.RGW_RUNNING_OPTIONS):
+        assert f"| `{option}` |" in text, option
+
+
 def test_every_family_of_a_study_scale_snapshot_is_documented():
     from tests.unit.study_snapshot import rich_families
 

@@ -1,7 +1,8 @@
 """Scrub backlog [004, 001, 003].
 
 Overdue follows Ceph's own rule for PG_NOT_SCRUBBED / PG_NOT_DEEP_SCRUBBED:
-a stamp older than interval x (1 + mon_warn_pg_not_(deep_)scrubbed_ratio).
+a stamp older than interval x (1 + mon_warn_pg_not_(deep_)scrubbed_ratio), the
+interval being the pool's own scrub_max_interval / deep_scrub_interval where set.
 Completed scrubs are counted from stamps that moved forward, which needs only
 the previous stamps: no per-PG series are exported.
 """
@@ -32,12 +33,30 @@ def overdue_after(settings: ClusterSettings | None) -> dict[str, float]:
     }
 
 
+def pool_overdue_after(snap: Snapshot) -> dict[int, dict[str, float]]:
+    """Pools with their own scrub_max_interval / deep_scrub_interval: Ceph judges their PGs
+    by them, with the same warn ratios."""
+    s = snap.settings or ClusterSettings(collected_at=0.0)
+    cluster = (s.scrub_max_interval_seconds, s.deep_scrub_interval_seconds)
+    out: dict[int, dict[str, float]] = {}
+    for pool in snap.capacity.pools if snap.capacity is not None else ():
+        own = (pool.scrub_max_interval_seconds, pool.deep_scrub_interval_seconds)
+        if any(own):
+            scrub, deep = (o if o > 0 else c for o, c in zip(own, cluster))
+            out[pool.pool_id] = {
+                "scrub": scrub * (1 + s.warn_pg_not_scrubbed_ratio),
+                "deep_scrub": deep * (1 + s.warn_pg_not_deep_scrubbed_ratio),
+            }
+    return out
+
+
 def derive(snap: Snapshot, state: ScrubState, th: Thresholds) -> list[Family]:
     part = snap.pgs
     if part is None:
         return []
     now = part.collected_at
     limits = overdue_after(snap.settings)
+    pool_limits = pool_overdue_after(snap)
     overdue = {"scrub": 0, "deep_scrub": 0}
     oldest = {"scrub": now, "deep_scrub": now}
     scrubbing = {"scrub": 0, "deep_scrub": 0}
@@ -53,8 +72,9 @@ def derive(snap: Snapshot, state: ScrubState, th: Thresholds) -> list[Family]:
                 if stamps[1] > old[1]:
                     state.completed["deep_scrub"] += 1
             new_stamps[pg.pgid] = stamps
+        pg_limits = pool_limits.get(pg.pool_id, limits)
         for kind, stamp in zip(KINDS, stamps):
-            if now - stamp > limits[kind]:
+            if now - stamp > pg_limits[kind]:
                 overdue[kind] += 1
             if stamp < oldest[kind]:
                 oldest[kind] = stamp

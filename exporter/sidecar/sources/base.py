@@ -27,6 +27,10 @@ class Deadline:
     def __init__(self, timeout: float) -> None:
         self.end = time.monotonic() + timeout
         self.timeout = timeout
+        # Set by a source before a call that may block past the deadline (an object read
+        # the OSDs never answer, as for a user without a cap on the pool since Reef), so a
+        # timeout names it.
+        self.waiting_on = ""
 
     def left(self) -> float:
         left = self.end - time.monotonic()

@@ -32,6 +32,7 @@ class ReshardSource(Source):
 
         def read_omap(pool: str, oid: str, after: str) -> list[tuple[str, bytes]]:
             deadline.left()
+            deadline.waiting_on = f"omap of {pool}/{RESHARD_NAMESPACE}/{oid}"
             return ceph.omap_page(pool, RESHARD_NAMESPACE, oid, after, OMAP_PAGE)
 
         entries = read_queue(read_omap, [self.ctx.rgw_log_pool], int(num_logs or 16))
