@@ -125,7 +125,9 @@ class GenerationProber:
             return dataclasses.replace(part, generation_error=self.error)
         gens: dict[str, int] = {}
         error = ""
-        for b in probe_plan(part.buckets, self.probed, self.budget):
+        # Tentacle's bucket stats carry the generation: nothing to probe for those.
+        unknown = [b for b in part.buckets if b.index_gen is None]
+        for b in probe_plan(unknown, self.probed, self.budget):
             seen = self.probed.get(b.key)
             start = seen[2] if seen is not None and seen[0] == b.bucket_id else 0
             try:

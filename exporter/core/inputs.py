@@ -529,6 +529,9 @@ def _bucket_fast(b: Any) -> Bucket | None:
     elif usage is not None and isinstance(usage, dict):
         return None
     marker = str(b.get("marker", "") or "")
+    gen = b.get("index_generation")  # Tentacle's bucket stats; absent before
+    if gen is not None and type(gen) is not int:
+        return None
     return Bucket(
         name=name,
         tenant=str(b.get("tenant", "") or ""),
@@ -539,6 +542,7 @@ def _bucket_fast(b: Any) -> Bucket | None:
         # A bucket never resharded has marker == id: one string, not two (100,000s of buckets).
         marker=bucket_id if marker == bucket_id else marker,
         created=str(b.get("creation_time", "") or ""),
+        index_gen=gen,
     )
 
 
@@ -560,6 +564,7 @@ def _bucket_checked(b: Any, i: int) -> Bucket:
         owner=str(b.get("owner", "") or ""),
         marker=str(b.get("marker", "") or ""),
         created=str(b.get("creation_time", "") or ""),
+        index_gen=_opt_int(b.get("index_generation"), p + ".index_generation"),
     )
 
 

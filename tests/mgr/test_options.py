@@ -60,3 +60,7 @@ def test_module_settings():
 def test_settings_repr_hides_the_secret():
     s = options.ModuleSettings(rgw_access_key="AK", rgw_secret_key="s3cr3t")
     assert "s3cr3t" not in repr(s) and "rgw_secret_key=***" in repr(s)
+
+
+def test_the_settings_follow_ceph_within_one_pg_poll():
+    assert options.ModuleSettings().settings_interval <= options.ModuleSettings().pgs_interval

@@ -113,3 +113,12 @@ def test_pool_scrub_intervals_count_as_cephs_own_checks_do():
     # The cluster's intervals alone would count pool 5's PGs too.
     alone = Snapshot(taken_at=t, pgs=snap.pgs, settings=snap.settings)
     assert values(derive(alone, DerivationState(th), th), "ceph_scale_pg_scrub_overdue")[(("kind", "scrub"),)] == 49
+
+
+def test_the_settings_follow_ceph_within_one_pg_poll():
+    """A changed scrub interval moves Ceph's PG_NOT_SCRUBBED within a minute; the sidecar's
+    overdue counts must not lag it by more than one pgs poll (the module: tests/mgr/test_options.py)."""
+    from exporter.sidecar.sources.pgs import PgsSource
+    from exporter.sidecar.sources.settings import SettingsSource
+
+    assert SettingsSource.default_interval <= PgsSource.default_interval
