@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+# Types: the exporter, and the module from its own directory (there `mgr_module` is Ceph's
+# module, which only a manager has, not this repository's directory of the same name).
+.venv/bin/mypy exporter
+(cd mgr_module && ../.venv/bin/mypy --config-file ../pyproject.toml scale)
+# Dead code: whatever is unused and not a framework's hook (scripts/vulture_allowlist.py).
+.venv/bin/vulture exporter mgr_module scripts/vulture_allowlist.py --min-confidence 60
 # The newer releases' roots (built once per machine, cached under /var/tmp) are built while
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}

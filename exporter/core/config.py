@@ -164,7 +164,7 @@ class Thresholds:
         if unknown:
             raise ConfigError(f"unknown threshold(s): {', '.join(unknown)}; known: {', '.join(sorted(_BY_NAME))}")
         checked = {name: coerce(name, raw) for name, raw in values.items()}
-        result = cls(**checked, explicit=frozenset(checked))
+        result = cls(**checked, explicit=frozenset(checked))  # type: ignore[arg-type]  # coerce checked each type
         order = (result.fill_warn_ratio, result.fill_target_ratio, result.fill_critical_ratio)
         if not order[0] <= order[1] <= order[2]:
             raise ConfigError(
@@ -199,7 +199,3 @@ def coerce(name: str, raw: Any) -> float | int:
     if not setting.minimum <= value <= setting.maximum:
         raise ConfigError(f"{name}: {value} is outside [{setting.minimum}, {setting.maximum}]")
     return value
-
-
-def setting(name: str) -> Setting:
-    return _BY_NAME[name]

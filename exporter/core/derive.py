@@ -32,11 +32,10 @@ class DerivationState:
         """New thresholds: windows restart, durable counters are kept."""
         if th == self.thresholds:
             return
-        kept = self.reshard
-        scrub_completed = dict(self.scrub.completed)
-        self.__init__(th)
-        self.reshard = kept
-        self.scrub.completed = scrub_completed
+        fresh = DerivationState(th)
+        fresh.reshard = self.reshard
+        fresh.scrub.completed = dict(self.scrub.completed)
+        self.__dict__.update(fresh.__dict__)
 
     def durable(self) -> dict:
         """What must survive a restart or a manager failover."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from prometheus_client.core import CollectorRegistry, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.registry import Collector
 
 from .families import Family
 
@@ -26,7 +27,7 @@ def to_client_metrics(families: list[Family]) -> list[Metric]:
     return metrics
 
 
-class _Frozen:
+class _Frozen(Collector):
     def __init__(self, metrics: list[Metric]) -> None:
         self._metrics = metrics
 

@@ -20,7 +20,7 @@ import struct
 from typing import Callable
 
 from .inputs import InputError
-from .snapshot import ReshardEntry, ReshardPart
+from .snapshot import ReshardEntry
 
 
 class _Reader:
@@ -74,10 +74,6 @@ def decode_entry(raw: bytes) -> ReshardEntry:
         new_num_shards=new_shards,
         in_progress=bool(new_instance_id),
     )
-
-
-def reshard_part_from_omap(values: list[bytes], collected_at: float) -> ReshardPart:
-    return ReshardPart(collected_at=collected_at, entries=tuple(decode_entry(v) for v in values))
 
 
 RESHARD_NAMESPACE = "reshard"

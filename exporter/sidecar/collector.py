@@ -65,8 +65,7 @@ class Collector:
         self._derive_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self.exposition: bytes = b""
-        self.families = []
-        self.cycles = 0
+        self.families: list = []
         self._saved_state: str | None = None
         self._load_state()
 
@@ -115,7 +114,6 @@ class Collector:
             families = derive(snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label)
             body = exposition.render(families)
             self.families, self.exposition = families, body
-            self.cycles += 1
             self._save_state()
             return body
 
@@ -144,7 +142,7 @@ class Collector:
         self._stop.set()
         self._changed_event.set()
 
-    def _source_loop(self, runner: SourceRunner) -> None:
+    def _source_loop(self, runner: SidecarRunner) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
             try:

@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("serving %s on %s (version %s)", args.path, args.listen, VERSION)
     done = threading.Event()
 
-    def stop(signum, frame):
+    def stop(_signum, _frame):
         done.set()
 
     signal.signal(signal.SIGTERM, stop)

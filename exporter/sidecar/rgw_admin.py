@@ -41,9 +41,6 @@ class RgwAdminClient:
         if self.endpoint.startswith("https") and not verify_tls:
             self.context = ssl._create_unverified_context()  # operator's explicit choice (verify_tls: false)
 
-    def get(self, path: str, params: dict[str, str], timeout: float) -> Any:
-        return self.decode(path, self.get_raw(path, params, timeout))
-
     def get_raw(self, path: str, params: dict[str, str], timeout: float) -> bytes:
         url = f"{self.endpoint}{path}?{urllib.parse.urlencode(params)}"
         request = urllib.request.Request(
@@ -66,11 +63,9 @@ class RgwAdminClient:
         except json.JSONDecodeError as e:
             raise RgwAdminError(f"RGW admin {path}: invalid JSON: {e}") from None
 
-    def bucket_stats(self, timeout: float) -> Any:
-        return self.get("/admin/bucket", {"stats": "true"}, timeout)
-
     def bucket_stats_raw(self, timeout: float) -> bytes:
-        """bucket_stats undecoded: the buckets source decodes it a chunk at a time (decode_bucket_stats on fallback)."""
+        """The bucket stats undecoded: the buckets source decodes them a chunk at a time (decode_bucket_stats on
+        fallback)."""
         return self.get_raw("/admin/bucket", {"stats": "true"}, timeout)
 
     def decode_bucket_stats(self, body: bytes) -> Any:

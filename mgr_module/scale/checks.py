@@ -79,7 +79,7 @@ def fill_offenders(v: View, opts: CheckOptions) -> list[tuple[tuple[float, float
             text = f"{what} is {pct(used)} full: {pct(-headroom)} past the {pct(target)} target"
         else:
             text = f"{what} is {pct(used)} full: {pct(headroom)} below the {pct(target)} target"
-        if soon:
+        if soon and eta is not None:
             text += f", reaching it in {duration(eta)} at the current fill rate"
         out.append(((headroom, eta if eta is not None else math.inf), text, used))
 

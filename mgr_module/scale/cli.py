@@ -7,7 +7,7 @@ stock `prometheus/cli.py` does. `read_command` and `command_registry` give the m
 spelling for both.
 """
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 try:
     from mgr_module import CLIReadCommand as _shared_read_command
@@ -17,7 +17,7 @@ except ImportError:  # Tentacle and later
 if _shared_read_command is None:
     from mgr_module import CLICommandBase
 
-    command_registry: Optional[Any] = CLICommandBase.make_registry_subtype("ScaleCLICommand")
+    command_registry: Any = CLICommandBase.make_registry_subtype("ScaleCLICommand")
 
     def read_command(prefix: str) -> Callable:
         return command_registry.Read(prefix)

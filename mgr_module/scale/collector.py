@@ -20,6 +20,10 @@ from .ceph_scale_core.snapshot import Snapshot
 __all__ = ["Collector", "Schedule", "SourceRunner"]
 
 
+def _without_timeout(fn: Callable[[], Any]) -> Callable[[float], Any]:
+    return lambda timeout: fn()
+
+
 class Collector:
     """Source loops and the derivation; the module supplies schedules, thresholds and hooks."""
 
@@ -37,8 +41,7 @@ class Collector:
         self.enabled = enabled
         # The manager's calls take no deadline of their own; the runner bounds them.
         self.runners = {
-            name: SourceRunner(name, lambda timeout, fn=fn: fn(), log, log_prefix="scale: ")
-            for name, fn in collectors.items()
+            name: SourceRunner(name, _without_timeout(fn), log, log_prefix="scale: ") for name, fn in collectors.items()
         }
         self.schedule = schedule
         self.thresholds = thresholds
@@ -50,8 +53,6 @@ class Collector:
         self.families: list = []
         self.snapshot: Snapshot | None = None
         self.exposition: bytes = b""
-        self.derived_at: float | None = None
-        self.cycles = 0
         self._changed = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -72,8 +73,6 @@ class Collector:
             families = derive(snap, self.state, self.thresholds(), producer="mgr", cluster=self.cluster_label())
             body = exposition.render(families)
             self.families, self.snapshot, self.exposition = families, snap, body
-            self.derived_at = time.time()
-            self.cycles += 1
         try:
             self.after_derive(families, snap)
         except Exception:  # health checks or the state store must not stop the loop

@@ -126,8 +126,8 @@ class Module(MgrModule):
             if settings is not None:
                 self.settings = settings
             if errors != self.config_errors:
-                for e in errors:
-                    self.log.error("scale: %s", e)
+                for error in errors:
+                    self.log.error("scale: %s", error)
                 if not errors and self.config_errors:
                     self.log.info("scale: configuration accepted again")
             self.config_errors = errors

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .ceph_scale_core.config import SETTINGS, ConfigError, Thresholds, coerce
+from .ceph_scale_core.config import SETTINGS, ConfigError, Thresholds
 
 DEFAULT_PORT = 9284  # prometheus is 9283; the sidecar defaults to 9928
 
@@ -232,10 +232,11 @@ def check_value(spec: OptionSpec, raw: Any) -> Any:
             return False
         raise ConfigError(f"{spec.name}: expected true or false, got {raw!r}")
     if spec.type == "str":
-        value = "" if raw is None else str(raw)
-        if spec.enum_allowed is not None and value not in spec.enum_allowed:
-            raise ConfigError(f"{spec.name}: expected one of {', '.join(spec.enum_allowed)}, got {value!r}")
-        return value
+        text = "" if raw is None else str(raw)
+        if spec.enum_allowed is not None and text not in spec.enum_allowed:
+            raise ConfigError(f"{spec.name}: expected one of {', '.join(spec.enum_allowed)}, got {text!r}")
+        return text
+    value: float
     try:
         value = float(raw)
     except (TypeError, ValueError):
@@ -258,8 +259,3 @@ def read_module_settings(get: Callable[[str], Any]) -> ModuleSettings:
         raw = get(name)
         values[name] = spec.default if raw is None else check_value(spec, raw)
     return ModuleSettings(**values)
-
-
-def check_threshold(name: str, raw: Any) -> Any:
-    """One threshold, for the error message of a rejected change."""
-    return coerce(name, raw)

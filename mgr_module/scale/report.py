@@ -54,7 +54,7 @@ def spillover(v: View, checks: dict, top: int) -> dict:
         f"{size(total)} in total",
         f"{number(below)} OSD(s) with a DB share below {pct(minimum)} of the data device",
     ]
-    offenders = []
+    offenders: list[dict[str, Any]] = []
     for daemon, b in sorted(spilled.items(), key=lambda kv: (-kv[1], kv[0])):
         if b <= 0:
             continue
@@ -80,7 +80,12 @@ def spillover(v: View, checks: dict, top: int) -> dict:
         if r < minimum:
             lines.append(f"  {d}: DB share {pct(r)} (< {pct(minimum)})")
     warn = bool(spilling) or "SCALE_DB_SHARE_LOW" in checks or "SCALE_BLUEFS_SPILL_SOON" in checks
-    data = {"db_osds": db_osds, "spillover_osds": spilling, "spilled_bytes": total, "db_share_below_min_osds": below}
+    data: dict[str, Any] = {
+        "db_osds": db_osds,
+        "spillover_osds": spilling,
+        "spilled_bytes": total,
+        "db_share_below_min_osds": below,
+    }
     return _section(_status(True, warn), lines, data, offenders)
 
 
@@ -111,7 +116,7 @@ def fill(v: View, checks: dict, top: int) -> dict:
         lines.append(f"fullest OSD {labels['ceph_daemon']} at {pct(r)}: it fills first")
     etas = {lb["pool_id"]: val for lb, val in v.samples("pool_fill_seconds_to_target")}
     pools = sorted(v.samples("pool_used_ratio"), key=lambda s: (-s[1], s[0]["pool_id"]))
-    offenders = []
+    offenders: list[dict[str, Any]] = []
     for labels, r in pools:
         offenders.append(
             {
@@ -144,7 +149,7 @@ def reshard(v: View, checks: dict, top: int) -> dict:
     if not (has_buckets or has_queue or has_events):
         return _section("NO DATA", ["no RGW data (sources buckets, reshard): see `Sources` below"], {}, [])
     events = v.value("rgw_reshard_events")
-    data = {
+    data: dict[str, Any] = {
         "buckets": v.value("rgw_buckets"),
         "objects": v.value("rgw_objects"),
         "reshard_events": events,
@@ -171,7 +176,7 @@ def reshard(v: View, checks: dict, top: int) -> dict:
     objects = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_objects")}
     shards = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_shards")}
     rec = {(lb["tenant"], lb["bucket"]): val for lb, val in v.samples("rgw_top_bucket_recommended_shards")}
-    offenders = []
+    offenders: list[dict[str, Any]] = []
     for labels, f in sorted(v.samples("rgw_top_bucket_shard_fill_ratio"), key=lambda s: -s[1]):
         key = (labels["tenant"], labels["bucket"])
         offenders.append(
@@ -211,7 +216,7 @@ def scrub(v: View, checks: dict, top: int) -> dict:
     total = v.value("pgs") or 0
     lines = [f"{number(total)} PGs"]
     data: dict[str, Any] = {"pgs": total}
-    offenders = []
+    offenders: list[dict[str, Any]] = []
     for kind in ("deep_scrub", "scrub"):
         n = v.value("pg_scrub_overdue", kind=kind) or 0
         ratio = v.value("pg_scrub_overdue_ratio", kind=kind) or 0
@@ -220,7 +225,7 @@ def scrub(v: View, checks: dict, top: int) -> dict:
         now = v.value("pg_scrubbing", kind=kind) or 0
         clear = v.value("pg_scrub_backlog_clear_seconds", kind=kind)
         done = v.value("pg_scrubs_completed", kind=kind)
-        entry = {
+        entry: dict[str, Any] = {
             "kind": kind,
             "overdue": n,
             "overdue_ratio": ratio,
@@ -236,8 +241,8 @@ def scrub(v: View, checks: dict, top: int) -> dict:
         label = "deep scrub" if kind == "deep_scrub" else "scrub"
         clear_text = "n/a (no rate yet)" if clear is None else ("none" if clear == 0 else duration(clear))
         lines.append(
-            f"{label}: {number(n)} overdue ({pct(ratio)}), oldest stamp {duration(oldest)} old "
-            f"(overdue after {duration(after)}), {number(now)} running, backlog clears in: {clear_text}"
+            f"{label}: {number(n)} overdue ({pct(ratio)}), oldest stamp {duration(oldest or 0)} old "
+            f"(overdue after {duration(after or 0)}), {number(now)} running, backlog clears in: {clear_text}"
         )
     offenders.sort(key=lambda e: (-(e["backlog_clear_seconds"] or 0), -e["overdue"]))
     warn = "SCALE_SCRUB_BACKLOG" in checks or bool(offenders)

@@ -29,12 +29,10 @@ from typing import Any, Callable
 from .ceph_scale_core import reshard_queue
 from .ceph_scale_core.index_generation import stat_exists
 from .ceph_scale_core.inputs import InputError
-from .ceph_scale_core.reshard_queue import decode_entry
 from .ceph_scale_core.sigv4 import sigv4_headers
 from .ceph_scale_core.snapshot import ReshardEntry
 
 RESHARD_NAMESPACE = "reshard"
-RESHARD_OID_PREFIX = "reshard."
 
 
 class RgwError(RuntimeError):
@@ -127,18 +125,6 @@ def _subcommand(argv: list[str]) -> list[str]:
 
 
 # --- the reshard queue from RADOS ---------------------------------------------------
-
-
-def decode_reshard_entry(value: bytes, what: str = "reshard entry") -> ReshardEntry:
-    """One omap value of the reshard log, decoded by the core (exporter/core/reshard_queue.py)."""
-    try:
-        return decode_entry(value)
-    except InputError as e:
-        raise RgwError(f"{what}: {e}") from None
-
-
-def reshard_log_oids(num_logs: int) -> list[str]:
-    return reshard_queue.reshard_log_oids(num_logs)
 
 
 def rgw_log_pools(pool_names: list[str]) -> list[str]:

@@ -89,7 +89,9 @@ def plan_writes(previous: dict[str, str], new: dict[str, str]) -> list[tuple[str
     """set_store calls: new chunks, then the header, then removals (value None).
 
     `previous` is what the store holds, leftovers of an interrupted write included."""
-    writes = [(k, v) for k, v in sorted(new.items()) if k != HEADER_KEY and previous.get(k) != v]
+    writes: list[tuple[str, str | None]] = [
+        (k, v) for k, v in sorted(new.items()) if k != HEADER_KEY and previous.get(k) != v
+    ]
     if previous.get(HEADER_KEY) != new.get(HEADER_KEY) and HEADER_KEY in new:
         writes.append((HEADER_KEY, new[HEADER_KEY]))
     writes += [(k, None) for k in sorted(previous) if k not in new]

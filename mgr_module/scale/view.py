@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, overload
 
 PREFIX = "ceph_scale_"
 
@@ -45,6 +45,11 @@ class View:
             for got, value in self.samples(name)
             if label in got and all(got.get(k) == v for k, v in match.items())
         }
+
+    @overload
+    def config(self, option: str) -> float | None: ...
+    @overload
+    def config(self, option: str, default: float) -> float: ...
 
     def config(self, option: str, default: float | None = None) -> float | None:
         v = self.value("config", option=option)

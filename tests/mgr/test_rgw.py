@@ -8,6 +8,8 @@ import struct
 
 import pytest
 from scale import rgw
+from scale.ceph_scale_core.inputs import InputError
+from scale.ceph_scale_core.reshard_queue import decode_entry
 
 from exporter.core import inputs
 
@@ -29,7 +31,7 @@ def encode_entry(version: int, tenant: str, bucket: str, bucket_id: str, new_id:
 
 def test_decode_v1_entry_like_reshard_list():
     raw = encode_entry(1, "", "queued-reshard", "f9cc.4257.3", "", 1, 5)
-    entry = rgw.decode_reshard_entry(raw)
+    entry = decode_entry(raw)
     assert entry.bucket == "queued-reshard" and entry.bucket_id == "f9cc.4257.3"
     assert (entry.old_num_shards, entry.new_num_shards) == (1, 5)
     # The same entry as from `radosgw-admin reshard list` (tests/fixtures/pacific/reshard_list_queued.json)
@@ -41,19 +43,19 @@ def test_decode_v1_entry_like_reshard_list():
 
 
 def test_decode_in_progress_and_tenant():
-    entry = rgw.decode_reshard_entry(encode_entry(1, "acme", "b", "id.1", "id.2", 7, 13))
+    entry = decode_entry(encode_entry(1, "acme", "b", "id.1", "id.2", 7, 13))
     assert entry.in_progress and entry.tenant == "acme"
 
 
 def test_decode_v2_has_no_new_instance_id():
-    entry = rgw.decode_reshard_entry(encode_entry(2, "", "b", "id.1", "", 11, 23))
+    entry = decode_entry(encode_entry(2, "", "b", "id.1", "", 11, 23))
     assert (entry.old_num_shards, entry.new_num_shards, entry.in_progress) == (11, 23, False)
 
 
 @pytest.mark.parametrize("raw", [b"", b"\x01\x01\x05\x00\x00\x00abc", encode_entry(1, "", "b", "i", "", 1, 2)[:-3]])
 def test_decode_garbage_is_a_clear_error(raw):
-    with pytest.raises(rgw.RgwError, match="truncated|declares|past the encoded length"):
-        rgw.decode_reshard_entry(raw, "x")
+    with pytest.raises(InputError, match="truncated|declares|past the encoded length"):
+        decode_entry(raw)
 
 
 def test_read_queue_pages_through_every_log_shard():

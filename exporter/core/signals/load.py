@@ -57,11 +57,10 @@ def derive(snap: Snapshot, state: LoadState, th: Thresholds) -> list[Family]:
         families.append(gauge("rgw_instances", "RGW daemons reporting counters.").add(len(perf.rgw_ops)))
 
         rates: dict[tuple[str, str], float] = {}
-        for key in raw:
-            r = state.rgw.rate(key)
-            if r is not None:
-                _, op, unit = key
-                rates[(op, unit)] = rates.get((op, unit), 0.0) + r
+        for instance_id, op, unit in (k for k in raw if isinstance(k, tuple)):
+            rate = state.rgw.rate((instance_id, op, unit))
+            if rate is not None:
+                rates[(op, unit)] = rates.get((op, unit), 0.0) + rate
         if rates:
             ops_rate = gauge("s3_ops_per_second", "Cluster S3 op rate.", "op")
             bytes_rate = gauge("s3_bytes_per_second", "Cluster S3 byte rate.", "op")

@@ -63,8 +63,7 @@ class ReshardState:
             old = previous.get(b.key)
             gen = b.index_gen
             if gen is None:  # not probed this poll: unchanged buckets keep their generation
-                same = old is not None and old[1] == b.bucket_id and old[2] == b.num_shards
-                gen = old[3] if same else UNKNOWN_GEN
+                gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
             current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen)
             if old is None:
                 if not first_poll:
