@@ -27,7 +27,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import run as bench_run  # noqa: E402
+from cluster.testcluster import free_port  # noqa: E402
 from exporter.core import exposition  # noqa: E402
 from exporter.core.derive import derive  # noqa: E402
 
@@ -117,12 +117,6 @@ def write_openmetrics(path: Path, samples, types, clusters: int, start: int, end
                     count += len(times)
         f.write("# EOF\n")
     return count
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def query(port: int, expr: str) -> list:

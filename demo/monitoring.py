@@ -12,11 +12,9 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
-import time
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,14 +23,10 @@ from typing import Callable
 
 import yaml
 
+from cluster.testcluster import free_port, wait_for
+
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_ALERTMANAGER_CONFIG = REPO / "rules" / "alertmanager.yml"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _binary(*names: str) -> str:
@@ -49,17 +43,8 @@ def http_json(url: str, timeout: float = 10.0):
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.5, what: str = "condition"):
-    end = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < end:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except Exception as e:  # the thing waited for is not up yet
-            last_error = e
-        time.sleep(interval)
-    raise TimeoutError(f"timed out after {timeout:g}s waiting for {what}" + (f": {last_error}" if last_error else ""))
+    """The test cluster's wait_for, polling twice as often: the demo waits on local endpoints."""
+    return wait_for(predicate, timeout, interval, what)
 
 
 class Process:

@@ -59,3 +59,19 @@ def test_a_bucket_created_and_resharded_while_the_exporter_was_down_is_counted(c
     )
     wait_until(lambda: sidecar.value("ceph_scale_source_success", source="buckets") == 1, 30, what="a bucket poll")
     assert sidecar.value("ceph_scale_rgw_reshard_events_total") == expected
+
+    # A reshard to fewer shards (an operator's, or Tentacle's dynamic reduction) is a reshard:
+    # counted once, on every release.
+    down = reshard(ceph_cluster, "unseen-reshards", 3)
+    assert down["num_shards"] == 3
+    expected += 1
+    wait_until(
+        lambda: sidecar.value("ceph_scale_rgw_reshard_events_total") == expected, 60, what=f"{expected} reshards"
+    )
+    polls = sidecar.value("ceph_scale_source_last_success_timestamp_seconds", source="buckets")
+    wait_until(
+        lambda: sidecar.value("ceph_scale_source_last_success_timestamp_seconds", source="buckets") > polls,
+        30,
+        what="one more bucket poll",
+    )
+    assert sidecar.value("ceph_scale_rgw_reshard_events_total") == expected

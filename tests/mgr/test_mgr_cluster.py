@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from cluster.testcluster import free_port
+from cluster.testcluster import wait_for as wait_until
 from tests import freshness
 from tests.conftest import ON_EVERY_RELEASE
 from tests.scrub_checks import agree_without_pool
@@ -42,28 +43,6 @@ TIMING = re.compile(
     r"ceph_scale_(s3_|osd_ops_per_second|osd_hotspot|cluster_fill_rate|cluster_fill_seconds|pool_fill_seconds"
     r"|bluefs_db_next_level|pg_scrub_backlog_clear|rgw_bucket_reshard_seconds)"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(predicate, timeout: float, interval: float = 1.0, what: str = "condition"):
-    end = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < end:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except Exception as e:  # not there yet
-            last = e
-        time.sleep(interval)
-    raise TimeoutError(
-        f"timed out after {timeout:g}s waiting for {what}" + (f" (last error: {last!r})" if last else "")
-    )
 
 
 def http_get(url: str, timeout: float = 10) -> tuple[int, str]:

@@ -13,13 +13,8 @@ import pytest
 from scale import statestore
 from scale.module import Module, StandbyModule
 
+from cluster.testcluster import free_port
 from tests.mgr.fake_mgr import COMMANDS, load_fixture_data
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def make(**options) -> Module:
