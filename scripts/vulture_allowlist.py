@@ -43,3 +43,7 @@ server_version  # unused variable (mgr_module/scale/webserver.py:51)
 protocol_version  # unused variable (mgr_module/scale/webserver.py:52)
 _.do_GET  # unused method (mgr_module/scale/webserver.py:54)
 _.log_message  # unused method (mgr_module/scale/webserver.py:66)
+# The module's intervals, read by name from sources.SCHEDULES
+pgs_interval
+settings_interval
+rgw_interval

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timezone
 from typing import Any, Callable
 
+from .json_stream import iter_json_array
 from .snapshot import (
     Bucket,
     BucketsPart,
@@ -582,89 +583,6 @@ def buckets_part_from_json(raw: bytes, collected_at: float, decode: Callable[[by
     except Exception:  # the exact outcome, error included, is the full decode's
         pass
     return buckets_part(decode(raw), collected_at)
-
-
-# --- decoding one big JSON array a chunk at a time ----------------------------------
-
-_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
-_CHUNK_BYTES = 1 << 20
-_SLOT = '"\\u0000ceph-scale-slot"'
-
-
-class _NotPlain(ValueError):
-    pass
-
-
-def iter_json_array(raw: bytes, key: str | None, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[Any] | None:
-    """The elements of the JSON array `raw` (key None) or `raw[key]` (an object), decoded chunk by chunk.
-
-    Returns None when raw does not look like that shape. The iterator raises
-    ValueError if the text turns out not to be exactly that (the caller then
-    decodes it whole). Sound by construction: the text is cut only where an
-    element may end ("}" "," "{"), and a cut is kept only if the piece before
-    it decodes on its own as the body of an array; pieces that each decode,
-    joined by commas, are the array. The object around a keyed array is
-    checked by decoding it with the array replaced by a marker, so the array
-    is known to be its value under `key` at the top level.
-    """
-    if not isinstance(raw, (bytes, bytearray)):
-        return None
-    start, end = 0, len(raw)
-    while start < end and raw[start] in b" \t\r\n":
-        start += 1
-    while end > start and raw[end - 1] in b" \t\r\n":
-        end -= 1
-    if key is None:
-        if raw[start : start + 1] != b"[" or raw[end - 1 : end] != b"]":
-            return None
-        return _array_pieces(raw, start, end - 1, chunk_bytes)
-    if raw[start : start + 1] != b"{":
-        return None
-    name = json.dumps(key).encode() + b":"
-    at = raw.find(name, start)
-    if at < 0:
-        return None
-    first = at + len(name)
-    while first < end and raw[first] in b" \t\r\n":
-        first += 1
-    last = raw.rfind(b"]", first, end)
-    if raw[first : first + 1] != b"[" or last < 0:
-        return None
-    outer = json.loads((raw[start:first] + _SLOT.encode() + raw[last + 1 : end]).decode("utf-8"))
-    if type(outer) is not dict or outer.get(key) != json.loads(_SLOT) or "pg_map" in outer:
-        return None
-    return _array_pieces(raw, first, last, chunk_bytes)
-
-
-def _array_pieces(raw: bytes, open_at: int, close_at: int, chunk_bytes: int) -> Iterator[Any]:
-    """Elements of the array raw[open_at] == "[" ... raw[close_at] == "]"."""
-    pos = open_at + 1
-    while True:
-        if close_at - pos <= chunk_bytes:
-            body = raw[pos:close_at]
-            if body.strip():
-                yield from _piece(body)
-            return
-        for tries, cut in enumerate(_BOUNDARY.finditer(raw, pos + chunk_bytes, close_at)):
-            if tries == 16:
-                raise _NotPlain("no element boundary found")
-            try:
-                items = _piece(raw[pos : cut.start() + 1])
-            except ValueError:
-                continue  # "}" "," "{" inside an element: try the next one
-            yield from items
-            pos = cut.end() - 1
-            break
-        else:
-            yield from _piece(raw[pos:close_at])
-            return
-
-
-def _piece(body: bytes) -> list:
-    items = json.loads("[" + body.decode("utf-8") + "]")
-    if not items:
-        raise _NotPlain("empty piece")
-    return items
 
 
 @refuses_bad_shapes

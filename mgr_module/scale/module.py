@@ -45,12 +45,11 @@ if not _IMPORT_ERROR:
     from .checks import CheckOptions, bad_config_check, health_checks
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
-    from .sources import fetch_counters, source_functions
+    from .sources import SCHEDULES, fetch_counters, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
-FAST_SOURCES = ("osd_map", "capacity", "perf", "health")
 
 
 def _options() -> list[Option]:
@@ -140,15 +139,9 @@ class Module(MgrModule):
 
     def _schedule(self, name: str) -> "Schedule":
         s = self.settings
-        if name in FAST_SOURCES:
-            interval = s.interval
-        elif name == "pgs":
-            interval = max(s.interval, s.pgs_interval)
-        elif name == "settings":
-            interval = s.settings_interval
-        else:  # buckets, reshard
-            interval = s.rgw_interval
-        timeout = float(s.rgw_timeout) if name in ("buckets", "reshard") else max(10.0, min(60.0, float(interval)))
+        interval_option, timeout_option = SCHEDULES[name]
+        interval = max(s.interval, getattr(s, interval_option))  # no source faster than `interval`
+        timeout = float(getattr(s, timeout_option)) if timeout_option else max(10.0, min(60.0, float(interval)))
         stale = float(s.stale_after) if s.stale_after else max(10.0 * interval, 300.0)
         return Schedule(interval=float(interval), timeout=timeout, stale_after=stale)
 

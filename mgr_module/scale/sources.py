@@ -20,7 +20,19 @@ from .ceph_scale_core.index_generation import GenerationProber
 from .ceph_scale_core.snapshot import ReshardPart
 from .options import ModuleSettings
 
-SOURCE_NAMES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
+# Each source with the module options that schedule it: its interval, and its timeout where
+# it has one of its own (else bounded by its interval). A source missing here has no schedule.
+SCHEDULES: dict[str, tuple[str, str | None]] = {
+    "osd_map": ("interval", None),
+    "capacity": ("interval", None),
+    "perf": ("interval", None),
+    "pgs": ("pgs_interval", None),
+    "settings": ("settings_interval", None),
+    "health": ("interval", None),
+    "buckets": ("rgw_interval", "rgw_timeout"),
+    "reshard": ("rgw_interval", "rgw_timeout"),
+}
+SOURCE_NAMES = tuple(SCHEDULES)
 
 
 class SourceError(RuntimeError):

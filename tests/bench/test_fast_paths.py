@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exporter.core import inputs
+from exporter.core.json_stream import iter_json_array
 from exporter.sidecar.ceph_client import CephClient, CephCommandError, _decode
 from exporter.sidecar.http_server import accepts_gzip, make_handler, serve
 from exporter.sidecar.rgw_admin import RgwAdminClient, RgwCredentials
@@ -211,10 +212,10 @@ def test_chunked_decode_equals_whole_decode_on_the_fixtures(chunk):
     for raw in fixture_bytes("pg_dump_pgs.json"):
         compact = json.dumps(json.loads(raw), separators=(",", ":")).encode()
         for text in (raw, compact):  # indented as captured, compact as `ceph -f json` sends it
-            assert list(inputs.iter_json_array(text, "pg_stats", chunk)) == json.loads(text)["pg_stats"]
+            assert list(iter_json_array(text, "pg_stats", chunk)) == json.loads(text)["pg_stats"]
             assert inputs.pg_part_from_json(text, 2.0) == inputs.pg_part(json.loads(text), 2.0)
     for raw in fixture_bytes("admin_api_bucket_stats.json") + fixture_bytes("bucket_stats.json"):
-        assert list(inputs.iter_json_array(raw, None, chunk)) == json.loads(raw)
+        assert list(iter_json_array(raw, None, chunk)) == json.loads(raw)
         assert inputs.buckets_part_from_json(raw, 2.0) == inputs.buckets_part(json.loads(raw), 2.0)
 
 
@@ -240,13 +241,13 @@ def test_chunked_decode_equals_whole_decode_on_any_array_of_objects(items, chunk
     indent = 1 if separators is None else None
     raw = json.dumps(items, separators=separators or (",", ": "), indent=indent, ensure_ascii=False).encode()
     try:
-        got = list(inputs.iter_json_array(raw, None, chunk))
+        got = list(iter_json_array(raw, None, chunk))
     except ValueError:
         return  # refused (e.g. too many "}" "," "{" inside an element): the caller decodes whole
     assert got == items
     wrapped = json.dumps({"pg_ready": True, "pg_stats": items}, separators=separators, indent=indent).encode()
     try:
-        got = list(inputs.iter_json_array(wrapped, "pg_stats", chunk))
+        got = list(iter_json_array(wrapped, "pg_stats", chunk))
     except ValueError:
         return
     assert got == items

@@ -162,3 +162,11 @@ def test_buckets_unreachable_endpoint_fails_without_the_secret():
     with pytest.raises(sources.rgw.RgwError) as e:
         sources.collect_buckets(fake(), dataclasses.replace(settings, rgw_timeout=2))
     assert "127.0.0.1:9" in str(e.value) and "s3cr3t" not in str(e.value)
+
+
+def test_every_source_has_a_schedule_and_nothing_else_does():
+    """A source the schedule table misses would have no interval: the module's lookup fails loudly."""
+    assert set(sources.source_functions(FakeMgrBase(), ModuleSettings)) == set(sources.SCHEDULES)
+    for interval_option, timeout_option in sources.SCHEDULES.values():
+        assert isinstance(getattr(ModuleSettings(), interval_option), int)
+        assert timeout_option is None or isinstance(getattr(ModuleSettings(), timeout_option), int)
