@@ -26,103 +26,11 @@ class Setting:
     cluster_value: bool = False
 
 
-SETTINGS: tuple[Setting, ...] = (
-    # Capacity [001: "Ceph recommends not exceeding 80% capacity utilization";
-    # 000: degraded from 70 %, "an alarming 90%" forced deletes].
-    Setting("fill_target_ratio", 0.80, float, 0.01, 1.0, "Fill line not to cross [001]."),
-    Setting("fill_warn_ratio", 0.70, float, 0.01, 1.0, "Fill from which performance may degrade [000]."),
-    Setting("fill_critical_ratio", 0.90, float, 0.01, 1.0, "Fill that forced deletes in the 1B test [000]."),
-    Setting(
-        "fill_forecast_window_seconds",
-        6 * 3600,
-        int,
-        60,
-        90 * 86400,
-        "History used to fit the fill rate for time-to-threshold predictions.",
-    ),
-    # BlueFS / RocksDB [004]: level base 256 MB, x10 per level; DB >= 4 % of HDD.
-    Setting(
-        "rocksdb_level_base_bytes",
-        256 * 1024**2,
-        int,
-        1024**2,
-        1024**4,
-        "RocksDB max_bytes_for_level_base (L1 size) [004].",
-    ),
-    Setting("rocksdb_level_multiplier", 10, int, 2, 100, "RocksDB max_bytes_for_level_multiplier [004]."),
-    Setting("rocksdb_levels", 6, int, 1, 10, "Number of RocksDB levels below L0 considered (L1..L6) [004]."),
-    Setting(
-        "bluefs_db_share_min_ratio",
-        0.04,
-        float,
-        0.0,
-        1.0,
-        "Minimum DB device size as a share of the data device [004].",
-    ),
-    Setting(
-        "bluefs_growth_window_seconds",
-        6 * 3600,
-        int,
-        60,
-        90 * 86400,
-        "History used to fit the DB growth rate for the next-level prediction.",
-    ),
-    # RGW resharding [000, 004]: ~100K objects per bucket, rgw_max_objs_per_shard 100000.
-    Setting(
-        "rgw_max_objs_per_shard",
-        100_000,
-        int,
-        1,
-        10**9,
-        "Objects per index shard before dynamic resharding [000]. Unset: the smallest value the running "
-        "RGWs hold, else the config database's; set, it wins over both.",
-        cluster_value=True,
-    ),
-    Setting(
-        "rgw_shard_warn_ratio",
-        0.8,
-        float,
-        0.01,
-        1.0,
-        "Objects-per-shard share of the limit at which a bucket is 'about to reshard'.",
-    ),
-    Setting(
-        "rgw_preshard_fill_ratio",
-        0.5,
-        float,
-        0.01,
-        1.0,
-        "Target objects-per-shard share of the limit used for pre-shard recommendations [000].",
-    ),
-    Setting("rgw_top_buckets", 20, int, 0, 1000, "Buckets exposed with their own series (top-K by shard fill)."),
-    Setting(
-        "rgw_growth_window_seconds",
-        6 * 3600,
-        int,
-        60,
-        30 * 86400,
-        "History used for each bucket's object growth rate, to predict which buckets reshard next.",
-    ),
-    # Scrub: the cluster's intervals are read live; these only bound the outputs.
-    Setting(
-        "scrub_rate_window_seconds",
-        3600,
-        int,
-        60,
-        30 * 86400,
-        "History used for the scrub completion rate and the backlog clearance time.",
-    ),
-    # Load per HDD OSD [004]: "Single HDD OSD performance (with 4% flash)".
-    Setting("baseline_put_ops_per_hdd", 60.0, float, 0.001, 1e6, "64 KB S3 PUT ops/s per HDD OSD [004]."),
-    Setting("baseline_get_ops_per_hdd", 90.0, float, 0.001, 1e6, "64 KB S3 GET ops/s per HDD OSD [004]."),
-    Setting("baseline_put_bytes_per_hdd", 34e6, float, 1.0, 1e12, "128 MB S3 PUT bytes/s per HDD OSD (34 MB/s) [004]."),
-    Setting("baseline_get_bytes_per_hdd", 37e6, float, 1.0, 1e12, "128 MB S3 GET bytes/s per HDD OSD (37 MB/s) [004]."),
-    Setting("rate_window_seconds", 300, int, 10, 86400, "Window over which the exporter computes its own op rates."),
-    Setting("osd_hotspot_ratio", 2.0, float, 1.0, 1000.0, "An OSD above this multiple of the mean op rate is hot."),
-    Setting("osd_top_hot", 10, int, 0, 1000, "Hottest OSDs exposed in the hot-spot family."),
-)
-
-_BY_NAME = {s.name: s for s in SETTINGS}
+def _setting(default: float, minimum: float, maximum: float, doc: str, cluster_value: bool = False) -> Any:
+    """A threshold's one declaration: its default, its range and its meaning."""
+    return dataclasses.field(
+        default=default, metadata={"minimum": minimum, "maximum": maximum, "doc": doc, "cluster_value": cluster_value}
+    )
 
 
 class ConfigError(ValueError):
@@ -131,28 +39,62 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Thresholds:
-    fill_target_ratio: float = 0.80
-    fill_warn_ratio: float = 0.70
-    fill_critical_ratio: float = 0.90
-    fill_forecast_window_seconds: int = 6 * 3600
-    rocksdb_level_base_bytes: int = 256 * 1024**2
-    rocksdb_level_multiplier: int = 10
-    rocksdb_levels: int = 6
-    bluefs_db_share_min_ratio: float = 0.04
-    bluefs_growth_window_seconds: int = 6 * 3600
-    rgw_max_objs_per_shard: int = 100_000
-    rgw_shard_warn_ratio: float = 0.8
-    rgw_preshard_fill_ratio: float = 0.5
-    rgw_top_buckets: int = 20
-    rgw_growth_window_seconds: int = 6 * 3600
-    scrub_rate_window_seconds: int = 3600
-    baseline_put_ops_per_hdd: float = 60.0
-    baseline_get_ops_per_hdd: float = 90.0
-    baseline_put_bytes_per_hdd: float = 34e6
-    baseline_get_bytes_per_hdd: float = 37e6
-    rate_window_seconds: int = 300
-    osd_hotspot_ratio: float = 2.0
-    osd_top_hot: int = 10
+    """Every threshold, declared once: SETTINGS, the module's options and the docs are read from here."""
+
+    # Capacity [001: "Ceph recommends not exceeding 80% capacity utilization";
+    # 000: degraded from 70 %, "an alarming 90%" forced deletes].
+    fill_target_ratio: float = _setting(0.80, 0.01, 1.0, "Fill line not to cross [001].")
+    fill_warn_ratio: float = _setting(0.70, 0.01, 1.0, "Fill from which performance may degrade [000].")
+    fill_critical_ratio: float = _setting(0.90, 0.01, 1.0, "Fill that forced deletes in the 1B test [000].")
+    fill_forecast_window_seconds: int = _setting(
+        6 * 3600, 60, 90 * 86400, "History used to fit the fill rate for time-to-threshold predictions."
+    )
+    # BlueFS / RocksDB [004]: level base 256 MB, x10 per level; DB >= 4 % of HDD.
+    rocksdb_level_base_bytes: int = _setting(
+        256 * 1024**2, 1024**2, 1024**4, "RocksDB max_bytes_for_level_base (L1 size) [004]."
+    )
+    rocksdb_level_multiplier: int = _setting(10, 2, 100, "RocksDB max_bytes_for_level_multiplier [004].")
+    rocksdb_levels: int = _setting(6, 1, 10, "Number of RocksDB levels below L0 considered (L1..L6) [004].")
+    bluefs_db_share_min_ratio: float = _setting(
+        0.04, 0.0, 1.0, "Minimum DB device size as a share of the data device [004]."
+    )
+    bluefs_growth_window_seconds: int = _setting(
+        6 * 3600, 60, 90 * 86400, "History used to fit the DB growth rate for the next-level prediction."
+    )
+    # RGW resharding [000, 004]: ~100K objects per bucket, rgw_max_objs_per_shard 100000.
+    rgw_max_objs_per_shard: int = _setting(
+        100_000,
+        1,
+        10**9,
+        "Objects per index shard before dynamic resharding [000]. Unset: the smallest value the running "
+        "RGWs hold, else the config database's; set, it wins over both.",
+        cluster_value=True,
+    )
+    rgw_shard_warn_ratio: float = _setting(
+        0.8, 0.01, 1.0, "Objects-per-shard share of the limit at which a bucket is 'about to reshard'."
+    )
+    rgw_preshard_fill_ratio: float = _setting(
+        0.5, 0.01, 1.0, "Target objects-per-shard share of the limit used for pre-shard recommendations [000]."
+    )
+    rgw_top_buckets: int = _setting(20, 0, 1000, "Buckets exposed with their own series (top-K by shard fill).")
+    rgw_growth_window_seconds: int = _setting(
+        6 * 3600,
+        60,
+        30 * 86400,
+        "History used for each bucket's object growth rate, to predict which buckets reshard next.",
+    )
+    # Scrub: the cluster's intervals are read live; these only bound the outputs.
+    scrub_rate_window_seconds: int = _setting(
+        3600, 60, 30 * 86400, "History used for the scrub completion rate and the backlog clearance time."
+    )
+    # Load per HDD OSD [004]: "Single HDD OSD performance (with 4% flash)".
+    baseline_put_ops_per_hdd: float = _setting(60.0, 0.001, 1e6, "64 KB S3 PUT ops/s per HDD OSD [004].")
+    baseline_get_ops_per_hdd: float = _setting(90.0, 0.001, 1e6, "64 KB S3 GET ops/s per HDD OSD [004].")
+    baseline_put_bytes_per_hdd: float = _setting(34e6, 1.0, 1e12, "128 MB S3 PUT bytes/s per HDD OSD (34 MB/s) [004].")
+    baseline_get_bytes_per_hdd: float = _setting(37e6, 1.0, 1e12, "128 MB S3 GET bytes/s per HDD OSD (37 MB/s) [004].")
+    rate_window_seconds: int = _setting(300, 10, 86400, "Window over which the exporter computes its own op rates.")
+    osd_hotspot_ratio: float = _setting(2.0, 1.0, 1000.0, "An OSD above this multiple of the mean op rate is hot.")
+    osd_top_hot: int = _setting(10, 0, 1000, "Hottest OSDs exposed in the hot-spot family.")
     # The names the operator set; a cluster_value setting set here wins over the cluster's.
     explicit: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
@@ -175,6 +117,22 @@ class Thresholds:
 
     def as_dict(self) -> dict[str, float | int]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "explicit"}
+
+
+SETTINGS: tuple[Setting, ...] = tuple(
+    Setting(
+        f.name,
+        f.default,  # type: ignore[arg-type]  # every threshold has a number default
+        {"int": int, "float": float}[str(f.type)],
+        f.metadata["minimum"],
+        f.metadata["maximum"],
+        f.metadata["doc"],
+        f.metadata["cluster_value"],
+    )
+    for f in dataclasses.fields(Thresholds)
+    if f.name != "explicit"
+)
+_BY_NAME = {s.name: s for s in SETTINGS}
 
 
 def coerce(name: str, raw: Any) -> float | int:
