@@ -10,13 +10,14 @@ import signal
 import sys
 import threading
 
+from ..core.admin_ops import AdminOps
 from ..core.config import SETTINGS, ConfigError
 from ..core.derive import VERSION
 from . import config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
 from .http_server import serve
-from .rgw_admin import RgwAdminClient, RgwCredentials
+from .rgw_admin import RgwCredentials
 from .sources import ALL_SOURCES, SourceContext
 
 log = logging.getLogger("ceph_scale_exporter")
@@ -124,9 +125,10 @@ def build_collector(args: argparse.Namespace) -> Collector:
     creds = load_rgw_credentials(args.rgw_credentials_file or cfg.rgw.get("credentials_file"))
     rgw = None
     if endpoint and creds:
-        rgw = RgwAdminClient(
+        rgw = AdminOps(
             endpoint,
-            creds,
+            creds.access_key,
+            creds.secret_key,
             region=args.rgw_region or cfg.rgw.get("region", "us-east-1"),
             verify_tls=bool(cfg.rgw.get("verify_tls", True)),
         )

@@ -19,17 +19,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import ssl
 import subprocess
-import urllib.error
-import urllib.parse
-import urllib.request
 from typing import Any, Callable
 
 from .ceph_scale_core import reshard_queue
+from .ceph_scale_core.admin_ops import AdminOps, AdminOpsError
 from .ceph_scale_core.index_generation import stat_exists
 from .ceph_scale_core.inputs import InputError
-from .ceph_scale_core.sigv4 import sigv4_headers
 from .ceph_scale_core.snapshot import ReshardEntry
 
 RESHARD_NAMESPACE = "reshard"
@@ -42,48 +38,18 @@ class RgwError(RuntimeError):
 # --- Admin Ops API -----------------------------------------------------------------
 
 
-class AdminOpsClient:
-    def __init__(
-        self, endpoint: str, access_key: str, secret_key: str, region: str = "us-east-1", verify_tls: bool = True
-    ) -> None:
-        if not endpoint:
-            raise RgwError("rgw_endpoint is not set (ceph config set mgr mgr/scale/rgw_endpoint http://HOST:PORT)")
-        if not access_key or not secret_key:
-            raise RgwError(
-                "rgw_access_key / rgw_secret_key are not set (ceph config set mgr mgr/scale/rgw_access_key ...)"
-            )
-        parsed = urllib.parse.urlsplit(endpoint)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise RgwError(f"rgw_endpoint must be http(s)://host:port, got {endpoint!r:.100}")
-        self.endpoint = endpoint.rstrip("/")
-        self._access_key = access_key
-        self._secret_key = secret_key
-        self.region = region or "us-east-1"
-        self.context = None
-        if parsed.scheme == "https" and not verify_tls:
-            self.context = ssl._create_unverified_context()  # the operator's choice: rgw_verify_tls false
-
-    def __repr__(self) -> str:
-        return f"AdminOpsClient({self.endpoint!r}, access_key={self._access_key[:4]}...)"
-
-    def get_raw(self, path: str, params: dict[str, str], timeout: float) -> bytes:
-        """The response body; RgwError (without the keys) on any failure."""
-        url = f"{self.endpoint}{path}?{urllib.parse.urlencode(params)}"
-        headers = sigv4_headers("GET", url, self._access_key, self._secret_key, self.region)
-        request = urllib.request.Request(url, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=timeout, context=self.context) as response:
-                body = response.read()
-        except urllib.error.HTTPError as e:
-            detail = e.read(300).decode(errors="replace").strip()
-            raise RgwError(f"RGW Admin Ops {self.endpoint}{path}: HTTP {e.code}: {detail}") from None
-        except (urllib.error.URLError, OSError) as e:
-            raise RgwError(f"RGW Admin Ops {self.endpoint}{path}: {getattr(e, 'reason', e)}") from None
-        return body
-
-    def bucket_stats(self, timeout: float) -> bytes:
-        """Every bucket with its stats, one request: the JSON text (parsed by the core)."""
-        return self.get_raw("/admin/bucket", {"stats": "true", "format": "json"}, timeout)
+def admin_ops_client(
+    endpoint: str, access_key: str, secret_key: str, region: str = "us-east-1", verify_tls: bool = True
+) -> AdminOps:
+    """The core's Admin Ops client, once the module's options for it are set."""
+    if not endpoint:
+        raise RgwError("rgw_endpoint is not set (ceph config set mgr mgr/scale/rgw_endpoint http://HOST:PORT)")
+    if not access_key or not secret_key:
+        raise RgwError("rgw_access_key / rgw_secret_key are not set (ceph config set mgr mgr/scale/rgw_access_key ...)")
+    try:
+        return AdminOps(endpoint, access_key, secret_key, region, verify_tls)
+    except AdminOpsError as e:
+        raise RgwError(f"rgw_endpoint: {e}") from None
 
 
 # --- radosgw-admin as this manager -------------------------------------------------

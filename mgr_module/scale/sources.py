@@ -271,14 +271,14 @@ def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:
     t = time.time()
     mode = rgw_mode(settings)
     if mode == "admin_api":
-        client = rgw.AdminOpsClient(
+        client = rgw.admin_ops_client(
             settings.rgw_endpoint,
             settings.rgw_access_key,
             settings.rgw_secret_key,
             settings.rgw_region,
             settings.rgw_verify_tls,
         )
-        raw = client.bucket_stats(settings.rgw_timeout)
+        raw = client.bucket_stats_raw(settings.rgw_timeout)
     elif mode == "radosgw_admin":
         raw = _radosgw_admin(mgr, settings, ["bucket", "stats"])
     else:

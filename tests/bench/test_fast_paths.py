@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exporter.core import inputs
+from exporter.core.admin_ops import BUCKET_STATS, AdminOps
 from exporter.core.json_stream import iter_json_array
 from exporter.sidecar.ceph_client import CephClient, CephCommandError, _decode
 from exporter.sidecar.http_server import accepts_gzip, make_handler, serve
-from exporter.sidecar.rgw_admin import RgwAdminClient, RgwCredentials
 from exporter.sidecar.sources import BucketsSource, Deadline, PgsSource, SourceContext
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
@@ -290,7 +290,7 @@ def test_chunked_pg_part_gives_the_same_part_or_the_same_error(raw):
     [b"", b"[]", b"{}", b"[{}]", b'[{"bucket":"a","id":"1","num_shards":1},{"bucket":', b"[1]", b'[{"bucket":"\xff"}]'],
 )
 def test_chunked_buckets_part_gives_the_same_part_or_the_same_error(raw):
-    decode = RgwAdminClient.decode
+    decode = AdminOps.decode
 
     def whole(r, t, d):
         return inputs.buckets_part(d("/admin/bucket", r), t)
@@ -313,13 +313,13 @@ class FixtureCeph(CephClient):
         return self.raw
 
 
-class FixtureRgw(RgwAdminClient):
+class FixtureRgw(AdminOps):
     def __init__(self, raw: bytes) -> None:
-        super().__init__("http://rgw.invalid", RgwCredentials("a", "b"))
+        super().__init__("http://rgw.invalid", "a", "b")
         self.raw = raw
 
     def get_raw(self, path, params, timeout):
-        assert (path, params) == ("/admin/bucket", {"stats": "true"})
+        assert (path, params) == BUCKET_STATS
         return self.raw
 
 

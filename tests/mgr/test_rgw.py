@@ -87,12 +87,12 @@ def test_log_pools_of_every_zone():
 
 def test_admin_client_checks_its_settings_and_hides_the_secret():
     with pytest.raises(rgw.RgwError, match="rgw_endpoint is not set"):
-        rgw.AdminOpsClient("", "a", "b")
+        rgw.admin_ops_client("", "a", "b")
     with pytest.raises(rgw.RgwError, match="rgw_access_key"):
-        rgw.AdminOpsClient("http://rgw:80", "", "")
+        rgw.admin_ops_client("http://rgw:80", "", "")
     with pytest.raises(rgw.RgwError, match="http"):
-        rgw.AdminOpsClient("rgw:80", "a", "b")
-    assert "s3cr3t" not in repr(rgw.AdminOpsClient("http://rgw:80", "AKIAXXXX", "s3cr3t"))
+        rgw.admin_ops_client("rgw:80", "a", "b")
+    assert "s3cr3t" not in repr(rgw.admin_ops_client("http://rgw:80", "AKIAXXXX", "s3cr3t"))
 
 
 def test_radosgw_admin_runs_as_this_manager():

@@ -6,14 +6,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.admin_ops import AdminOps
 from ..ceph_client import CephClient
-from ..rgw_admin import RgwAdminClient
 
 
 @dataclass
 class SourceContext:
     ceph: CephClient
-    rgw: RgwAdminClient | None = None
+    rgw: AdminOps | None = None
     mgr_prometheus_url: str | None = None  # None: discovered with `mgr services`
     perf_urls: tuple[str, ...] = ()  # instead of the manager: ceph-exporter endpoints (Reef+)
     radosgw_admin_argv: tuple[str, ...] = ("radosgw-admin",)
