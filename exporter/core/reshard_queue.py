@@ -17,7 +17,7 @@ where radosgw-admin needs write and watch rights on several pools to start.
 from __future__ import annotations
 
 import struct
-from typing import Callable
+from typing import Any, Callable
 
 from .inputs import InputError
 from .snapshot import ReshardEntry
@@ -78,6 +78,19 @@ def decode_entry(raw: bytes) -> ReshardEntry:
 
 RESHARD_NAMESPACE = "reshard"
 OMAP_PAGE = 1000
+
+
+def omap_page(rados: Any, ioctx: Any, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
+    """Up to `limit` omap (key, value) pairs of `oid` after `start_after`, [] when the object does
+    not exist: one read both producers make on their own librados handle (`rados`: the
+    python-rados module, for its read-op context and its not-found error)."""
+    with rados.ReadOpCtx() as op:
+        entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
+        try:
+            ioctx.operate_read_op(op, oid)
+        except rados.ObjectNotFound:
+            return []
+        return [(k, v) for k, v in entries]
 
 
 def reshard_log_oids(num_logs: int) -> list[str]:

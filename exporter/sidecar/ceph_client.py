@@ -17,6 +17,7 @@ import threading
 from typing import Any, Callable
 
 from ..core.index_generation import stat_exists
+from ..core.reshard_queue import omap_page
 
 log = logging.getLogger(__name__)
 
@@ -182,17 +183,9 @@ class RadosClient(CephClient):
         """Up to `limit` omap (key, value) pairs of one object after `start_after`; [] when
         the object does not exist."""
         rados = self._rados_mod
-
-        def read(ioctx):
-            with rados.ReadOpCtx() as op:
-                entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
-                try:
-                    ioctx.operate_read_op(op, oid)
-                except rados.ObjectNotFound:
-                    return []
-                return [(k, v) for k, v in entries]
-
-        return self._object_read(pool, namespace, oid, "omap", read)
+        return self._object_read(
+            pool, namespace, oid, "omap", lambda ioctx: omap_page(rados, ioctx, oid, start_after, limit)
+        )
 
     def object_exists(self, pool: str, oid: str, timeout: float) -> bool:
         """A stat that waits at most `timeout`: without a cap on the pool, the OSDs never

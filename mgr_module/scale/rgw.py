@@ -126,13 +126,7 @@ def rados_omap_reader(rados_handle: Any) -> Callable[[str, str, str], list[tuple
                 raise RgwError(f"RGW log pool {pool!r} does not exist") from None
             ioctx.set_namespace(RESHARD_NAMESPACE)
             ioctxs[pool] = ioctx
-        with rados.ReadOpCtx() as op:
-            it, _ = ioctx.get_omap_vals(op, start_after, "", OMAP_PAGE)
-            try:
-                ioctx.operate_read_op(op, oid)
-            except rados.ObjectNotFound:
-                return []
-            return [(k, v) for k, v in it]
+        return reshard_queue.omap_page(rados, ioctx, oid, start_after, OMAP_PAGE)
 
     read.close = lambda: [i.close() for i in ioctxs.values()]  # type: ignore[attr-defined]
     return read
