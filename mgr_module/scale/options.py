@@ -6,6 +6,7 @@ without a manager; module.py turns the specs into `Option(...)` objects.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -45,110 +46,6 @@ class OptionSpec:
 
 RGW_SOURCES = ("auto", "admin_api", "radosgw_admin", "off")
 
-MODULE_SPECS: tuple[OptionSpec, ...] = (
-    # Serving
-    OptionSpec("server_addr", "str", "", "Address of the /metrics server; empty: '::' (or 0.0.0.0 without IPv6)."),
-    OptionSpec("server_port", "int", DEFAULT_PORT, "Port of the /metrics server.", 1, 65535),
-    OptionSpec(
-        "cluster_label",
-        "str",
-        "",
-        "Value of the `cluster` label on every series; empty: the cluster fsid (as the sidecar).",
-    ),
-    # Collection
-    OptionSpec("interval", "int", 15, "Seconds between collections of the manager's own data.", 1, 3600),
-    OptionSpec("pgs_interval", "int", 60, "Seconds between reads of the PG stats (scrub stamps).", 1, 86400),
-    OptionSpec("settings_interval", "int", 60, "Seconds between reads of the Ceph options the signals use.", 1, 86400),
-    OptionSpec("rgw_interval", "int", 60, "Seconds between reads of the RGW buckets and reshard queue.", 1, 86400),
-    OptionSpec("rgw_timeout", "int", 60, "Timeout in seconds of one RGW read (Admin Ops API, radosgw-admin).", 1, 3600),
-    OptionSpec(
-        "stale_after",
-        "int",
-        0,
-        "Seconds after which a failing source's last data is dropped; 0: 10 x its interval, at least 300.",
-        0,
-        86400 * 7,
-    ),
-    # RGW access
-    OptionSpec(
-        "rgw_source",
-        "str",
-        "auto",
-        "Where bucket stats and the reshard queue come from: admin_api (rgw_endpoint + keys; the reshard "
-        "queue from RADOS), radosgw_admin (the tool, run as this manager), auto (admin_api when rgw_endpoint "
-        "is set, else radosgw_admin), off.",
-        enum_allowed=RGW_SOURCES,
-    ),
-    OptionSpec("rgw_endpoint", "str", "", "RGW URL for the Admin Ops API, e.g. http://rgw1:8080."),
-    OptionSpec("rgw_access_key", "str", "", "Access key of an RGW user with the buckets=read capability."),
-    OptionSpec("rgw_secret_key", "str", "", "Its secret key (never logged)."),
-    OptionSpec("rgw_region", "str", "us-east-1", "Region used to sign Admin Ops requests (SigV4)."),
-    OptionSpec("rgw_verify_tls", "bool", True, "Verify the RGW's TLS certificate."),
-    OptionSpec(
-        "rgw_config_section",
-        "str",
-        "client.rgw",
-        "Config section whose rgw_max_objs_per_shard / rgw_reshard_num_logs the RGWs use.",
-    ),
-    OptionSpec(
-        "rgw_log_pools",
-        "str",
-        "",
-        "Comma-separated RGW log pools holding the reshard queue; empty: every pool named *.rgw.log.",
-    ),
-    # Health checks
-    OptionSpec("enable_health_checks", "bool", True, "Raise the SCALE_* health checks."),
-    OptionSpec(
-        "fill_headroom_warn_margin",
-        "float",
-        0.05,
-        "SCALE_FILL_HEADROOM when the cluster, a pool or an OSD is within this ratio of fill_target_ratio.",
-        0.0,
-        1.0,
-    ),
-    OptionSpec(
-        "fill_forecast_warn_days",
-        "float",
-        7.0,
-        "SCALE_FILL_HEADROOM when the cluster or a pool is predicted to reach fill_target_ratio within this many days.",
-        0.0,
-        3650.0,
-    ),
-    OptionSpec(
-        "load_warn_ratio",
-        "float",
-        1.0,
-        "SCALE_LOAD_ABOVE_BASELINE when the S3 load per HDD OSD exceeds this multiple of the study's baseline.",
-        0.01,
-        1000.0,
-    ),
-    OptionSpec(
-        "scrub_backlog_warn_days",
-        "float",
-        7.0,
-        "SCALE_SCRUB_BACKLOG when the overdue PGs take longer than this to clear at the current scrub rate.",
-        0.0,
-        3650.0,
-    ),
-    OptionSpec(
-        "bluefs_spill_warn_days",
-        "float",
-        7.0,
-        "SCALE_BLUEFS_SPILL_SOON when an OSD's DB use is predicted to pass its usable size within this many days.",
-        0.0,
-        3650.0,
-    ),
-    OptionSpec(
-        "reshard_forecast_warn_days",
-        "float",
-        7.0,
-        "SCALE_RESHARD_SOON when a bucket is predicted to reach the per-shard object limit within this many days.",
-        0.0,
-        3650.0,
-    ),
-    OptionSpec("health_detail_max", "int", 10, "Detail lines per health check (worst first).", 1, 1000),
-)
-
 
 def threshold_specs() -> tuple[OptionSpec, ...]:
     out = []
@@ -169,7 +66,6 @@ def all_specs() -> tuple[OptionSpec, ...]:
 
 
 THRESHOLD_NAMES = tuple(s.name for s in SETTINGS)
-_MODULE_BY_NAME = {s.name: s for s in MODULE_SPECS}
 
 
 def read_thresholds(get: Callable[[str], Any]) -> Thresholds:
@@ -183,35 +79,99 @@ def read_thresholds(get: Callable[[str], Any]) -> Thresholds:
     return Thresholds.from_mapping(values)
 
 
+def _option(
+    default: Any,
+    doc: str,
+    minimum: Any = None,
+    maximum: Any = None,
+    enum_allowed: tuple[str, ...] | None = None,
+) -> Any:
+    """A module option's one declaration: its default, meaning and range."""
+    return dataclasses.field(
+        default=default, metadata={"doc": doc, "min": minimum, "max": maximum, "enum_allowed": enum_allowed}
+    )
+
+
 @dataclass(frozen=True)
 class ModuleSettings:
     """The module's own options, checked; built from scratch on each config change."""
 
-    server_addr: str = ""
-    server_port: int = DEFAULT_PORT
-    cluster_label: str = ""
-    interval: int = 15
-    pgs_interval: int = 60
-    settings_interval: int = 60
-    rgw_interval: int = 60
-    rgw_timeout: int = 60
-    stale_after: int = 0
-    rgw_source: str = "auto"
-    rgw_endpoint: str = ""
-    rgw_access_key: str = ""
-    rgw_secret_key: str = ""
-    rgw_region: str = "us-east-1"
-    rgw_verify_tls: bool = True
-    rgw_config_section: str = "client.rgw"
-    rgw_log_pools: str = ""
-    enable_health_checks: bool = True
-    fill_headroom_warn_margin: float = 0.05
-    fill_forecast_warn_days: float = 7.0
-    load_warn_ratio: float = 1.0
-    scrub_backlog_warn_days: float = 7.0
-    bluefs_spill_warn_days: float = 7.0
-    reshard_forecast_warn_days: float = 7.0
-    health_detail_max: int = 10
+    # Serving
+    server_addr: str = _option("", "Address of the /metrics server; empty: '::' (or 0.0.0.0 without IPv6).")
+    server_port: int = _option(DEFAULT_PORT, "Port of the /metrics server.", 1, 65535)
+    cluster_label: str = _option(
+        "", "Value of the `cluster` label on every series; empty: the cluster fsid (as the sidecar)."
+    )
+    # Collection
+    interval: int = _option(15, "Seconds between collections of the manager's own data.", 1, 3600)
+    pgs_interval: int = _option(60, "Seconds between reads of the PG stats (scrub stamps).", 1, 86400)
+    settings_interval: int = _option(60, "Seconds between reads of the Ceph options the signals use.", 1, 86400)
+    rgw_interval: int = _option(60, "Seconds between reads of the RGW buckets and reshard queue.", 1, 86400)
+    rgw_timeout: int = _option(60, "Timeout in seconds of one RGW read (Admin Ops API, radosgw-admin).", 1, 3600)
+    stale_after: int = _option(
+        0,
+        "Seconds after which a failing source's last data is dropped; 0: 10 x its interval, at least 300.",
+        0,
+        86400 * 7,
+    )
+    # RGW access
+    rgw_source: str = _option(
+        "auto",
+        "Where bucket stats and the reshard queue come from: admin_api (rgw_endpoint + keys; the reshard "
+        "queue from RADOS), radosgw_admin (the tool, run as this manager), auto (admin_api when rgw_endpoint "
+        "is set, else radosgw_admin), off.",
+        enum_allowed=RGW_SOURCES,
+    )
+    rgw_endpoint: str = _option("", "RGW URL for the Admin Ops API, e.g. http://rgw1:8080.")
+    rgw_access_key: str = _option("", "Access key of an RGW user with the buckets=read capability.")
+    rgw_secret_key: str = _option("", "Its secret key (never logged).")
+    rgw_region: str = _option("us-east-1", "Region used to sign Admin Ops requests (SigV4).")
+    rgw_verify_tls: bool = _option(True, "Verify the RGW's TLS certificate.")
+    rgw_config_section: str = _option(
+        "client.rgw", "Config section whose rgw_max_objs_per_shard / rgw_reshard_num_logs the RGWs use."
+    )
+    rgw_log_pools: str = _option(
+        "", "Comma-separated RGW log pools holding the reshard queue; empty: every pool named *.rgw.log."
+    )
+    # Health checks
+    enable_health_checks: bool = _option(True, "Raise the SCALE_* health checks.")
+    fill_headroom_warn_margin: float = _option(
+        0.05,
+        "SCALE_FILL_HEADROOM when the cluster, a pool or an OSD is within this ratio of fill_target_ratio.",
+        0.0,
+        1.0,
+    )
+    fill_forecast_warn_days: float = _option(
+        7.0,
+        "SCALE_FILL_HEADROOM when the cluster or a pool is predicted to reach fill_target_ratio within this many days.",
+        0.0,
+        3650.0,
+    )
+    load_warn_ratio: float = _option(
+        1.0,
+        "SCALE_LOAD_ABOVE_BASELINE when the S3 load per HDD OSD exceeds this multiple of the study's baseline.",
+        0.01,
+        1000.0,
+    )
+    scrub_backlog_warn_days: float = _option(
+        7.0,
+        "SCALE_SCRUB_BACKLOG when the overdue PGs take longer than this to clear at the current scrub rate.",
+        0.0,
+        3650.0,
+    )
+    bluefs_spill_warn_days: float = _option(
+        7.0,
+        "SCALE_BLUEFS_SPILL_SOON when an OSD's DB use is predicted to pass its usable size within this many days.",
+        0.0,
+        3650.0,
+    )
+    reshard_forecast_warn_days: float = _option(
+        7.0,
+        "SCALE_RESHARD_SOON when a bucket is predicted to reach the per-shard object limit within this many days.",
+        0.0,
+        3650.0,
+    )
+    health_detail_max: int = _option(10, "Detail lines per health check (worst first).", 1, 1000)
 
     def __repr__(self) -> str:  # never let the secret key reach a log line
         shown = ", ".join(f"{k}={'***' if k == 'rgw_secret_key' and v else repr(v)}" for k, v in self.__dict__.items())
@@ -219,6 +179,21 @@ class ModuleSettings:
 
     def log_pools(self) -> list[str]:
         return [p.strip() for p in self.rgw_log_pools.split(",") if p.strip()]
+
+
+MODULE_SPECS: tuple[OptionSpec, ...] = tuple(
+    OptionSpec(
+        f.name,
+        str(f.type),
+        f.default,
+        f.metadata["doc"],
+        f.metadata["min"],
+        f.metadata["max"],
+        f.metadata["enum_allowed"],
+    )
+    for f in dataclasses.fields(ModuleSettings)
+)
+_MODULE_BY_NAME = {s.name: s for s in MODULE_SPECS}
 
 
 def check_value(spec: OptionSpec, raw: Any) -> Any:
