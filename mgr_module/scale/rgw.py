@@ -17,9 +17,7 @@ Only the stdlib; secrets never reach a log line or an error text.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from typing import Any, Callable
 
 from .ceph_scale_core import reshard_queue
@@ -67,27 +65,6 @@ def radosgw_admin_argv(conf_path: str, keyring: str, mgr_id: str, args: list[str
     if keyring:
         argv += ["-k", keyring]
     return argv + ["-n", f"mgr.{mgr_id}", *args, "--format", "json"]
-
-
-def run_radosgw_admin(argv: list[str], timeout: float) -> bytes:
-    """stdout of the tool (JSON text); RgwError with its last stderr line on failure."""
-    if shutil.which(argv[0]) is None:
-        raise RgwError("radosgw-admin is not installed on this manager host (Debian/Ubuntu: apt install radosgw)")
-    try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, env=dict(os.environ))
-    except subprocess.TimeoutExpired:
-        raise RgwError(f"radosgw-admin {' '.join(_subcommand(argv))} timed out after {timeout:g}s") from None
-    if proc.returncode != 0:
-        lines = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise RgwError(
-            f"radosgw-admin {' '.join(_subcommand(argv))} exited {proc.returncode}: {lines[-1] if lines else ''}"
-        )
-    return proc.stdout.strip() or b"[]"
-
-
-def _subcommand(argv: list[str]) -> list[str]:
-    i = argv.index("-n") + 2 if "-n" in argv else 1
-    return [a for a in argv[i:] if a not in ("--format", "json")]
 
 
 # --- the reshard queue from RADOS ---------------------------------------------------

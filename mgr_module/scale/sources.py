@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable
 
 from . import rgw
-from .ceph_scale_core import inputs
+from .ceph_scale_core import inputs, radosgw_admin
 from .ceph_scale_core.index_generation import GenerationProber
 from .ceph_scale_core.snapshot import ReshardPart
 from .options import ModuleSettings
@@ -239,7 +239,7 @@ def rgw_mode(settings: ModuleSettings) -> str:
 def _radosgw_admin(mgr: Any, settings: ModuleSettings, args: list[str]) -> Any:
     conf = mgr.get_ceph_conf_path() if hasattr(mgr, "get_ceph_conf_path") else ""
     argv = rgw.radosgw_admin_argv(str(conf or ""), str(mgr.get_ceph_option("keyring") or ""), mgr.get_mgr_id(), args)
-    return rgw.run_radosgw_admin(argv, settings.rgw_timeout)
+    return radosgw_admin.run(argv, settings.rgw_timeout)
 
 
 def parse_buckets(raw: bytes, t: float) -> Any:

@@ -8,7 +8,9 @@ import struct
 
 import pytest
 from scale import rgw
+from scale.ceph_scale_core import radosgw_admin
 from scale.ceph_scale_core.inputs import InputError
+from scale.ceph_scale_core.radosgw_admin import RadosgwAdminError
 from scale.ceph_scale_core.reshard_queue import decode_entry
 
 from exporter.core import inputs
@@ -105,8 +107,10 @@ def test_radosgw_admin_failure_and_timeout(tmp_path):
     tool = tmp_path / "fake-radosgw-admin"
     tool.write_text('#!/bin/sh\necho "couldn\'t init storage provider" >&2\nexit 5\n')
     tool.chmod(0o755)
-    with pytest.raises(rgw.RgwError, match="exited 5: couldn't init storage provider"):
-        rgw.run_radosgw_admin([str(tool), "-n", "mgr.x", "bucket", "stats", "--format", "json"], 5)
+    with pytest.raises(RadosgwAdminError, match="bucket stats exited 5: couldn't init storage provider"):
+        radosgw_admin.run([str(tool), "-n", "mgr.x", "bucket", "stats", "--format", "json"], 5)
     tool.write_text("#!/bin/sh\nsleep 5\n")
-    with pytest.raises(rgw.RgwError, match="timed out after 0.5s"):
-        rgw.run_radosgw_admin([str(tool), "-n", "mgr.x", "reshard", "list", "--format", "json"], 0.5)
+    with pytest.raises(RadosgwAdminError, match="reshard list timed out after 0.5s"):
+        radosgw_admin.run([str(tool), "-n", "mgr.x", "reshard", "list", "--format", "json"], 0.5)
+    with pytest.raises(RadosgwAdminError, match="not installed"):
+        radosgw_admin.run([str(tmp_path / "absent"), "reshard", "list"], 1)

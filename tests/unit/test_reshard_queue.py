@@ -85,3 +85,15 @@ def test_the_queue_is_read_by_object_name_in_pages_and_a_refusal_raises():
     store[("p", "reshard.0000000002")] = [("bad", b"\x01\x01\xff")]
     with pytest.raises(InputError, match=r"p/reshard/reshard.0000000002\['bad'\]"):
         read_queue(read, ["p"], 3)
+
+
+def test_radosgw_admin_failures_name_the_command_not_its_options(tmp_path):
+    from exporter.core import radosgw_admin
+
+    tool = tmp_path / "radosgw-admin"
+    tool.write_text("#!/bin/sh\necho 'failed to init' >&2\nexit 2\n")
+    tool.chmod(0o755)
+    argv = [str(tool), "--conf", "/etc/ceph/ceph.conf", "--name", "client.mon", "reshard", "list", "--format", "json"]
+    with pytest.raises(radosgw_admin.RadosgwAdminError) as e:
+        radosgw_admin.run(argv, 5)
+    assert str(e.value) == "radosgw-admin reshard list exited 2: failed to init"

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 
-from ...core import inputs
+from ...core import inputs, radosgw_admin
 from ...core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, read_queue
 from ...core.snapshot import ReshardPart
 from .base import Deadline, Source
@@ -41,11 +40,4 @@ class ReshardSource(Source):
     def _radosgw_admin(self, deadline: Deadline):
         t = time.time()
         argv = [*self.ctx.radosgw_admin_argv, "reshard", "list", "--format", "json"]
-        try:
-            proc = subprocess.run(argv, capture_output=True, timeout=deadline.left(), check=False)
-        except subprocess.TimeoutExpired:
-            raise TimeoutError(f"radosgw-admin reshard list timed out after {deadline.timeout:g}s") from None
-        if proc.returncode != 0:
-            err = proc.stderr.decode(errors="replace").strip().splitlines()
-            raise RuntimeError(f"radosgw-admin reshard list exited {proc.returncode}: {err[-1] if err else ''}")
-        return inputs.reshard_part(json.loads(proc.stdout or b"[]"), t)
+        return inputs.reshard_part(json.loads(radosgw_admin.run(argv, deadline.left())), t)
