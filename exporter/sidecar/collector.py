@@ -17,6 +17,7 @@ import time
 from ..core import exposition
 from ..core.config import Thresholds
 from ..core.derive import DerivationState, derive
+from ..core.loop import CollectionLoop
 from ..core.runner import Schedule, SourceRunner
 from ..core.snapshot import Snapshot
 from .sources import Deadline, Source
@@ -60,10 +61,9 @@ class Collector:
         self.fsid = fsid
         self.state = DerivationState(thresholds)
         self.runners = [SidecarRunner(src, sched) for src, sched in runners_spec]
-        self._changed_event = threading.Event()
-        self._stop = threading.Event()
+        by_name = {r.name: r for r in self.runners}
+        self.loop = CollectionLoop(by_name, lambda name: by_name[name].schedule, self.derive_now, log)
         self._derive_lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
         self.exposition: bytes = b""
         self.families: list = []
         self._saved_state: str | None = None
@@ -129,42 +129,10 @@ class Collector:
         return self.derive_now()
 
     def start(self) -> None:
-        for runner in self.runners:
-            t = threading.Thread(target=self._source_loop, args=(runner,), name=f"loop-{runner.source.name}")
-            t.daemon = True
-            t.start()
-            self._threads.append(t)
-        t = threading.Thread(target=self._derive_loop, name="derive", daemon=True)
-        t.start()
-        self._threads.append(t)
+        self.loop.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._changed_event.set()
-
-    def _source_loop(self, runner: SidecarRunner) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            try:
-                runner.run_once(runner.schedule)
-            except Exception:  # never let a loop die
-                log.exception("source loop %s", runner.name)
-            self._changed_event.set()
-            self._stop.wait(max(0.5, runner.schedule.interval - (time.monotonic() - started)))
-
-    def _derive_loop(self) -> None:
-        # Sources finishing close together cause one derivation, not one each;
-        # a periodic pass keeps ages and staleness current when nothing changes.
-        while not self._stop.is_set():
-            self._changed_event.wait(5.0)
-            if self._stop.is_set():
-                return
-            self._stop.wait(0.2)
-            self._changed_event.clear()
-            try:
-                self.derive_now()
-            except Exception:  # a bug in one derivation must not stop the exporter
-                log.exception("derivation failed; serving the previous exposition")
+        self.loop.stop()
 
 
 def schedule_for(source: Source, overrides: dict | None) -> SourceSchedule:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from .ceph_scale_core import exposition
 from .ceph_scale_core.derive import DerivationState, derive
+from .ceph_scale_core.loop import CollectionLoop
 from .ceph_scale_core.runner import Schedule, SourceRunner
 from .ceph_scale_core.snapshot import Snapshot
 
@@ -53,10 +54,10 @@ class Collector:
         self.families: list = []
         self.snapshot: Snapshot | None = None
         self.exposition: bytes = b""
-        self._changed = threading.Event()
-        self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self.loop = CollectionLoop(
+            self.runners, schedule, self.derive_now, log, enabled, thread_prefix="scale-", log_prefix="scale: "
+        )
 
     # --- derivation -------------------------------------------------------------
 
@@ -89,53 +90,11 @@ class Collector:
     # --- loops ------------------------------------------------------------------
 
     def start(self) -> None:
-        for name, runner in self.runners.items():
-            t = threading.Thread(target=self._source_loop, args=(name, runner), name=f"scale-loop-{name}", daemon=True)
-            t.start()
-            self._threads.append(t)
-        t = threading.Thread(target=self._derive_loop, name="scale-derive", daemon=True)
-        t.start()
-        self._threads.append(t)
+        self.loop.start()
 
     def stop(self, wait: float = 5.0) -> None:
-        self._stop.set()
-        self._changed.set()
-        end = time.monotonic() + wait
-        for t in self._threads:
-            t.join(max(0.0, end - time.monotonic()))
-        self._threads = []
+        self.loop.stop(wait)
 
     def poke(self) -> None:
         """Derive again soon (a threshold changed)."""
-        self._changed.set()
-
-    def _source_loop(self, name: str, runner: SourceRunner) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            sched = self.schedule(name)
-            try:
-                if self.enabled(name):
-                    runner.run_once(sched)
-                    self._changed.set()
-            except Exception:  # never let a loop die
-                self.log.exception("scale: source loop %s", name)
-            # Sleep in short slices so that a changed interval takes effect at once.
-            while not self._stop.is_set():
-                left = self.schedule(name).interval - (time.monotonic() - started)
-                if left <= 0:
-                    break
-                self._stop.wait(min(1.0, max(0.5, left)))
-
-    def _derive_loop(self) -> None:
-        # Sources finishing close together cause one derivation; a periodic pass keeps
-        # ages and staleness current when nothing changes.
-        while not self._stop.is_set():
-            self._changed.wait(5.0)
-            if self._stop.is_set():
-                return
-            self._stop.wait(0.3)
-            self._changed.clear()
-            try:
-                self.derive_now()
-            except Exception:  # a bug in one derivation must not stop the module
-                self.log.exception("scale: derivation failed; serving the previous exposition")
+        self.loop.poke()

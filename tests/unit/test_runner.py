@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
-from exporter.core.runner import Schedule
+from exporter.core.runner import Schedule, SourceRunner
 from exporter.sidecar.collector import SidecarRunner
 from exporter.sidecar.sources.base import Deadline, Source, SourceContext
 
@@ -52,3 +53,38 @@ def test_a_collection_that_names_nothing_times_out_plainly():
         assert runner.error == "timed out after 0.2s"
     finally:
         source.release.set()
+
+
+def test_the_loop_runs_enabled_sources_and_derives_through_failures():
+    from exporter.core.loop import CollectionLoop
+
+    log = logging.getLogger("loop-test")
+    calls = {"a": 0, "b": 0, "derive": 0}
+
+    def source(name):
+        def collect(timeout):
+            calls[name] += 1
+            return name
+
+        return SourceRunner(name, collect, log)
+
+    def derive_now():
+        calls["derive"] += 1
+        raise RuntimeError("a bug in one derivation")  # must not stop the loop
+
+    loop = CollectionLoop(
+        {"a": source("a"), "b": source("b")},
+        lambda name: Schedule(interval=0.2, timeout=1.0, stale_after=60),
+        derive_now,
+        log,
+        enabled=lambda name: name == "a",
+    )
+    loop.start()
+    try:
+        deadline = time.monotonic() + 10
+        while (calls["a"] < 3 or calls["derive"] < 2) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        loop.stop(wait=5)
+    assert calls["a"] >= 3 and calls["derive"] >= 2 and calls["b"] == 0
+    assert not loop._threads
