@@ -1,0 +1,183 @@
+"""The capacity board: distance to the 80 % fill line, per cluster, pool and OSD [000, 001]."""
+
+from __future__ import annotations
+
+from grafana_foundation_sdk.builders import dashboard as db
+
+from ..common import (
+    CRIT,
+    FILL,
+    HEADROOM,
+    OK,
+    Q,
+    bars,
+    gg,
+    m,
+    new_board,
+    st,
+    tbl,
+    ts,
+)
+from ..runbooks import RB
+from .base import (
+    CL,
+    DAY,
+    OSD_HEADROOM,
+    SOON,
+    config,
+    fill_trend,
+    top,
+)
+
+
+def capacity():
+    panels = [
+        db.Row("Cluster"),
+        gg(
+            "Raw fill",
+            "percentunit",
+            [Q(m("ceph_scale_cluster_used_ratio"), CL)],
+            desc="Raw used / size; markers at 70 / 80 / 90 % [000, 001].",
+            runbook=RB["fill"],
+            thresholds=FILL,
+            h=6,
+        ),
+        st(
+            "Raw bytes left before 80 %",
+            "bytes",
+            [Q(m("ceph_scale_cluster_fill_headroom_bytes", 'threshold="target"'), CL)],
+            desc="Raw capacity x 0.8 - raw used (fill_target_ratio); negative once crossed.",
+            runbook=RB["fill"],
+            thresholds=[(None, CRIT), (0, OK)],
+            w=5,
+            h=6,
+        ),
+        st(
+            "Headroom to 70 / 80 / 90 %",
+            "percentunit",
+            [Q(m("ceph_scale_cluster_fill_headroom_ratio"), f"{CL} to {{{{threshold}}}}")],
+            desc="Threshold - used ratio, for warn (70 %), target (80 %) and critical (90 %).",
+            runbook=RB["fill"],
+            thresholds=HEADROOM,
+            w=5,
+            h=6,
+            graph=False,
+        ),
+        st(
+            "Time to 80 %",
+            "s",
+            [Q(m("ceph_scale_cluster_fill_seconds_to_threshold", 'threshold="target"'), CL)],
+            desc="From the fitted raw fill rate over fill_forecast_window_seconds; 0 once crossed.",
+            runbook=RB["fill_forecast"],
+            thresholds=SOON,
+            no_value="not filling",
+            w=5,
+            h=6,
+            graph=False,
+        ),
+        st(
+            "Raw fill rate",
+            "Bps",
+            [Q(m("ceph_scale_cluster_fill_rate_bytes_per_second"), CL)],
+            desc="Fitted raw bytes per second (can be negative while deleting).",
+            runbook=RB["fill_forecast"],
+            w=5,
+            h=6,
+        ),
+        db.Row("Trends"),
+        fill_trend(),
+        ts(
+            "Time to 70 / 80 / 90 % (log scale)",
+            "s",
+            [Q(m("ceph_scale_cluster_fill_seconds_to_threshold"), f"{CL} to {{{{threshold}}}}")],
+            desc="Predicted time to each line at the fitted fill rate. Lines: one week and 30 days.",
+            runbook=RB["fill_forecast"],
+            thresholds=SOON,
+            log=10,
+            soft_max=35 * DAY,
+        ),
+        db.Row("Pools"),
+        ts(
+            "Pool fill vs 80 %",
+            "percentunit",
+            [Q(m("ceph_scale_pool_used_ratio"), f"{CL} {{{{name}}}}")],
+            desc="percent_used of `ceph df detail` per pool, against 70 / 80 / 90 %.",
+            runbook=RB["pool_fill"],
+            thresholds=FILL,
+            min_val=0,
+            max_val=1,
+        ),
+        tbl(
+            "Pools: headroom to 80 %, time to it, space amplification",
+            "none",
+            [
+                Q(m("ceph_scale_pool_used_ratio"), instant=True, fmt="table"),
+                Q(m("ceph_scale_pool_fill_headroom_ratio"), instant=True, fmt="table"),
+                Q(m("ceph_scale_pool_fill_headroom_bytes"), instant=True, fmt="table"),
+                Q(m("ceph_scale_pool_fill_seconds_to_target"), instant=True, fmt="table"),
+                Q(m("ceph_scale_pool_space_amplification_ratio"), instant=True, fmt="table"),
+                Q(m("ceph_scale_pool_expected_amplification_ratio"), instant=True, fmt="table"),
+            ],
+            desc="Client bytes each pool can still take before 80 %, when it gets there, and raw/stored "
+            "(EC 4+2 ideal 1.5; 64 KB objects on 64 KB min_alloc give more [000]).",
+            runbook=RB["pool_fill"],
+            columns={
+                "A": ("used", "percentunit"),
+                "B": ("headroom to 80 %", "percentunit"),
+                "C": ("bytes left", "bytes"),
+                "D": ("time to 80 %", "s"),
+                "E": ("amplification", "suffix:×"),
+                "F": ("expected", "suffix:×"),
+            },
+            keep=["cluster", "name"],
+            sort_by="used",
+        ),
+        db.Row("OSDs"),
+        bars(
+            "Fullest OSDs vs 70 / 80 / 90 %",
+            "percentunit",
+            [Q(top(10, "ceph_scale_osd_used_ratio"), f"{CL} {{{{ceph_daemon}}}}", instant=True)],
+            desc="The fullest OSD fills first: its headroom is the cluster's real headroom.",
+            runbook=RB["osd_fill"],
+            thresholds=FILL,
+            max_val=1,
+        ),
+        bars(
+            OSD_HEADROOM,
+            "percentunit",
+            [
+                Q(
+                    f"sort(bottomk(10, {config('fill_target_ratio')} - on (cluster) group_right () "
+                    f"max by (cluster, ceph_daemon) ({m('ceph_scale_osd_used_ratio')})))",
+                    f"{CL} {{{{ceph_daemon}}}}",
+                    instant=True,
+                )
+            ],
+            desc="fill_target_ratio (80 %, 'Ceph recommends not exceeding 80%' [001]) - used ratio of the "
+            "10 fullest OSDs, least headroom first; negative once an OSD is past the line. The fullest OSD "
+            "fills first, so its headroom is what the cluster really has left.",
+            runbook=RB["osd_fill"],
+            thresholds=HEADROOM,
+            max_val=1,
+        ),
+        st(
+            "Ceph's nearfull / backfillfull / full ratios",
+            "percentunit",
+            [Q(m("ceph_scale_osd_full_ratio"), f"{CL} {{{{kind}}}}")],
+            desc="The ratios the cluster enforces (ceph osd set-nearfull-ratio ...), for comparison with 80 %.",
+            runbook=RB["fill"],
+            w=8,
+            h=8,
+            graph=False,
+        ),
+    ]
+    return new_board(
+        "capacity",
+        "Ceph scale: capacity and distance to 80 %",
+        "Headroom to 70 / 80 / 90 % for the cluster, each pool and the fullest OSDs, and the predicted "
+        "time to 80 % [001, 000, 003].",
+        panels,
+    )
+
+
+# --- RGW resharding ----------------------------------------------------------------------------
