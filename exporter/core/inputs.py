@@ -429,7 +429,19 @@ def rgw_daemon_names(service_map: Any) -> list[str]:
     daemons = (services.get("rgw") or {}).get("daemons") or {}
     if not isinstance(daemons, dict):
         raise InputError("service map: services.rgw.daemons: expected an object")
-    return sorted(name for name, d in daemons.items() if name != "summary" and isinstance(d, dict))
+    # A restarted RGW registers under a new gid; its old entry stays until the manager's beacon
+    # grace ends. Of entries for the same daemon (host and name), the latest start is the running one.
+    latest: dict[tuple[str, str], tuple[int, str]] = {}
+    for name, d in daemons.items():
+        if name == "summary" or not isinstance(d, dict):
+            continue
+        meta = d.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        key = (str(meta.get("hostname", "")), str(meta.get("id", name)))
+        started = _int(d.get("start_epoch", 0), f"service map: services.rgw.daemons.{name}.start_epoch")
+        if key not in latest or started > latest[key][0]:
+            latest[key] = (started, name)
+    return sorted(name for _, name in latest.values())
 
 
 def read_rgw_running(names: list[str], config_show: Callable[[str, str], Any]) -> tuple[RgwRunningOption, ...]:

@@ -119,8 +119,10 @@ def test_the_two_read_caps_alone_fail_only_the_reshard_queue(ceph_cluster, scrat
         )
         m = exporter.metrics()
         assert "ceph_scale_rgw_reshard_queued" not in m and "ceph_scale_rgw_reshard_in_progress" not in m
-        # The index generations are refused too: the buckets source works on, counting observed changes.
-        assert exporter.value("ceph_scale_rgw_index_generation_readable") == 0
+        # The index generations are refused too (the buckets source works on, counting observed
+        # changes), except where the bucket stats carry them (Tentacle): nothing is read then.
+        in_stats = "index_generation" in ceph_cluster.bucket_stats("faults-bucket")
+        assert exporter.value("ceph_scale_rgw_index_generation_readable") == (1 if in_stats else 0)
         time.sleep(7)  # more failed cycles: still one log line
         lines = [line for line in exporter.log().splitlines() if "source reshard failed" in line]
         assert len(lines) == 1, lines
@@ -302,7 +304,14 @@ def test_a_frozen_monitor_hits_the_timeouts(ceph_cluster, sidecar):
         new_lines = sidecar.log()[len(log_before) :].splitlines()
         health_lines = [line for line in new_lines if "source health failed" in line]
         assert len(health_lines) == 1 and "timed out" in health_lines[0], health_lines
-        assert_fresh(sidecar, ("perf", "buckets"))
+        if ceph_cluster.release.name == "tentacle":
+            # Tentacle's stock prometheus module waits on the monitor to serve /metrics (and
+            # restarts its server at config changes): perf is then failed, and said so.
+            assert_fresh(sidecar, ("buckets",))
+            perf_lines = [line for line in new_lines if "source perf failed" in line]
+            assert sources(sidecar)["perf"] == 1 or perf_lines, perf_lines
+        else:
+            assert_fresh(sidecar, ("perf", "buckets"))
     finally:
         ceph_cluster.thaw_daemon("mon.a")
     wait_until(lambda: all_sources_ok(sidecar), 120, what="every source to recover after the freeze")

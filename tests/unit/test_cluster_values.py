@@ -3,6 +3,7 @@ options, and pools' own scrub intervals. From captures (tests/fixtures/pacific/C
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -122,3 +123,16 @@ def test_the_settings_follow_ceph_within_one_pg_poll():
     from exporter.sidecar.sources.settings import SettingsSource
 
     assert SettingsSource.default_interval <= PgsSource.default_interval
+
+
+def test_a_restarted_rgws_old_entry_is_not_read():
+    """A restarted RGW registers under a new gid while its old entry lingers in the service
+    map: only the latest start of one daemon (host and name) is a running RGW."""
+    service_map = copy.deepcopy(load("service_dump.json"))
+    daemons = service_map["services"]["rgw"]["daemons"]
+    old = daemons["4154"]
+    daemons["4390"] = {**copy.deepcopy(old), "gid": 4390, "start_epoch": old["start_epoch"] + 5}
+    other = copy.deepcopy(old)
+    other["metadata"]["id"] = "b"
+    daemons["4400"] = {**other, "gid": 4400}
+    assert inputs.rgw_daemon_names(service_map) == ["4390", "4400"]
