@@ -18,7 +18,11 @@ pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
 
 
 def reshard(cluster, bucket: str, shards: int) -> dict:
-    cluster.radosgw_admin("bucket", "reshard", "--bucket", bucket, "--num-shards", str(shards), fmt_json=False)
+    # Fewer shards than now is refused unless confirmed, on every release.
+    confirm = ["--yes-i-really-mean-it"] if shards < cluster.bucket_stats(bucket)["num_shards"] else []
+    cluster.radosgw_admin(
+        "bucket", "reshard", "--bucket", bucket, "--num-shards", str(shards), *confirm, fmt_json=False
+    )  # fmt: skip
     return cluster.bucket_stats(bucket)
 
 
