@@ -121,6 +121,18 @@ def test_without_readable_generations_a_change_counts_once():
     assert observe(s, WATCH + 2, bucket(bucket_id="x.2", marker=ID, shards=11)) == 2  # Pacific: new id
 
 
+def test_pacifics_instance_switch_seen_before_its_shard_count_is_one_reshard():
+    """Pacific switches a resharding bucket to its new instance, then its shard count: a poll in
+    between sees the new id with the old count. The count that follows is the same reshard."""
+    s = ReshardState()
+    observe(s, WATCH, bucket(bucket_id="x.3", marker=ID, shards=11, gen=0))
+    assert observe(s, WATCH + 1, bucket(bucket_id="x.4", marker=ID, shards=11, gen=0)) == 1
+    assert observe(s, WATCH + 2, bucket(bucket_id="x.4", marker=ID, shards=3, gen=0)) == 1
+    # Reef on, generations unreadable: the id stays the marker, a shard change is a reshard
+    assert observe(s, WATCH + 3, bucket("r", shards=11), bucket(bucket_id="x.4", marker=ID, shards=3)) == 1
+    assert observe(s, WATCH + 4, bucket("r", shards=3), bucket(bucket_id="x.4", marker=ID, shards=3)) == 2
+
+
 def test_a_deleted_and_recreated_bucket_is_not_a_reshard():
     s = ReshardState()
     observe(s, WATCH, bucket(gen=0))

@@ -73,7 +73,12 @@ class ReshardState:
                 continue  # deleted and created again under the same name
             if gen != UNKNOWN_GEN and old[3] != UNKNOWN_GEN and gen > old[3]:
                 self.events += gen - old[3]
-            elif old[1] != b.bucket_id or old[2] != b.num_shards:
+            elif old[1] != b.bucket_id:
+                self.events += 1
+            elif old[2] != b.num_shards and b.bucket_id == b.marker:
+                # A reshard that keeps the instance id (Reef on) seen without its generation. An
+                # instance id that is not the marker is Pacific's new instance of a reshard already
+                # counted: a poll between its switch of instance and of shard count sees it twice.
                 self.events += 1
         self.buckets = current
 
