@@ -63,10 +63,6 @@ def shard_limit_and_origin(snap: Snapshot, th: Thresholds) -> tuple[int, str]:
     return th.rgw_max_objs_per_shard, "default"
 
 
-def effective_shard_limit(snap: Snapshot, th: Thresholds) -> int:
-    return shard_limit_and_origin(snap, th)[0]
-
-
 def rgw_running_families(snap: Snapshot) -> list[Family]:
     """How the running RGWs' options agree, without a series per RGW."""
     s = snap.settings
@@ -90,7 +86,7 @@ def rgw_running_families(snap: Snapshot) -> list[Family]:
     return [distinct, smallest, largest, unread]
 
 
-def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]:
+def meta_families(snap: Snapshot, th: Thresholds, producer: str, shard_limit: tuple[int, str]) -> list[Family]:
     success = gauge("source_success", "1 if the last collection of this source succeeded.", "source")
     duration = gauge("source_duration_seconds", "Duration of the last collection of this source.", "source")
     age = gauge("source_age_seconds", "Age of the data now served from this source.", "source")
@@ -108,7 +104,7 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str) -> list[Family]
             last.add(s.last_success_at, s.name)
     config = gauge("config", "Threshold or baseline in force.", "option")
     values = th.as_dict()
-    values["rgw_max_objs_per_shard"], origin = shard_limit_and_origin(snap, th)
+    values["rgw_max_objs_per_shard"], origin = shard_limit
     for name, value in sorted(values.items()):
         config.add(value, name)
     config_origin = gauge(
@@ -130,10 +126,11 @@ def derive(
     th = th or state.thresholds
     state.retune(th)
     families: list[Family] = []
-    families += meta_families(snap, th, producer)
+    shard_limit = shard_limit_and_origin(snap, th)
+    families += meta_families(snap, th, producer, shard_limit)
     families += spillover.derive(snap, state.spillover, th)
     families += fill.derive(snap, state.fill, th)
-    families += reshard.derive(snap, state.reshard, th, effective_shard_limit(snap, th))
+    families += reshard.derive(snap, state.reshard, th, shard_limit[0])
     families += rgw_running_families(snap)
     families += scrub.derive(snap, state.scrub, th)
     families += load.derive(snap, state.load, th)
