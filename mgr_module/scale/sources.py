@@ -187,10 +187,15 @@ def collect_perf(mgr: Any) -> Any:
 # --- settings -------------------------------------------------------------------
 
 
-def config_get(mgr: Any, who: str, key: str) -> Any:
-    ret, out, err = mgr.mon_command({"prefix": "config get", "who": who, "key": key, "format": "json"})
+def _config_command(mgr: Any, prefix: str, who: str, key: str) -> Any:
+    ret, out, err = mgr.mon_command({"prefix": prefix, "who": who, "key": key, "format": "json"})
     if ret != 0:
-        raise SourceError(f"config get {who} {key}: {err.strip() or f'error {ret}'}")
+        raise SourceError(f"{prefix} {who} {key}: {err.strip() or f'error {ret}'}")
+    return out
+
+
+def config_get(mgr: Any, who: str, key: str) -> Any:
+    out = _config_command(mgr, "config get", who, key)
     return _loads(out, f"config get {who} {key}") if out.strip() else None
 
 
@@ -212,10 +217,7 @@ def collect_settings(mgr: Any, settings: ModuleSettings) -> Any:
 def config_show(mgr: Any, who: str, key: str) -> Any:
     """A running daemon's value, as the manager holds it from the daemon's reports. A manager
     command: the monitor hands it to the active manager, this one."""
-    ret, out, err = mgr.mon_command({"prefix": "config show", "who": who, "key": key, "format": "json"})
-    if ret != 0:
-        raise SourceError(f"config show {who} {key}: {err.strip() or f'error {ret}'}")
-    return _loads(out, f"config show {who} {key}")
+    return _loads(_config_command(mgr, "config show", who, key), f"config show {who} {key}")
 
 
 # --- RGW: buckets and the reshard queue ------------------------------------------
