@@ -57,7 +57,7 @@ def exposition_samples(data_dir: Path, seed: int) -> tuple[list[tuple[str, str, 
     manifest = json.loads((d / "manifest.json").read_text())
     now, fsid = manifest["now"], bench_run.synth.FSID
     raws = bench_run.load_raws(d)
-    parts = {name: bench_run.sidecar_source(name, raws, now) for name in bench_run.SIDECAR_ORDER}
+    parts = {name: bench_run.sidecar_source(name, raws, d, now) for name in bench_run.SOURCE_NAMES}
     del raws
     state = bench_run.primed_state(bench_run.warm_parts(parts, now - 30), now - 30, fsid)
     text = exposition.render(derive(bench_run.snapshot(parts, now, fsid), state)).decode()

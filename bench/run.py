@@ -28,16 +28,12 @@ ratios within one run on a shared machine: never compare them across machines.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import functools
 import gc
 import gzip
-import importlib
 import json
 import os
-import platform
-import random
 import resource
 import statistics
 import subprocess
@@ -45,7 +41,6 @@ import sys
 import tempfile
 import time
 import tracemalloc
-import types
 from pathlib import Path
 from typing import Any, Callable
 
@@ -53,34 +48,17 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench import synth  # noqa: E402
+from bench import canned, synth  # noqa: E402
+from bench.canned import SOURCE_FILES  # noqa: E402
+from bench.canned_mgr import CannedMgr, mgr_package, mgr_parts  # noqa: E402
+from bench.http_load import HTTP_MODES, worker_scrape  # noqa: E402
+from bench.report import machine, report  # noqa: E402
 from exporter.core import exposition, inputs  # noqa: E402
 from exporter.core.config import Thresholds  # noqa: E402
 from exporter.core.derive import DerivationState, derive  # noqa: E402
+from exporter.core.registry import SOURCE_NAMES  # noqa: E402
 from exporter.core.snapshot import Snapshot, SourceStatus  # noqa: E402
 
-# Targets at 1x (issue 6).
-TARGET_CYCLE_RATIO = 3.0
-TARGET_P99_MS = 20.0
-TARGET_SERIES = 3000
-TARGET_RSS_MB = 200.0
-SIDECAR_ORDER = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
-# The JSON inputs each source decodes (osd dump twice: the osd_map and capacity sources each read it).
-SOURCE_FILES = {
-    "osd_map": ("osd_df.json", "osd_dump.json", "osd_metadata.json"),
-    "capacity": ("df_detail.json", "osd_dump.json"),
-    "perf": ("mgr_prometheus_metrics.txt",),
-    "pgs": ("pg_dump_pgs.json",),
-    "settings": ("config_get.json",),
-    "health": ("health_detail.json",),
-    "buckets": ("admin_api_bucket_stats.json",),
-    "reshard": ("reshard_list.json",),
-}
-# How the scrapers ask: keep-alive + gzip is what Prometheus does (the target is judged on it).
-# "staggered": each scraper at a random moment of every half second (100 scrapes/s, ~30x what 50
-# Prometheus servers at a 15 s interval send), instead of all at the same instant.
-HTTP_MODES = ("keepalive-gzip", "keepalive", "new_connection-gzip", "staggered-keepalive-gzip")
-STAGGER_PERIOD = 0.5
 OP_COUNTERS = ("osd.op_r", "osd.op_w", "osd.op_r_out_bytes", "osd.op_w_in_bytes", "rgw.get", "rgw.put")
 
 
@@ -102,41 +80,13 @@ def parse_all(raws: dict[str, bytes]) -> dict[str, Any]:
 
 
 def parts_from_decoded(dec: dict[str, Any], t: float) -> dict[str, Any]:
-    return {
-        "osd_map": inputs.osd_map_part(dec["osd_df.json"], dec["osd_dump.json"], dec["osd_metadata.json"], t),
-        "capacity": inputs.capacity_part(dec["df_detail.json"], dec["osd_dump.json"], t),
-        "perf": inputs.perf_part(inputs.counters_from_prometheus_text(dec["mgr_prometheus_metrics.txt"]), t),
-        "pgs": inputs.pg_part(dec["pg_dump_pgs.json"], t),
-        "settings": inputs.settings_part(dec["config_get.json"], t),
-        "health": inputs.health_part(dec["health_detail.json"], t),
-        "buckets": inputs.buckets_part(dec["admin_api_bucket_stats.json"], t),
-        "reshard": inputs.reshard_part(dec["reshard_list.json"], t),
-    }
+    """Every part from the whole-decoded inputs: the path before the chunked decode."""
+    return {name: parts_from_source_decoded(name, dec, t) for name in SOURCE_NAMES}
 
 
-def sidecar_source(name: str, raws: dict[str, bytes], t: float) -> Any:
-    """One source's raw bytes to its part, exactly as exporter/sidecar/sources/<name>.py does it."""
-    r = raws.get
-    if name == "osd_map":
-        return inputs.osd_map_part(
-            json.loads(r("osd_df.json")), json.loads(r("osd_dump.json")), json.loads(r("osd_metadata.json")), t
-        )
-    if name == "capacity":
-        return inputs.capacity_part(json.loads(r("df_detail.json")), json.loads(r("osd_dump.json")), t)
-    if name == "perf":
-        text = decode_text(r("mgr_prometheus_metrics.txt"))
-        return inputs.perf_part(inputs.counters_from_prometheus_text(text), t)
-    if name == "pgs":
-        return inputs.pg_part_from_json(r("pg_dump_pgs.json"), t)
-    if name == "settings":
-        return inputs.settings_part(json.loads(r("config_get.json")), t)
-    if name == "health":
-        return inputs.health_part(json.loads(r("health_detail.json")), t)
-    if name == "buckets":
-        return inputs.buckets_part_from_json(r("admin_api_bucket_stats.json"), t)
-    if name == "reshard":
-        return inputs.reshard_part(json.loads(r("reshard_list.json")), t)
-    raise KeyError(name)
+def sidecar_source(name: str, raws: dict[str, bytes], d: Path, t: float) -> Any:
+    """One collection of the sidecar's real source `name` on clients canned from `d`."""
+    return canned.collect(name, raws, d, t)
 
 
 def floor(raws: dict[str, bytes]) -> None:
@@ -169,7 +119,7 @@ def warm_parts(parts: dict[str, Any], t: float) -> dict[str, Any]:
 
 
 def snapshot(parts: dict[str, Any], t: float, fsid: str, snapshot_cls=Snapshot, status_cls=SourceStatus) -> Any:
-    statuses = tuple(status_cls(name, True, 0.1, t) for name in SIDECAR_ORDER)
+    statuses = tuple(status_cls(name, True, 0.1, t) for name in SOURCE_NAMES)
     return snapshot_cls(taken_at=t, fsid=fsid, sources=statuses, **parts)
 
 
@@ -181,96 +131,6 @@ def primed_state(warm: dict[str, Any], t: float, fsid: str, state_cls=Derivation
 
 def series_count(body: bytes) -> int:
     return sum(1 for line in body.split(b"\n") if line and not line.startswith(b"#"))
-
-
-# --- the ceph-mgr module's path -------------------------------------------------------
-
-
-def mgr_package():
-    """mgr_module/scale as the manager imports it (its own copy of the core), without its
-    __init__ (which needs Ceph's mgr_module)."""
-    name = "_bench_mgr_scale"
-    if name not in sys.modules:
-        pkg = types.ModuleType(name)
-        pkg.__path__ = [str(REPO / "mgr_module" / "scale")]
-        sys.modules[name] = pkg
-    return {
-        "sources": importlib.import_module(f"{name}.sources"),
-        "options": importlib.import_module(f"{name}.options"),
-        "inputs": importlib.import_module(f"{name}.ceph_scale_core.inputs"),
-        "derive": importlib.import_module(f"{name}.ceph_scale_core.derive"),
-        "snapshot": importlib.import_module(f"{name}.ceph_scale_core.snapshot"),
-        "exposition": importlib.import_module(f"{name}.ceph_scale_core.exposition"),
-        "config": importlib.import_module(f"{name}.ceph_scale_core.config"),
-    }
-
-
-class BenchMgr:
-    """What ceph-mgr hands the module (MgrModule.get & co.), as Python objects, from the synthetic state."""
-
-    def __init__(self, dec: dict[str, Any], counters: dict[str, dict[str, float]]) -> None:
-        nodes = dec["osd_df.json"]["nodes"]
-        self.data = {
-            "osd_map": dec["osd_dump.json"],
-            "osd_stats": {
-                "osd_stats": [
-                    {"osd": n["id"], "kb": n["kb"], "kb_used": n["kb_used"], "kb_avail": n["kb_avail"]} for n in nodes
-                ]
-            },
-            "osd_map_crush": {
-                "devices": [{"id": n["id"], "name": n["name"], "class": n["device_class"]} for n in nodes]
-            },
-            "osd_metadata": {str(m["id"]): m for m in dec["osd_metadata.json"]},
-            "df": dec["df_detail.json"],
-            "pg_stats": dec["pg_dump_pgs.json"],
-            # The manager wraps health as {"json": "<text>"}.
-            "health": {"json": json.dumps(dec["health_detail.json"])},
-        }
-        self.config = dec["config_get.json"]
-        self.counters = counters
-        hosts: dict[str, list] = {}
-        for daemon in counters:
-            kind, _, ident = daemon.partition(".")
-            hosts.setdefault(f"host{len(hosts) // 60}", []).append({"type": kind, "id": ident})
-        self.servers = [{"hostname": h, "services": s} for h, s in hosts.items()]
-
-    def get(self, name: str) -> Any:
-        return self.data.get(name)
-
-    def list_servers(self) -> list:
-        return self.servers
-
-    def get_perf_schema(self, kind: str, ident: str) -> dict:
-        daemon = f"{kind}.{ident}"
-        return {daemon: {p: {"type": 2, "priority": 5} for p in self.counters.get(daemon, {})}}
-
-    def get_latest(self, kind: str, ident: str, path: str) -> Any:
-        return self.counters[f"{kind}.{ident}"][path]
-
-    def get_ceph_option(self, key: str) -> Any:
-        return self.config.get(key)
-
-    def mon_command(self, cmd: dict, inbuf: Any = None) -> tuple[int, str, str]:
-        if cmd.get("prefix") == "config get" and cmd.get("key") in self.config:
-            return 0, json.dumps(self.config[cmd["key"]]), ""
-        return -2, "", "not set"
-
-
-def mgr_parts(m: dict, mgr: BenchMgr, dec: dict[str, Any]) -> dict[str, Any]:
-    src, settings = m["sources"], m["options"].ModuleSettings()
-    t = time.time()
-    return {
-        "osd_map": src.collect_osd_map(mgr),
-        "capacity": src.collect_capacity(mgr),
-        "perf": src.collect_perf(mgr),
-        "pgs": src.collect_pgs(mgr),
-        "settings": src.collect_settings(mgr, settings),
-        "health": src.collect_health(mgr),
-        # Buckets and the reshard queue come from RGW (Admin Ops API / radosgw-admin) as JSON in the
-        # manager too; here from the already-decoded list, like everything else on this path.
-        "buckets": m["inputs"].buckets_part(dec["admin_api_bucket_stats.json"], t),
-        "reshard": m["inputs"].reshard_part(dec["reshard_list.json"], t),
-    }
 
 
 # --- workers (one process per scale and kind) ------------------------------------------
@@ -326,7 +186,7 @@ def worker_time(d: Path, reps: int) -> dict:
         mgr_error = f"{type(e).__name__}: {e}"
     # The steady state: the previous collection's parts and the derivation state are alive while
     # the next collection is decoded (each source keeps its last part until the new one is built).
-    previous = warm_parts({name: sidecar_source(name, raws, now) for name in SIDECAR_ORDER}, now - 30)
+    previous = warm_parts({name: sidecar_source(name, raws, d, now) for name in SOURCE_NAMES}, now - 30)
     for rep in range(reps):
         state = primed_state(previous, now - 30, fsid)
         gc.collect()
@@ -336,8 +196,8 @@ def worker_time(d: Path, reps: int) -> dict:
         # The sidecar's path, per source.
         side = {}
         total = total_wall = 0.0
-        for name in SIDECAR_ORDER:
-            side[name], t = timed(sidecar_source, name, raws, now)
+        for name in SOURCE_NAMES:
+            side[name], t = timed(sidecar_source, name, raws, d, now)
             add(f"source:{name}", t)
             total += t
             total_wall += LAST_WALL[0]
@@ -369,7 +229,7 @@ def worker_time(d: Path, reps: int) -> dict:
         del side
         if m is not None:
             counters = inputs.counters_from_prometheus_text(dec["mgr_prometheus_metrics.txt"])
-            mgr = BenchMgr(dec, counters)
+            mgr = CannedMgr(dec, counters)
             try:
                 mparts, t_mparts = timed(mgr_parts, m, mgr, dec)
                 snap_mod, derive_mod = m["snapshot"], m["derive"]
@@ -436,8 +296,8 @@ def worker_trace(d: Path, classic: bool) -> dict:
         parts = stage("parts", parts_from_decoded, dec, now)
         del dec, parts
     side = {}
-    for name in SIDECAR_ORDER:
-        side[name] = stage(f"source:{name}", sidecar_source, name, raws, now)
+    for name in SOURCE_NAMES:
+        side[name] = stage(f"source:{name}", sidecar_source, name, raws, d, now)
     gc.collect()
     out["parts_held"] = tracemalloc.get_traced_memory()[0] / 1e6  # the raw bytes predate tracemalloc.start()
     state = primed_state(warm_parts(side, now - 30), now - 30, fsid)
@@ -454,14 +314,14 @@ def worker_rss(d: Path, classic: bool) -> dict:
     now, fsid = manifest["now"], synth.FSID
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     parts = {}
-    for name in SIDECAR_ORDER:
+    for name in SOURCE_NAMES:
         raws = {f: (d / f).read_bytes() for f in SOURCE_FILES[name]}
         if classic:
             dec = {f: decode_text(b) if f.endswith(".txt") else json.loads(b) for f, b in raws.items()}
             parts[name] = parts_from_source_decoded(name, dec, now)
             del dec
         else:
-            parts[name] = sidecar_source(name, raws, now)
+            parts[name] = sidecar_source(name, raws, d, now)
         del raws
     state = primed_state(warm_parts(parts, now - 30), now - 30, fsid)
     body = exposition.render(derive(snapshot(parts, now, fsid), state))
@@ -469,23 +329,21 @@ def worker_rss(d: Path, classic: bool) -> dict:
     return {"base_mb": base, "peak_mb": peak, "series": series_count(body)}
 
 
+# The core parser of each source's whole-decoded inputs (the module decodes whole too).
+DECODED_PARSERS: dict[str, Callable[[Callable[[str], Any], float], Any]] = {
+    "osd_map": lambda g, t: inputs.osd_map_part(g("osd_df.json"), g("osd_dump.json"), g("osd_metadata.json"), t),
+    "capacity": lambda g, t: inputs.capacity_part(g("df_detail.json"), g("osd_dump.json"), t),
+    "perf": lambda g, t: inputs.perf_part(inputs.counters_from_prometheus_text(g("mgr_prometheus_metrics.txt")), t),
+    "pgs": lambda g, t: inputs.pg_part(g("pg_dump_pgs.json"), t),
+    "settings": lambda g, t: inputs.settings_part(g("config_get.json"), t),
+    "health": lambda g, t: inputs.health_part(g("health_detail.json"), t),
+    "buckets": lambda g, t: inputs.buckets_part(g("admin_api_bucket_stats.json"), t),
+    "reshard": lambda g, t: inputs.reshard_part(g("reshard_list.json"), t),
+}
+
+
 def parts_from_source_decoded(name: str, dec: dict[str, Any], t: float) -> Any:
-    g = dec.get
-    if name == "osd_map":
-        return inputs.osd_map_part(g("osd_df.json"), g("osd_dump.json"), g("osd_metadata.json"), t)
-    if name == "capacity":
-        return inputs.capacity_part(g("df_detail.json"), g("osd_dump.json"), t)
-    if name == "perf":
-        return inputs.perf_part(inputs.counters_from_prometheus_text(g("mgr_prometheus_metrics.txt")), t)
-    if name == "pgs":
-        return inputs.pg_part(g("pg_dump_pgs.json"), t)
-    if name == "settings":
-        return inputs.settings_part(g("config_get.json"), t)
-    if name == "health":
-        return inputs.health_part(g("health_detail.json"), t)
-    if name == "buckets":
-        return inputs.buckets_part(g("admin_api_bucket_stats.json"), t)
-    return inputs.reshard_part(g("reshard_list.json"), t)
+    return DECODED_PARSERS[name](dec.__getitem__, t)
 
 
 def worker_http(d: Path, scrapers: int, rounds: int) -> dict:
@@ -496,7 +354,7 @@ def worker_http(d: Path, scrapers: int, rounds: int) -> dict:
     manifest = json.loads((d / "manifest.json").read_text())
     now, fsid = manifest["now"], synth.FSID
     raws = load_raws(d)
-    parts = {name: sidecar_source(name, raws, now) for name in SIDECAR_ORDER}
+    parts = {name: sidecar_source(name, raws, d, now) for name in SOURCE_NAMES}
     del raws
     state = primed_state(warm_parts(parts, now - 30), now - 30, fsid)
     body = exposition.render(derive(snapshot(parts, now, fsid), state))
@@ -523,116 +381,6 @@ def worker_http(d: Path, scrapers: int, rounds: int) -> dict:
         server.shutdown()
         server.server_close()
     return {"bytes": len(body), "gzip_bytes": gz, **results}
-
-
-def worker_scrape(port: int, mode: str, scrapers: int, rounds: int, expect: int) -> dict:
-    """`scrapers` clients, all scraping at the same instant each round (the worst alignment of
-    that many Prometheus servers), over keep-alive connections as Prometheus keeps them, or a new
-    connection per scrape. The client only counts the bytes (asyncio protocol, no buffering): it
-    shares the two cores with the server, so it must cost as little as possible."""
-    head = b"GET /metrics HTTP/1.1\r\nHost: bench\r\nAccept: text/plain\r\n"
-    if mode.endswith("gzip"):
-        head += b"Accept-Encoding: gzip\r\n"  # as Prometheus asks
-    request_keepalive = head + b"\r\n"
-    request_close = head + b"Connection: close\r\n\r\n"
-
-    class Scraper(asyncio.Protocol):
-        def __init__(self) -> None:
-            self.transport: Any = None
-            self.done: asyncio.Future | None = None
-            self.head = b""
-            self.left = -1
-            self.closed = asyncio.get_running_loop().create_future()
-
-        def connection_made(self, transport) -> None:
-            self.transport = transport
-
-        def connection_lost(self, exc) -> None:
-            if not self.closed.done():
-                self.closed.set_result(None)
-            if self.done is not None and not self.done.done():
-                self.done.set_exception(ConnectionError("closed before the whole response"))
-
-        def get(self, request: bytes) -> asyncio.Future:
-            self.done = asyncio.get_running_loop().create_future()
-            self.head, self.left = b"", -1
-            self.transport.write(request)
-            return self.done
-
-        def data_received(self, data: bytes) -> None:
-            if self.left < 0:
-                self.head += data
-                end = self.head.find(b"\r\n\r\n")
-                if end < 0:
-                    return
-                head, rest = self.head[:end], len(self.head) - end - 4
-                status = int(head.split(b" ", 2)[1])
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                if status != 200 or length != expect:
-                    self.done.set_exception(RuntimeError(f"status {status}, {length} bytes"))
-                    return
-                self.left = length - rest
-            else:
-                self.left -= len(data)
-            if self.left <= 0 and not self.done.done():
-                self.done.set_result(None)
-
-    async def connect() -> Scraper:
-        loop = asyncio.get_running_loop()
-        _, proto = await loop.create_connection(Scraper, "127.0.0.1", port)
-        return proto
-
-    async def one(slot: list, keepalive: bool, delay: float) -> float:
-        if delay:
-            await asyncio.sleep(delay)
-        t0 = time.perf_counter()
-        if not slot:
-            slot.append(await connect())
-        await slot[0].get(request_keepalive if keepalive else request_close)
-        elapsed = time.perf_counter() - t0
-        if not keepalive:
-            proto = slot.pop()
-            proto.transport.close()
-            await proto.closed
-        return elapsed
-
-    async def main() -> list[float]:
-        keepalive = "keepalive" in mode
-        stagger = random.Random(7) if mode.startswith("staggered") else None
-        slots: list[list] = [[] for _ in range(scrapers)]
-        if keepalive:  # connected before the clock starts, as a running Prometheus is
-            for slot in slots:
-                slot.append(await connect())
-        latencies: list[float] = []
-        for _ in range(rounds):
-            delays = [stagger.uniform(0, STAGGER_PERIOD) if stagger else 0.0 for _ in slots]
-            started = time.perf_counter()
-            latencies += await asyncio.gather(*(one(slot, keepalive, d) for slot, d in zip(slots, delays)))
-            if stagger:
-                await asyncio.sleep(max(0.0, STAGGER_PERIOD - (time.perf_counter() - started)))
-        for slot in slots:
-            for proto in slot:
-                proto.transport.close()
-        return latencies
-
-    load = os.getloadavg()[0]
-    lat = sorted(asyncio.run(main()))
-
-    def pct(q: float) -> float:
-        return lat[min(len(lat) - 1, int(round(q * (len(lat) - 1))))] * 1000
-
-    return {
-        "requests": len(lat),
-        "p50_ms": pct(0.50),
-        "p90_ms": pct(0.90),
-        "p99_ms": pct(0.99),
-        "max_ms": lat[-1] * 1000,
-        "load_avg": load,
-    }
 
 
 def run_worker(args: argparse.Namespace) -> None:
@@ -676,160 +424,6 @@ def spawn(kind: str, d: Path, **kw) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"worker {kind} failed:\n{proc.stderr.decode()[-3000:]}")
     return json.loads(proc.stdout.decode().strip().splitlines()[-1])
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.0f} ms" if seconds >= 0.0995 else f"{seconds * 1000:.1f} ms"
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
-def report(results: dict, scales: list[int]) -> list[str]:
-    lines = []
-    p = lines.append
-    machine = results["machine"]
-    p(f"machine: {machine['cpus']} CPUs, {machine['ram_gib']:.0f} GiB RAM, {machine['python']}, {machine['system']}")
-    for scale in scales:
-        r = results["scales"][str(scale)]
-        t, med = r["time"], r["time"]["median"]
-        p("")
-        p(f"== {scale}x: {json.dumps(r['params'])}")
-        p(f"   inputs: {sum(t['input_bytes'].values()) / 1e6:,.1f} MB of JSON/text; reps: {t['reps']} (median)")
-        wall = t["wall_median"]
-        p(f"   {'stage':44s} {'CPU time':>10s} {'(wall)':>10s} {'peak alloc (tracemalloc)':>26s}")
-        tr = r["trace"]
-        rows = [
-            ("parse: json.loads of every input, whole", "parse", tr.get("parse")),
-            ("snapshot parts from the decoded objects", "parts", tr.get("parts")),
-            ("sidecar: raw bytes -> parts, per source:", "sidecar_parse_parts", None),
-        ]
-        for name in SIDECAR_ORDER:
-            rows.append((f"  {name}", f"source:{name}", tr[f"source:{name}"]))
-        rows += [
-            ("derive", "derive", tr["derive"]),
-            ("exposition (render)", "render", tr["render"]),
-            ("cycle, sidecar path (parts+derive+render)", "cycle", None),
-            ("cycle, whole-decode path", "classic_cycle", None),
-            ("floor: bare orjson.loads of the JSON inputs", "floor", None),
-        ]
-        for label, key, mem in rows:
-            mem_text = "" if mem is None else f"{mem:,.1f} MB"
-            p(f"   {label:44s} {ms(med[key]):>10s} {'(' + ms(wall[key]) + ')':>10s} {mem_text:>26s}")
-        p(
-            f"   cycle / floor: {med['ratio']:.2f}x in CPU time, {med['ratio_wall']:.2f}x in wall time "
-            f"(medians of per-rep ratios; load average {t['load_avg'][0]:.1f})"
-        )
-        p(f"   parts held after the sources: {tr['parts_held']:,.1f} MB")
-        rss, base = r["rss"]["peak_mb"], r["rss"]["base_mb"]
-        p(f"   peak RSS, sidecar path: {rss:,.0f} MB (interpreter and imports: {base:.0f} MB)")
-        p(f"   peak RSS, whole-decode path: {r['rss_classic']['peak_mb']:,.0f} MB")
-        p(f"   exposed series: {t['series']:,} ({t['exposition_bytes'] / 1e3:,.0f} kB)")
-        h = r["http"]
-        for mode in HTTP_MODES:
-            x = h[mode]
-            p(
-                f"   /metrics, {results['scrapers']} scrapers, {mode:24s}: p50 {x['p50_ms']:5.1f} ms, "
-                f"p99 {x['p99_ms']:6.1f} ms, max {x['max_ms']:6.1f} ms ({x['requests']} requests; server CPU "
-                f"{x['server_cpu_ms_per_request']:.2f} ms/request; load avg {x['load_avg']:.1f})"
-            )
-        p99s = ", ".join(f"{x['keepalive-gzip']['p99_ms']:.1f}" for x in r["http_runs"])
-        p(f"   keep-alive+gzip p99 of the {len(r['http_runs'])} scrape runs: {p99s} ms (the median run is shown)")
-        if "mgr_cycle" in med:
-            p(
-                f"   mgr module path (objects -> parts -> derive -> render), CPU: parts {ms(med['mgr_parts'])}, "
-                f"derive {ms(med['mgr_derive'])}, render {ms(med['mgr_render'])}, total {ms(med['mgr_cycle'])} "
-                f"(wall {ms(wall['mgr_cycle'])}); series {int(med['mgr_series']):,}"
-            )
-        else:
-            p(f"   mgr module path: not measured ({t['mgr_error']})")
-    p("")
-    p("== targets (issue 6)")
-    targets = evaluate(results, scales)
-    for name, ok, detail in targets:
-        p(f"   {verdict(ok)}  {name}: {detail}")
-    results["targets"] = [{"target": n, "pass": ok, "detail": d} for n, ok, d in targets]
-    return lines
-
-
-def evaluate(results: dict, scales: list[int]) -> list[tuple[str, bool, str]]:
-    out = []
-    one = results["scales"].get("1")
-    if one:
-        ratio = one["time"]["median"]["ratio"]
-        out.append(
-            (
-                f"full cycle <= {TARGET_CYCLE_RATIO:g}x the bare orjson parse (1x)",
-                ratio <= TARGET_CYCLE_RATIO,
-                f"{ratio:.2f}x in CPU time ({(ratio / TARGET_CYCLE_RATIO - 1) * 100:+.0f} % of the target); "
-                f"{one['time']['median']['ratio_wall']:.2f}x in wall time",
-            )
-        )
-        h = one["http"]
-        p99 = h["keepalive-gzip"]["p99_ms"]
-        out.append(
-            (
-                f"/metrics p99 < {TARGET_P99_MS:g} ms with {results['scrapers']} concurrent scrapers (1x)",
-                p99 < TARGET_P99_MS,
-                f"{p99:.1f} ms as Prometheus scrapes (keep-alive, gzip; {(p99 / TARGET_P99_MS - 1) * 100:+.0f} %); "
-                f"{h['keepalive']['p99_ms']:.1f} ms uncompressed; {h['new_connection-gzip']['p99_ms']:.1f} ms "
-                f"with a new connection per scrape; {h['staggered-keepalive-gzip']['p99_ms']:.1f} ms staggered; "
-                f"load average {h['keepalive-gzip']['load_avg']:.1f} on {results['machine']['cpus']} CPUs",
-            )
-        )
-        series = one["time"]["series"]
-        out.append(
-            (
-                f"at most {TARGET_SERIES:,} exposed series (1x)",
-                series <= TARGET_SERIES,
-                f"{series:,} ({series - TARGET_SERIES:+,})",
-            )
-        )
-        rss = one["rss"]["peak_mb"]
-        out.append(
-            (
-                f"peak RSS < {TARGET_RSS_MB:g} MB (1x)",
-                rss < TARGET_RSS_MB,
-                f"{rss:,.0f} MB ({rss - TARGET_RSS_MB:+,.0f} MB); "
-                f"whole-decode path {one['rss_classic']['peak_mb']:,.0f} MB",
-            )
-        )
-    big = [s for s in scales if s != 1]
-    if one and big:
-        s = big[-1]
-        r = results["scales"][str(s)]
-        g_time = r["time"]["median"]["cycle"] / one["time"]["median"]["cycle"]  # CPU time: load-independent
-        g_rss = r["rss"]["peak_mb"] / one["rss"]["peak_mb"]
-        g_rss_net = (r["rss"]["peak_mb"] - r["rss"]["base_mb"]) / (one["rss"]["peak_mb"] - one["rss"]["base_mb"])
-        results["growth"] = {"scale": s, "time": g_time, "rss": g_rss, "rss_without_interpreter": g_rss_net}
-        out.append(
-            (
-                f"{s}x grows the cycle time at most linearly",
-                g_time <= s,
-                f"{g_time:.1f}x CPU time for {s}x the state ({(g_time / s - 1) * 100:+.0f} % of linear)",
-            )
-        )
-        out.append(
-            (
-                f"{s}x grows peak RSS at most linearly",
-                g_rss_net <= s,
-                f"{g_rss:.1f}x ({g_rss_net:.1f}x without the interpreter's {one['rss']['base_mb']:.0f} MB; "
-                f"{(g_rss_net / s - 1) * 100:+.0f} % of linear)",
-            )
-        )
-    return out
-
-
-def machine() -> dict:
-    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {
-        "cpus": os.cpu_count(),
-        "ram_gib": ram,
-        "python": f"Python {platform.python_version()}",
-        "system": f"{platform.system()} {platform.release()} {platform.machine()}",
-        "load_avg_at_start": os.getloadavg(),
-    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@
 Exits 1 and lists every problem if any of these fails:
 
 - every alert has `for`, labels `severity` (info | warning | critical) and
-  `signal` (spillover | fill | reshard | scrub | load | degraded | exporter),
+  `signal` (a signal of exporter/core/registry.py with alerts, or exporter),
   and annotations `summary`, `description` and `runbook_url`;
 - every description shows a live value (`$value` or a `query` template),
   except CephScaleExporterAbsent's, which has none to show;
@@ -25,7 +25,8 @@ Exits 1 and lists every problem if any of these fails:
   with `cluster`;
 - every test file loads all rule files and fixes the group evaluation order
   (recording groups before alert groups);
-- every alert name that rules/alertmanager.yml refers to exists.
+- every alert name that rules/alertmanager.yml refers to exists, its `signal` matchers
+  name registered signals only, and every signal is routed to a team.
 
 `--set-runbook-base` replaces the runbook base in the rule files and in the
 expected annotations of the promtool tests (Prometheus rule files have no
@@ -44,10 +45,14 @@ from pathlib import Path
 
 import yaml
 
+# The signals come from the registry the producers read (exporter/core/registry.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from exporter.core import registry  # noqa: E402
+
 RUNBOOK_DOC = "rules/runbooks.md"
 RUNBOOK_BASE_FORM = re.compile(r"^https?://[^\s#?]+/$")
 SEVERITIES = {"info", "warning", "critical"}
-SIGNALS = {"spillover", "fill", "reshard", "scrub", "load", "degraded", "exporter"}
+SIGNALS = set(registry.ALERT_SIGNALS)
 REQUIRED_ANNOTATIONS = ("summary", "description", "runbook_url")
 PROMETHEUS_METRICS = {"up"}
 NOT_RULE_FILES = {"alertmanager.yml"}
@@ -337,6 +342,23 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
             for ref in m.group(1).split("|"):
                 if ref not in alerts:
                     problems.append(f"alertmanager.yml: refers to unknown alert {ref}")
+        problems += signal_routes(am.read_text())
+    return problems
+
+
+def signal_routes(text: str) -> list[str]:
+    """The `signal` matchers name registered signals only, and every signal reaches a team:
+    a signal added to the registry and not routed here would go to the default receiver."""
+    problems = []
+    team_routed: set[str] = set()
+    for m in re.finditer(r'signal\s*(=~?)\s*"([^"]+)"', text):
+        names = set(m.group(2).split("|"))
+        for name in sorted(names - SIGNALS):
+            problems.append(f"alertmanager.yml: signal {name!r} is not a registered signal")
+        if names != SIGNALS:
+            team_routed |= names
+    for name in sorted(SIGNALS - team_routed):
+        problems.append(f"alertmanager.yml: alerts of signal {name!r} reach no team's receiver")
     return problems
 
 

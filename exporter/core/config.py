@@ -136,10 +136,16 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 
 
 def coerce(name: str, raw: Any) -> float | int:
-    """One value, checked against its setting; raises ConfigError with the reason."""
+    """One threshold's value, checked against its setting; raises ConfigError with the reason."""
     setting = _BY_NAME.get(name)
     if setting is None:
         raise ConfigError(f"unknown threshold {name!r}")
+    return check_number(name, raw, setting.kind is int, setting.minimum, setting.maximum)
+
+
+def check_number(name: str, raw: Any, whole: bool, minimum: float | None, maximum: float | None) -> float | int:
+    """A number from a config file, an option or the command line: whole where `whole`, within
+    [minimum, maximum] where given. The one check of every numeric threshold and module option."""
     if isinstance(raw, bool):
         raise ConfigError(f"{name}: expected a number, got {raw!r}")
     try:
@@ -148,12 +154,12 @@ def coerce(name: str, raw: Any) -> float | int:
         raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
     if value != value:  # NaN
         raise ConfigError(f"{name}: NaN is not a valid value")
-    if setting.kind is int:
+    if whole:
         if float(value) != int(value):
             raise ConfigError(f"{name}: expected a whole number, got {raw!r}")
         value = int(value)
     else:
         value = float(value)
-    if not setting.minimum <= value <= setting.maximum:
-        raise ConfigError(f"{name}: {value} is outside [{setting.minimum}, {setting.maximum}]")
+    if minimum is not None and value < minimum or maximum is not None and value > maximum:
+        raise ConfigError(f"{name}: {value} is outside [{minimum}, {maximum}]")
     return value

@@ -8,43 +8,55 @@ table for reshard events) and its durable part can be saved and restored.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import inputs
 from .config import Thresholds
 from .families import Family, counter, gauge, with_constant_labels
-from .signals import degraded, fill, health, load, reshard, scrub, spillover
+from .registry import SIGNALS
+from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
 
 VERSION = "0.1.0"
 
 
 class DerivationState:
-    """Everything the signals remember between snapshots."""
+    """Everything the signals remember between snapshots: one state per signal that keeps
+    one (registry.SIGNALS), reached by the signal's name (`state.reshard`)."""
 
     def __init__(self, th: Thresholds) -> None:
         self.thresholds = th
-        self.spillover = spillover.SpilloverState(th)
-        self.fill = fill.FillState(th)
-        self.scrub = scrub.ScrubState(th)
-        self.load = load.LoadState(th)
-        self.reshard = reshard.ReshardState()
+        self.signals: dict[str, Any] = {s.name: s.state(th) for s in SIGNALS if s.state is not None}
+
+    def __getattr__(self, name: str) -> Any:
+        signals = self.__dict__.get("signals", {})
+        if name in signals:
+            return signals[name]
+        raise AttributeError(name)
 
     def retune(self, th: Thresholds) -> None:
-        """New thresholds: windows restart, durable counters are kept."""
+        """New thresholds: what each signal keeps across them (its `retuned`), else a fresh state."""
         if th == self.thresholds:
             return
-        fresh = DerivationState(th)
-        fresh.reshard = self.reshard
-        fresh.scrub.completed = dict(self.scrub.completed)
-        self.__dict__.update(fresh.__dict__)
+        self.thresholds = th
+        for name, state in self.signals.items():
+            retuned = getattr(state, "retuned", None)
+            self.signals[name] = retuned(th) if retuned is not None else type(state)(th)
 
     def durable(self) -> dict:
         """What must survive a restart or a manager failover."""
-        return {"version": 1, "reshard": self.reshard.to_dict()}
+        out: dict[str, Any] = {"version": 1}
+        for s in SIGNALS:
+            if s.durable:
+                out[s.name] = self.signals[s.name].to_dict()
+        return out
 
     def restore(self, data: dict) -> None:
         if data.get("version") != 1:
             raise ValueError(f"unsupported state version {data.get('version')!r}")
-        self.reshard = reshard.ReshardState.from_dict(data.get("reshard", {}))
+        for s in SIGNALS:
+            if s.durable:
+                self.signals[s.name] = s.state.from_dict(data.get(s.name, {}))  # type: ignore[union-attr]
 
 
 def shard_limit_and_origin(snap: Snapshot, th: Thresholds) -> tuple[int, str]:
@@ -128,14 +140,11 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    families += spillover.derive(snap, state.spillover, th)
-    families += fill.derive(snap, state.fill, th)
-    families += reshard.derive(snap, state.reshard, th, shard_limit[0])
-    families += rgw_running_families(snap)
-    families += scrub.derive(snap, state.scrub, th)
-    families += load.derive(snap, state.load, th)
-    families += degraded.derive(snap)
-    families += health.derive(snap)
+    given = SignalInput(snap, th, shard_limit[0])
+    for signal in SIGNALS:
+        families += signal.derive(given, state.signals.get(signal.name))
+        if signal.name == "reshard":  # the running options explain the shard limit: listed after it
+            families += rgw_running_families(snap)
     # A family with no samples says nothing; leaving it out keeps `promtool
     # check metrics` quiet and the exposition small.
     families = [f for f in families if f.samples]

@@ -13,6 +13,7 @@ import threading
 from ..core.admin_ops import AdminOps
 from ..core.config import SETTINGS, ConfigError
 from ..core.derive import VERSION
+from ..core.registry import SOURCES
 from . import config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
@@ -37,9 +38,8 @@ Thresholds (set under `thresholds:` in --config.file; origins in docs/configurat
 
 def build_parser() -> argparse.ArgumentParser:
     sources = ""
-    for s in ALL_SOURCES:
-        timing = f"{s.default_interval:>5g} / {min(s.default_timeout, s.default_interval):g}"
-        sources += f"  {s.name:<10} {timing}  {(s.__doc__ or '').strip().splitlines()[0]}\n"
+    for s in SOURCES:
+        sources += f"  {s.name:<10} {s.interval:>5g} / {min(s.timeout, s.interval):g}  {s.doc}\n"
     thresholds = "".join(f"  {s.name} = {s.default:g}: {s.doc}\n" for s in SETTINGS)
     p = argparse.ArgumentParser(
         prog="ceph-scale-exporter",

@@ -3,30 +3,39 @@
 Pure functions over the derived families: the thresholds in force are read from
 `ceph_scale_config`, so a changed threshold moves the checks exactly as it moves the
 metrics and the alert rules. Each check lists its offenders worst first, one detail
-line each, capped at `detail_max` with a closing "... and N more".
+line each, capped at `health_detail_max` with a closing "... and N more".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .options import MODULE_DEFAULTS
 from .view import View, duration, number, pct, size
 
 DAY = 86400.0
 
 
+def _module_default(name: str) -> Any:
+    return MODULE_DEFAULTS[name]
+
+
 @dataclass(frozen=True)
 class CheckOptions:
-    fill_headroom_warn_margin: float = 0.05
-    fill_forecast_warn_days: float = 7.0
-    load_warn_ratio: float = 1.0
-    scrub_backlog_warn_days: float = 7.0
-    bluefs_spill_warn_days: float = 7.0
-    reshard_forecast_warn_days: float = 7.0
-    detail_max: int = 10
+    """The module options the checks read, under their option names, with their defaults
+    (mgr_module/scale/options.py declares both once)."""
+
+    fill_headroom_warn_margin: float = _module_default("fill_headroom_warn_margin")
+    fill_forecast_warn_days: float = _module_default("fill_forecast_warn_days")
+    load_warn_ratio: float = _module_default("load_warn_ratio")
+    scrub_backlog_warn_days: float = _module_default("scrub_backlog_warn_days")
+    bluefs_spill_warn_days: float = _module_default("bluefs_spill_warn_days")
+    reshard_forecast_warn_days: float = _module_default("reshard_forecast_warn_days")
+    health_detail_max: int = _module_default("health_detail_max")
     # Forecasts (time to the fill target, to the next RocksDB level) come from the producer's
     # own fitted history; they are trusted once that history is long enough.
     history_seconds: float = math.inf
@@ -38,16 +47,8 @@ class CheckOptions:
 
     @classmethod
     def from_settings(cls, s: Any, history_seconds: float = math.inf) -> CheckOptions:
-        return cls(
-            history_seconds=history_seconds,
-            fill_headroom_warn_margin=s.fill_headroom_warn_margin,
-            fill_forecast_warn_days=s.fill_forecast_warn_days,
-            load_warn_ratio=s.load_warn_ratio,
-            scrub_backlog_warn_days=s.scrub_backlog_warn_days,
-            bluefs_spill_warn_days=s.bluefs_spill_warn_days,
-            reshard_forecast_warn_days=s.reshard_forecast_warn_days,
-            detail_max=s.health_detail_max,
-        )
+        options = {f.name: getattr(s, f.name) for f in dataclasses.fields(cls) if f.name in MODULE_DEFAULTS}
+        return cls(history_seconds=history_seconds, **options)
 
 
 def _detail(lines: list[str], limit: int) -> list[str]:
@@ -106,7 +107,7 @@ def check_fill(v: View, opts: CheckOptions) -> dict | None:
         f"{len(offenders)} of cluster/pools/OSDs within {opts.fill_headroom_warn_margin * 100:g} points of the "
         f"{pct(target)} fill target or reaching it within {opts.fill_forecast_warn_days:g} days"
     )
-    return _check(severity, summary, len(offenders), [line for _, line, _ in offenders], opts.detail_max)
+    return _check(severity, summary, len(offenders), [line for _, line, _ in offenders], opts.health_detail_max)
 
 
 # --- SCALE_RESHARD_SOON ------------------------------------------------------------
@@ -161,7 +162,7 @@ def check_reshard(v: View, opts: CheckOptions) -> dict | None:
     )
     if over:
         summary += f" ({number(over)} at the limit: dynamic resharding will stall writes to them)"
-    return _check("warning", summary, count, lines, opts.detail_max)
+    return _check("warning", summary, count, lines, opts.health_detail_max)
 
 
 # --- SCALE_LOAD_ABOVE_BASELINE ------------------------------------------------------
@@ -198,7 +199,7 @@ def check_load(v: View, opts: CheckOptions) -> dict | None:
     text = [line for _, line in lines] + [f"{d} takes {r:.1f} x the mean op rate of the up OSDs" for r, d in hot]
     worst = -lines[0][0]
     summary = f"S3 load per HDD OSD is {worst:.2f} x the measured baseline (warn above {limit:g})"
-    return _check("warning", summary, len(text), text, opts.detail_max)
+    return _check("warning", summary, len(text), text, opts.health_detail_max)
 
 
 # --- SCALE_SCRUB_BACKLOG -----------------------------------------------------------
@@ -228,7 +229,7 @@ def check_scrub(v: View, opts: CheckOptions) -> dict | None:
     rows.sort()
     count = int(sum(overdue.get(k, 0) for k in ("scrub", "deep_scrub")))
     summary = f"scrub backlog does not clear within {opts.scrub_backlog_warn_days:g} days"
-    return _check("warning", summary, count, [r[2] for r in rows], opts.detail_max)
+    return _check("warning", summary, count, [r[2] for r in rows], opts.health_detail_max)
 
 
 # --- SCALE_DB_SHARE_LOW / SCALE_BLUEFS_SPILL_SOON -----------------------------------
@@ -246,7 +247,7 @@ def check_db_share(v: View, opts: CheckOptions) -> dict | None:
     )
     lines = [f"{d}: DB device is {pct(r)} of the data device (study: at least {pct(minimum)})" for r, d in rows]
     summary = f"{number(below)} OSD(s) with a DB device below {pct(minimum)} of the data device"
-    return _check("warning", summary, int(below), lines, opts.detail_max)
+    return _check("warning", summary, int(below), lines, opts.health_detail_max)
 
 
 def check_spill_soon(v: View, opts: CheckOptions) -> dict | None:
@@ -267,7 +268,7 @@ def check_spill_soon(v: View, opts: CheckOptions) -> dict | None:
     ]
     days = opts.bluefs_spill_warn_days
     summary = f"{len(rows)} OSD(s) predicted to spill RocksDB onto the slow device within {days:g} days"
-    return _check("warning", summary, len(rows), lines, opts.detail_max)
+    return _check("warning", summary, len(rows), lines, opts.health_detail_max)
 
 
 CHECKS = (

@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .ceph_scale_core.config import SETTINGS, ConfigError, Thresholds
+from .ceph_scale_core.config import SETTINGS, ConfigError, Thresholds, check_number
 
 DEFAULT_PORT = 9284  # prometheus is 9283; the sidecar defaults to 9928
 
@@ -194,6 +194,7 @@ MODULE_SPECS: tuple[OptionSpec, ...] = tuple(
     for f in dataclasses.fields(ModuleSettings)
 )
 _MODULE_BY_NAME = {s.name: s for s in MODULE_SPECS}
+MODULE_DEFAULTS: dict[str, Any] = {s.name: s.default for s in MODULE_SPECS}
 
 
 def check_value(spec: OptionSpec, raw: Any) -> Any:
@@ -211,20 +212,7 @@ def check_value(spec: OptionSpec, raw: Any) -> Any:
         if spec.enum_allowed is not None and text not in spec.enum_allowed:
             raise ConfigError(f"{spec.name}: expected one of {', '.join(spec.enum_allowed)}, got {text!r}")
         return text
-    value: float
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{spec.name}: expected a number, got {raw!r}") from None
-    if value != value:
-        raise ConfigError(f"{spec.name}: NaN is not a valid value")
-    if spec.type == "int":
-        if value != int(value):
-            raise ConfigError(f"{spec.name}: expected a whole number, got {raw!r}")
-        value = int(value)
-    if spec.min is not None and value < spec.min or spec.max is not None and value > spec.max:
-        raise ConfigError(f"{spec.name}: {value} is outside [{spec.min}, {spec.max}]")
-    return value
+    return check_number(spec.name, raw, spec.type == "int", spec.min, spec.max)
 
 
 def read_module_settings(get: Callable[[str], Any]) -> ModuleSettings:

@@ -11,10 +11,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .ceph_scale_core import registry
 from .checks import CheckOptions, health_checks
 from .view import View, duration, number, pct, size
 
-SIGNALS = ("spillover", "fill", "reshard", "scrub", "load")
 TITLES = {
     "spillover": "1. BlueFS / RocksDB spillover",
     "fill": "2. Distance to the fill target",
@@ -298,6 +298,12 @@ def degraded(v: View) -> dict:
     return _section("WARN" if down > 0 else "OK", lines, {"osds_down_ratio": down, "expected_drop": drop}, [])
 
 
+# A section per study signal that has one, in the registry's order (degraded and Ceph's own
+# health checks have their own parts of the report).
+SECTIONS = {"spillover": spillover, "fill": fill, "reshard": reshard, "scrub": scrub, "load": load}
+SIGNALS = tuple(s.name for s in registry.SIGNALS if s.name in SECTIONS)
+
+
 def build_report(
     families: Iterable[Any],
     *,
@@ -310,18 +316,21 @@ def build_report(
     v = View(families)
     checks = health_checks(families, CheckOptions()) if checks is None else checks
     report: dict[str, Any] = {"producer": producer, "signals": {}}
-    for name, fn in (("spillover", spillover), ("fill", fill), ("reshard", reshard), ("scrub", scrub), ("load", load)):
-        report["signals"][name] = fn(v, checks, top)
+    for name in SIGNALS:
+        report["signals"][name] = SECTIONS[name](v, checks, top)
     report["degraded"] = degraded(v)
-    report["sources"] = {
-        s.name: {
-            "success": s.success,
-            "error": s.error,
-            "failures": s.failures,
-            "last_success_at": s.last_success_at,
-        }
-        for s in sorted(sources, key=lambda s: s.name)
-    }
+    # Every registered source, in the registry's order; one the producer never ran is failing.
+    by_name = {s.name: s for s in sources}
+    report["sources"] = {}
+    if by_name:
+        for name in registry.SOURCE_NAMES:
+            s = by_name.get(name)
+            report["sources"][name] = {
+                "success": bool(s and s.success),
+                "error": s.error if s is not None else "not collected yet",
+                "failures": s.failures if s is not None else 0,
+                "last_success_at": s.last_success_at if s is not None else None,
+            }
     report["health_checks"] = checks
     cluster = ""
     for fam in families:

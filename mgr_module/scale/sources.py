@@ -15,24 +15,16 @@ import time
 from typing import Any, Callable
 
 from . import rgw
-from .ceph_scale_core import inputs, radosgw_admin
+from .ceph_scale_core import inputs, radosgw_admin, registry
 from .ceph_scale_core.index_generation import GenerationProber
 from .ceph_scale_core.snapshot import ReshardPart
 from .options import ModuleSettings
 
 # Each source with the module options that schedule it: its interval, and its timeout where
-# it has one of its own (else bounded by its interval). A source missing here has no schedule.
+# it has one of its own (else bounded by its interval); both from the registry.
 SCHEDULES: dict[str, tuple[str, str | None]] = {
-    "osd_map": ("interval", None),
-    "capacity": ("interval", None),
-    "perf": ("interval", None),
-    "pgs": ("pgs_interval", None),
-    "settings": ("settings_interval", None),
-    "health": ("interval", None),
-    "buckets": ("rgw_interval", "rgw_timeout"),
-    "reshard": ("rgw_interval", "rgw_timeout"),
+    s.name: (s.module_interval_option, s.module_timeout_option) for s in registry.SOURCES
 }
-SOURCE_NAMES = tuple(SCHEDULES)
 
 
 class SourceError(RuntimeError):
@@ -311,7 +303,7 @@ def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
 
 def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[str, Callable[[], Any]]:
     generations = IndexGenerations()
-    return {
+    functions: dict[str, Callable[[], Any]] = {
         "osd_map": lambda: collect_osd_map(mgr),
         "capacity": lambda: collect_capacity(mgr),
         "perf": lambda: collect_perf(mgr),
@@ -321,3 +313,6 @@ def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[s
         "buckets": lambda: generations.attach(mgr, collect_buckets(mgr, settings())),
         "reshard": lambda: collect_reshard(mgr, settings()),
     }
+    if set(functions) != set(registry.SOURCE_NAMES):
+        raise RuntimeError(f"module collectors {sorted(functions)} do not match the registry's sources")
+    return {name: functions[name] for name in registry.SOURCE_NAMES}

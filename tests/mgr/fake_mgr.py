@@ -181,30 +181,20 @@ def load(name: str) -> Any:
 
 
 def load_fixture_data(mgr: FakeMgrBase, suffix: str = "", running_rgw_options: bool = False) -> None:
-    """Fill the fake manager with what ceph-mgr hands a module, from the CLI captures.
-
-    `osd_stats` and `osd_map_crush` are rebuilt from `osd df` (same statfs numbers, same
-    classes); `osd_metadata` is keyed by id as the manager keys it; health is wrapped in
-    {"json": ...} as the manager wraps it.
-    """
+    """Fill the fake manager with what ceph-mgr hands a module, from the CLI captures (the
+    benchmark's translation, bench/canned_mgr.manager_data), plus its maps and options."""
+    from bench.canned_mgr import manager_data
     from exporter.core import inputs
 
-    osd_df = load(f"osd_df{suffix}.json")
-    mgr.data = {
-        "osd_map": load(f"osd_dump{suffix}.json"),
-        "osd_stats": {
-            "osd_stats": [
-                {"osd": n["id"], "kb": n["kb"], "kb_used": n["kb_used"], "kb_avail": n["kb_avail"]}
-                for n in osd_df["nodes"]
-            ]
-        },
-        "osd_map_crush": {
-            "devices": [{"id": n["id"], "name": n["name"], "class": n["device_class"]} for n in osd_df["nodes"]]
-        },
-        "osd_metadata": {str(m["id"]): m for m in load(f"osd_metadata{suffix}.json")},
-        "df": load(f"df_detail{suffix}.json"),
-        "pg_stats": load(f"pg_dump_pgs{suffix}.json"),
-        "health": {"json": json.dumps(load(f"health_detail{suffix}.json"))},
+    mgr.data = manager_data(
+        load(f"osd_df{suffix}.json"),
+        load(f"osd_dump{suffix}.json"),
+        load(f"osd_metadata{suffix}.json"),
+        load(f"df_detail{suffix}.json"),
+        load(f"pg_dump_pgs{suffix}.json"),
+        load(f"health_detail{suffix}.json"),
+    )
+    mgr.data |= {
         "mon_map": {"fsid": load(f"osd_dump{suffix}.json")["fsid"]},
         "service_map": load("service_dump.json"),
     }

@@ -98,7 +98,7 @@ def test_reshard_soon_counts_buckets_beyond_the_top_k():
     t = 1000.0
     many = {f"b{i:03d}": (90_000 + i, 1) for i in range(30)}
     th = Thresholds.from_mapping({"rgw_top_buckets": 5})
-    c = checks_for([s.snap(t, buckets=s.buckets(t, many))], th, detail_max=10)["SCALE_RESHARD_SOON"]
+    c = checks_for([s.snap(t, buckets=s.buckets(t, many))], th, health_detail_max=10)["SCALE_RESHARD_SOON"]
     assert c["count"] == 30
     assert len(c["detail"]) == 6 and c["detail"][-1] == "25 more bucket(s) near the limit outside the top 5 exposed"
 
@@ -209,7 +209,7 @@ def test_spill_soon_from_the_db_growth():
 
 def test_detail_is_capped_with_a_closing_line():
     t = 1000.0
-    c = checks_for([s.snap(t, osd_map=s.osd_map(t, [0.9] * 25))], detail_max=4)["SCALE_FILL_HEADROOM"]
+    c = checks_for([s.snap(t, osd_map=s.osd_map(t, [0.9] * 25))], health_detail_max=4)["SCALE_FILL_HEADROOM"]
     assert c["count"] == 25 and len(c["detail"]) == 5 and c["detail"][-1] == "... and 21 more"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from scale.ceph_scale_core import registry
 from scale.checks import CheckOptions, health_checks
 from scale.report import SIGNALS, TITLES, build_report, render_json, render_text
 
@@ -72,6 +73,10 @@ def test_failing_source_and_health_checks_in_the_text():
     )
     text = render_text(report)
     assert "buckets: RgwError: connection refused (3 failures)" in text
+    # Every registered source is listed, in the registry's order; one never run is failing.
+    assert tuple(report["sources"]) == registry.SOURCE_NAMES
+    assert "osd_map: not collected yet (0 failures)" in text
+    assert f"Sources: {len(registry.SOURCE_NAMES)} of {len(registry.SOURCE_NAMES)} failing" in text
     assert "SCALE_BAD_CONFIG (warning): rejected" in text and "      why" in text
 
 

@@ -67,7 +67,7 @@ def test_each_part_equals_the_sidecars(suffix):
     t = 1.0
     ours = module_parts(fake(suffix), suffix, t)
     theirs = sidecar_parts(suffix, t)
-    for name in sources.SOURCE_NAMES:
+    for name in sources.registry.SOURCE_NAMES:
         assert ours[name] == theirs[name], name
 
 
@@ -170,3 +170,11 @@ def test_every_source_has_a_schedule_and_nothing_else_does():
     for interval_option, timeout_option in sources.SCHEDULES.values():
         assert isinstance(getattr(ModuleSettings(), interval_option), int)
         assert timeout_option is None or isinstance(getattr(ModuleSettings(), timeout_option), int)
+
+
+def test_every_registered_source_has_a_collector_and_a_schedule_of_module_options():
+    assert tuple(sources.source_functions(fake(), ModuleSettings)) == sources.registry.SOURCE_NAMES
+    options = {f.name for f in dataclasses.fields(ModuleSettings)}
+    assert tuple(sources.SCHEDULES) == sources.registry.SOURCE_NAMES
+    for interval_option, timeout_option in sources.SCHEDULES.values():
+        assert interval_option in options and (timeout_option is None or timeout_option in options)

@@ -364,8 +364,10 @@ def test_validator_runs_standalone():
 
 @pytest.fixture
 def broken_copy(tmp_path):
-    """A copy of rules/ and docs/metrics.md to break, and a way to edit its YAML files."""
+    """A copy of rules/ and docs/metrics.md to break, and a way to edit its YAML files (beside
+    the registry the validator reads, as in the repository)."""
     shutil.copytree(RULES, tmp_path / "rules", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "exporter").symlink_to(REPO / "exporter")
     (tmp_path / "docs").mkdir()
     shutil.copy(REPO / "docs" / "metrics.md", tmp_path / "docs" / "metrics.md")
     return tmp_path

@@ -8,7 +8,7 @@ interpolated; past the last point the last segment is extended, up to 100 %.
 from __future__ import annotations
 
 from ..families import Family, gauge
-from ..snapshot import Snapshot
+from .signal_input import SignalInput
 
 # (share of OSDs down, PUT drop, GET drop)
 STUDY_POINTS = ((0.0, 0.0, 0.0), (0.02, 0.06, 0.08), (0.17, 0.21, 0.25))
@@ -24,18 +24,19 @@ def expected_drop(down_share: float, column: int) -> float:
     return min(1.0, y1[column] + slope * (down_share - x1))
 
 
-def derive(snap: Snapshot) -> list[Family]:
+def derive(given: SignalInput, state: None = None) -> list[Family]:
+    snap = given.snap
     osd_map = snap.osd_map
     if osd_map is None or not osd_map.osds:
         return []
     states = gauge("osds", "OSDs by device class and state.", "device_class", "state")
     counts: dict[tuple[str, str], int] = {}
     for o in osd_map.osds:
-        state = ("up" if o.up else "down") + "_" + ("in" if o.in_cluster else "out")
-        key = (o.device_class, state)
+        up_in = ("up" if o.up else "down") + "_" + ("in" if o.in_cluster else "out")
+        key = (o.device_class, up_in)
         counts[key] = counts.get(key, 0) + 1
-    for (device_class, state), n in sorted(counts.items()):
-        states.add(n, device_class, state)
+    for (device_class, up_in), n in sorted(counts.items()):
+        states.add(n, device_class, up_in)
     down = sum(1 for o in osd_map.osds if not o.up) / len(osd_map.osds)
     drop = gauge("degraded_expected_drop_ratio", "Expected S3 throughput drop for the share of OSDs down.", "op")
     drop.add(expected_drop(down, 0), "put").add(expected_drop(down, 1), "get")

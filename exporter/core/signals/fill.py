@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..config import Thresholds
 from ..families import Family, gauge
 from ..history import KeyedSeries, Series
-from ..snapshot import Snapshot
+from .signal_input import SignalInput
 
 
 class FillState:
@@ -22,7 +22,8 @@ def _thresholds(th: Thresholds) -> tuple[tuple[str, float], ...]:
     return (("warn", th.fill_warn_ratio), ("target", th.fill_target_ratio), ("critical", th.fill_critical_ratio))
 
 
-def derive(snap: Snapshot, state: FillState, th: Thresholds) -> list[Family]:
+def derive(given: SignalInput, state: FillState) -> list[Family]:
+    snap, th = given.snap, given.th
     families: list[Family] = []
     cap = snap.capacity
     if cap is not None and cap.total_bytes > 0:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..families import Family, gauge
-from ..snapshot import Snapshot
+from .signal_input import SignalInput
 
 
-def derive(snap: Snapshot) -> list[Family]:
+def derive(given: SignalInput, state: None = None) -> list[Family]:
+    snap = given.snap
     if snap.health is None:
         return []
     fam = gauge("health_check", "Count Ceph gives for each active health check.", "code", "severity")

@@ -13,6 +13,7 @@ from ..config import Thresholds
 from ..families import Family, counter, gauge
 from ..history import KeyedRates
 from ..snapshot import Snapshot
+from .signal_input import SignalInput
 
 
 class LoadState:
@@ -27,7 +28,8 @@ def hdd_osds(snap: Snapshot) -> int | None:
     return sum(1 for o in snap.osd_map.osds if o.up and o.in_cluster and o.device_class == "hdd")
 
 
-def derive(snap: Snapshot, state: LoadState, th: Thresholds) -> list[Family]:
+def derive(given: SignalInput, state: LoadState) -> list[Family]:
+    snap, th = given.snap, given.th
     perf = snap.perf
     if perf is None:
         return []

@@ -20,7 +20,8 @@ import math
 from ..config import Thresholds
 from ..families import Family, counter, gauge, histogram
 from ..inputs import InputError, parse_stamp
-from ..snapshot import Bucket, Snapshot
+from ..snapshot import Bucket
+from .signal_input import SignalInput
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
@@ -40,7 +41,7 @@ def resharded_ever(b: Bucket, gen: int) -> bool:
 
 
 class ReshardState:
-    def __init__(self) -> None:
+    def __init__(self, th: Thresholds | None = None) -> None:  # counts that no threshold changes
         self.events = 0
         self.seen_at = 0.0
         self.watch_start = 0.0  # the first bucket poll ever: buckets created later are ours to count
@@ -93,6 +94,9 @@ class ReshardState:
 
     def resharded_buckets(self) -> int:
         return sum(1 for marker, bucket_id, _, gen in self.buckets.values() if gen > 0 or marker != bucket_id)
+
+    def retuned(self, th: Thresholds) -> ReshardState:
+        return self  # every count goes on under new thresholds
 
     def to_dict(self) -> dict:
         return {"events": self.events, "seen_at": self.seen_at, "watch_start": self.watch_start,
@@ -186,7 +190,8 @@ def next_reshards(
     return heapq.nsmallest(k, predicted, key=lambda p: (p[0], p[1].key))
 
 
-def derive(snap: Snapshot, state: ReshardState, th: Thresholds, limit: int) -> list[Family]:
+def derive(given: SignalInput, state: ReshardState) -> list[Family]:
+    snap, th, limit = given.snap, given.th, given.shard_limit
     families: list[Family] = []
     part = snap.buckets
     if part is not None:

@@ -13,6 +13,7 @@ from ..config import Thresholds
 from ..families import Family, counter, gauge
 from ..history import Series
 from ..snapshot import ClusterSettings, Snapshot
+from .signal_input import SignalInput
 
 KINDS = ("scrub", "deep_scrub")
 
@@ -23,6 +24,12 @@ class ScrubState:
         self.stamps: dict[str, tuple[float, float]] = {}
         self.completed = {"scrub": 0, "deep_scrub": 0}
         self.completed_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
+
+    def retuned(self, th: Thresholds) -> ScrubState:
+        """New thresholds restart the rate windows; the completed counters go on."""
+        fresh = ScrubState(th)
+        fresh.completed = dict(self.completed)
+        return fresh
 
 
 def overdue_after(settings: ClusterSettings | None) -> dict[str, float]:
@@ -50,7 +57,8 @@ def pool_overdue_after(snap: Snapshot) -> dict[int, dict[str, float]]:
     return out
 
 
-def derive(snap: Snapshot, state: ScrubState, th: Thresholds) -> list[Family]:
+def derive(given: SignalInput, state: ScrubState) -> list[Family]:
+    snap = given.snap
     part = snap.pgs
     if part is None:
         return []

@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..config import Thresholds
 from ..families import Family, gauge
 from ..history import KeyedSeries
-from ..snapshot import Osd, Snapshot
+from ..snapshot import Osd
+from .signal_input import SignalInput
 
 
 def level_sizes(th: Thresholds) -> list[int]:
@@ -40,7 +41,8 @@ def _has_dedicated_db(osd: Osd | None, db_total: int) -> bool:
     return db_total > 0
 
 
-def derive(snap: Snapshot, state: SpilloverState, th: Thresholds) -> list[Family]:
+def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
+    snap, th = given.snap, given.th
     families: list[Family] = []
     boundaries = gauge(
         "rocksdb_level_boundary_bytes",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.admin_ops import AdminOps
+from ...core.registry import SOURCE_BY_NAME
 from ..ceph_client import CephClient
 
 
@@ -40,10 +41,22 @@ class Deadline:
 
 
 class Source:
+    """One collector of one registered source (core/registry.py): its name is the snapshot
+    field it fills, its default interval and timeout are the registry's."""
+
     name = ""
     field = ""  # Snapshot attribute this source fills
-    default_interval = 30.0
-    default_timeout = 10.0
+    default_interval = 0.0
+    default_timeout = 0.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = SOURCE_BY_NAME.get(cls.name)
+        if spec is None:
+            raise TypeError(f"{cls.__name__}: source {cls.name!r} is not in core/registry.py SOURCES")
+        cls.field = cls.field or spec.name
+        cls.default_interval = spec.interval
+        cls.default_timeout = spec.timeout
 
     def __init__(self, ctx: SourceContext) -> None:
         self.ctx = ctx

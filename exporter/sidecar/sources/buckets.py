@@ -14,8 +14,6 @@ class BucketsSource(Source):
     index generation (reshards, Reef+) of the buckets that changed, from the index pool."""
 
     name = field = "buckets"
-    default_interval = 120.0
-    default_timeout = 60.0
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -10,7 +10,6 @@ class CapacitySource(Source):
     """`df detail` plus pool layouts from `osd dump`: cluster and pool fill."""
 
     name = field = "capacity"
-    default_interval = 30.0
 
     def collect(self, deadline: Deadline):
         t = time.time()

@@ -10,7 +10,6 @@ class HealthSource(Source):
     """`health detail`: Ceph's own checks (BLUEFS_SPILLOVER, PG_NOT_SCRUBBED, ...)."""
 
     name = field = "health"
-    default_interval = 15.0
 
     def collect(self, deadline: Deadline):
         t = time.time()

@@ -10,7 +10,6 @@ class OsdMapSource(Source):
     """`osd df`, `osd dump`, `osd metadata`: fill per OSD, state, device classes, DB sizes."""
 
     name = field = "osd_map"
-    default_interval = 30.0
 
     def collect(self, deadline: Deadline):
         t = time.time()

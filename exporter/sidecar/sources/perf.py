@@ -28,7 +28,6 @@ class PerfSource(Source):
     """
 
     name = field = "perf"
-    default_interval = 15.0
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

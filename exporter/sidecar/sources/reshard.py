@@ -19,8 +19,6 @@ class ReshardSource(Source):
     """
 
     name = field = "reshard"
-    default_interval = 60.0
-    default_timeout = 20.0
 
     def collect(self, deadline: Deadline):
         if self.ctx.reshard_backend == "radosgw-admin":

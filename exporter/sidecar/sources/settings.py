@@ -17,7 +17,6 @@ class SettingsSource(Source):
 
     name = "settings"
     field = "settings"
-    default_interval = 60.0  # the pgs source's: overdue counts follow a changed interval at once
 
     def collect(self, deadline: Deadline):
         t = time.time()

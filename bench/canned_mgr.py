@@ -1,0 +1,113 @@
+"""The ceph-mgr module's path in the benchmark: the module package as the manager imports it,
+and a manager handle canned from the synthetic state.
+
+`manager_data` is the one translation of the CLI's JSON into what ceph-mgr hands a module
+(`MgrModule.get`); the tests' fake manager (tests/mgr/fake_mgr.py) fills itself with it too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+# The sources whose data the manager holds itself; buckets and the reshard queue come from RGW
+# (Admin Ops API / radosgw-admin) as JSON in the manager too, so the benchmark parses those.
+MANAGER_DATA_SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health")
+
+
+def manager_data(osd_df: Any, osd_dump: Any, osd_metadata: Any, df: Any, pg_stats: Any, health: Any) -> dict:
+    """`osd_stats` and `osd_map_crush` rebuilt from `osd df` (same statfs numbers, same classes),
+    `osd_metadata` keyed by id, health wrapped in {"json": ...}: as the manager keeps them."""
+    nodes = osd_df["nodes"]
+    return {
+        "osd_map": osd_dump,
+        "osd_stats": {
+            "osd_stats": [
+                {"osd": n["id"], "kb": n["kb"], "kb_used": n["kb_used"], "kb_avail": n["kb_avail"]} for n in nodes
+            ]
+        },
+        "osd_map_crush": {"devices": [{"id": n["id"], "name": n["name"], "class": n["device_class"]} for n in nodes]},
+        "osd_metadata": {str(m["id"]): m for m in osd_metadata},
+        "df": df,
+        "pg_stats": pg_stats,
+        "health": {"json": json.dumps(health)},
+    }
+
+
+def mgr_package() -> dict[str, types.ModuleType]:
+    """mgr_module/scale as the manager imports it (its own copy of the core), without its
+    __init__ (which needs Ceph's mgr_module)."""
+    name = "_bench_mgr_scale"
+    if name not in sys.modules:
+        pkg = types.ModuleType(name)
+        pkg.__path__ = [str(REPO / "mgr_module" / "scale")]
+        sys.modules[name] = pkg
+    return {
+        "sources": importlib.import_module(f"{name}.sources"),
+        "options": importlib.import_module(f"{name}.options"),
+        "inputs": importlib.import_module(f"{name}.ceph_scale_core.inputs"),
+        "derive": importlib.import_module(f"{name}.ceph_scale_core.derive"),
+        "snapshot": importlib.import_module(f"{name}.ceph_scale_core.snapshot"),
+        "exposition": importlib.import_module(f"{name}.ceph_scale_core.exposition"),
+        "config": importlib.import_module(f"{name}.ceph_scale_core.config"),
+    }
+
+
+class CannedMgr:
+    """What ceph-mgr hands the module (MgrModule.get & co.), as Python objects, from the synthetic state."""
+
+    def __init__(self, dec: dict[str, Any], counters: dict[str, dict[str, float]]) -> None:
+        self.data = manager_data(
+            dec["osd_df.json"],
+            dec["osd_dump.json"],
+            dec["osd_metadata.json"],
+            dec["df_detail.json"],
+            dec["pg_dump_pgs.json"],
+            dec["health_detail.json"],
+        )
+        self.data["service_map"] = {"services": {}}  # no RGW registered, as the canned `service dump`
+        self.config = dec["config_get.json"]
+        self.counters = counters
+        hosts: dict[str, list] = {}
+        for daemon in counters:
+            kind, _, ident = daemon.partition(".")
+            hosts.setdefault(f"host{len(hosts) // 60}", []).append({"type": kind, "id": ident})
+        self.servers = [{"hostname": h, "services": s} for h, s in hosts.items()]
+
+    def get(self, name: str) -> Any:
+        return self.data.get(name)
+
+    def list_servers(self) -> list:
+        return self.servers
+
+    def get_perf_schema(self, kind: str, ident: str) -> dict:
+        daemon = f"{kind}.{ident}"
+        return {daemon: {p: {"type": 2, "priority": 5} for p in self.counters.get(daemon, {})}}
+
+    def get_latest(self, kind: str, ident: str, path: str) -> Any:
+        return self.counters[f"{kind}.{ident}"][path]
+
+    def get_ceph_option(self, key: str) -> Any:
+        return self.config.get(key)
+
+    def mon_command(self, cmd: dict, inbuf: Any = None) -> tuple[int, str, str]:
+        if cmd.get("prefix") == "config get" and cmd.get("key") in self.config:
+            return 0, json.dumps(self.config[cmd["key"]]), ""
+        return -2, "", "not set"
+
+
+def mgr_parts(m: dict, mgr: CannedMgr, dec: dict[str, Any]) -> dict[str, Any]:
+    """Every part through the module's own collectors (its registry-ordered table)."""
+    settings = m["options"].ModuleSettings()
+    collectors = m["sources"].source_functions(mgr, lambda: settings)
+    t = time.time()
+    parts = {name: collectors[name]() for name in MANAGER_DATA_SOURCES}
+    parts["buckets"] = m["inputs"].buckets_part(dec["admin_api_bucket_stats.json"], t)
+    parts["reshard"] = m["inputs"].reshard_part(dec["reshard_list.json"], t)
+    return parts

@@ -1,0 +1,86 @@
+"""Every source and every signal, declared once.
+
+The sidecar's collectors, the module's schedule, the derivation, the benchmark, the docs
+checks, the rules validator and `ceph scale status` read these tables; none keeps a list of
+its own. A new source is a row here plus its collectors (sidecar and module) and its parser;
+a new signal is a row here plus its module under `signals/` (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Protocol
+
+from .config import Thresholds
+from .families import Family
+from .signals import degraded, fill, health, load, reshard, scrub, spillover
+from .signals.signal_input import SignalInput
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One snapshot part and how both producers schedule its collection."""
+
+    name: str  # also the Snapshot field it fills and the `source` label of ceph_scale_source_*
+    doc: str
+    interval: float  # the sidecar's default, seconds
+    timeout: float  # the sidecar's default, seconds (never more than the interval)
+    module_interval_option: str  # the module option that sets its interval
+    module_timeout_option: str | None = None  # its own timeout option; else bounded by the interval
+
+
+SOURCES: tuple[SourceSpec, ...] = (
+    SourceSpec("osd_map", "fill per OSD, state, device classes, DB sizes", 30.0, 10.0, "interval"),
+    SourceSpec("capacity", "cluster and pool fill, pool layouts", 30.0, 10.0, "interval"),
+    SourceSpec("perf", "per-daemon perf counters: BlueFS, OSD and RGW ops", 15.0, 10.0, "interval"),
+    SourceSpec("pgs", "scrub stamps and PG states; the costliest read", 60.0, 30.0, "pgs_interval"),
+    # The pgs source's interval: overdue counts follow a changed scrub interval at once.
+    SourceSpec("settings", "the Ceph options the signals depend on", 60.0, 10.0, "settings_interval"),
+    SourceSpec("health", "Ceph's own health checks", 15.0, 10.0, "interval"),
+    SourceSpec("buckets", "every bucket's stats and index generation", 120.0, 60.0, "rgw_interval", "rgw_timeout"),
+    SourceSpec("reshard", "RGW's reshard queue", 60.0, 20.0, "rgw_interval", "rgw_timeout"),
+)
+SOURCE_NAMES: tuple[str, ...] = tuple(s.name for s in SOURCES)
+SOURCE_BY_NAME: dict[str, SourceSpec] = {s.name: s for s in SOURCES}
+
+
+class SignalState(Protocol):
+    """What a signal remembers between snapshots. Optional hooks, found by name:
+    `retuned(th)` says what survives new thresholds (default: nothing, a fresh state);
+    `to_dict()` and a `from_dict(data)` class method make it durable (saved across restarts
+    and manager failovers)."""
+
+    def __init__(self, th: Thresholds) -> None: ...
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """One study signal: `module.derive(given: SignalInput, state) -> list[Family]`, citing
+    its study number, and the class of its state if it keeps one."""
+
+    name: str  # also the `signal` label of its alerts, where it has alerts
+    module: ModuleType
+    state: type[SignalState] | None = None
+    alerts: bool = True
+
+    @property
+    def durable(self) -> bool:
+        return self.state is not None and hasattr(self.state, "from_dict")
+
+    def derive(self, given: SignalInput, state: Any) -> list[Family]:
+        families: list[Family] = self.module.derive(given, state)
+        return families
+
+
+SIGNALS: tuple[SignalSpec, ...] = (
+    SignalSpec("spillover", spillover, spillover.SpilloverState),
+    SignalSpec("fill", fill, fill.FillState),
+    SignalSpec("reshard", reshard, reshard.ReshardState),
+    SignalSpec("scrub", scrub, scrub.ScrubState),
+    SignalSpec("load", load, load.LoadState),
+    SignalSpec("degraded", degraded),
+    SignalSpec("health", health, alerts=False),
+)
+# The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.
+ALERT_SIGNALS: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.alerts) + ("exporter",)

@@ -1,0 +1,17 @@
+"""What every signal's `derive(given, state)` is given: one argument, the same for all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import Thresholds
+from ..snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class SignalInput:
+    snap: Snapshot
+    th: Thresholds
+    # The per-shard object limit buckets are judged by, from wherever it came
+    # (derive.shard_limit_and_origin): worked out once, used by the reshard and config families.
+    shard_limit: int

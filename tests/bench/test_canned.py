@@ -1,0 +1,50 @@
+"""The benchmark runs the producers' own collectors: the sidecar's sources on canned clients,
+the module's collectors on a canned manager, and both give the parts the parsers give."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import canned, canned_mgr, synth
+from bench import run as bench_run
+from exporter.core import inputs
+from exporter.core.registry import SOURCE_NAMES
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("synth-canned")
+    synth.Synth(seed=5, osds=12, pgs=300, pools=7, buckets=500, rgws=2).write(out)
+    return out
+
+
+def test_the_sidecars_sources_on_canned_clients_give_the_parsers_parts(small):
+    now = json.loads((small / "manifest.json").read_text())["now"]
+    raws = bench_run.load_raws(small)
+    expected = bench_run.parts_from_decoded(bench_run.parse_all(raws), now)
+    for name in SOURCE_NAMES:
+        assert bench_run.sidecar_source(name, raws, small, now) == expected[name], name
+
+
+def test_a_command_the_canned_cluster_does_not_know_fails_as_a_cluster_would(small):
+    with pytest.raises(canned.CephCommandError, match="osd perf"):
+        canned.CannedCeph(bench_run.load_raws(small)).command("osd perf", 1.0)
+
+
+def test_the_modules_collectors_on_the_canned_manager_give_the_same_parts(small):
+    now = json.loads((small / "manifest.json").read_text())["now"]
+    dec = bench_run.parse_all(bench_run.load_raws(small))
+    counters = inputs.counters_from_prometheus_text(dec["mgr_prometheus_metrics.txt"])
+    module = canned_mgr.mgr_package()
+    parts = canned_mgr.mgr_parts(module, canned_mgr.CannedMgr(dec, counters), dec)
+    expected = bench_run.parts_from_decoded(dec, now)
+    for name in canned_mgr.MANAGER_DATA_SOURCES:  # the module's own copy of the core: compared as data
+        assert fields(parts[name]) == fields(expected[name]), name
+
+
+def fields(part) -> dict:
+    return dataclasses.asdict(dataclasses.replace(part, collected_at=0.0))

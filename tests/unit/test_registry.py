@@ -1,0 +1,93 @@
+"""The registry (exporter/core/registry.py) is what every part reads: a source or signal
+declared there, and only there, reaches the sidecar, the derivation, the validator and the
+report; one declared nowhere else is refused at once."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from exporter.core import registry
+from exporter.core.config import Thresholds
+from exporter.core.derive import DerivationState, derive
+from exporter.core.families import gauge
+from exporter.core.snapshot import Snapshot
+from exporter.sidecar.sources import ALL_SOURCES, Source
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def load_validator():
+    spec = importlib.util.spec_from_file_location("rules_validate", REPO / "rules" / "validate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_sidecar_collects_every_registered_source_with_its_declared_schedule():
+    assert tuple(s.name for s in ALL_SOURCES) == registry.SOURCE_NAMES
+    snapshot_fields = {f.name for f in dataclasses.fields(Snapshot)}
+    for collector in ALL_SOURCES:
+        spec = registry.SOURCE_BY_NAME[collector.name]
+        assert collector.field == spec.name and spec.name in snapshot_fields
+        assert (collector.default_interval, collector.default_timeout) == (spec.interval, spec.timeout)
+        assert spec.timeout <= spec.interval
+
+
+def test_a_collector_of_an_unregistered_source_is_refused_when_defined():
+    with pytest.raises(TypeError, match="not in core/registry.py"):
+        type("LatencySource", (Source,), {"name": "latency"})
+
+
+def test_derive_runs_every_registered_signal_and_keeps_its_durable_state(monkeypatch):
+    """A signal added to the registry alone is derived, its state kept and restored."""
+
+    class CountingState:
+        def __init__(self, th: Thresholds) -> None:
+            self.calls = 0
+
+        def to_dict(self) -> dict:
+            return {"calls": self.calls}
+
+        @classmethod
+        def from_dict(cls, data: dict) -> CountingState:
+            state = cls(Thresholds())
+            state.calls = int(data.get("calls", 0))
+            return state
+
+    def derive_example(given, state: CountingState):
+        state.calls += 1
+        return [gauge("example_calls", "Derivations seen by the example signal.").add(state.calls)]
+
+    example = registry.SignalSpec("example", SimpleNamespace(derive=derive_example), CountingState)
+    monkeypatch.setattr(registry, "SIGNALS", registry.SIGNALS + (example,))
+    monkeypatch.setattr("exporter.core.derive.SIGNALS", registry.SIGNALS)
+    th = Thresholds()
+    state = DerivationState(th)
+    for t in (1.0, 2.0):
+        families = derive(Snapshot(taken_at=t), state, th)
+    assert [f.samples[0][2] for f in families if f.name == "ceph_scale_example_calls"] == [2.0]
+    saved = state.durable()
+    assert saved["example"] == {"calls": 2} and "reshard" in saved
+    restored = DerivationState(th)
+    restored.restore(saved)
+    assert restored.example.calls == 2
+    restored.retune(dataclasses.replace(th, fill_target_ratio=0.7))  # no `retuned`: a fresh state
+    assert restored.example.calls == 0
+
+
+def test_the_validator_knows_the_registered_signals_and_wants_each_routed(monkeypatch):
+    validate = load_validator()
+    assert validate.SIGNALS == set(registry.ALERT_SIGNALS)
+    text = (REPO / "rules" / "alertmanager.yml").read_text()
+    assert validate.signal_routes(text) == []
+    monkeypatch.setattr(validate, "SIGNALS", validate.SIGNALS | {"latency"})
+    assert validate.signal_routes(text) == ["alertmanager.yml: alerts of signal 'latency' reach no team's receiver"]
+    assert validate.signal_routes(text.replace('"reshard|load"', '"reshard|load|latency2"')) == [
+        "alertmanager.yml: signal 'latency2' is not a registered signal",
+        "alertmanager.yml: alerts of signal 'latency' reach no team's receiver",
+    ]
