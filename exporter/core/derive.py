@@ -148,5 +148,10 @@ def derive(
     # A family with no samples says nothing; leaving it out keeps `promtool
     # check metrics` quiet and the exposition small.
     families = [f for f in families if f.samples]
+    return with_constant_labels(families, cluster_labels(snap, cluster))
+
+
+def cluster_labels(snap: Snapshot, cluster: str | None) -> dict[str, str]:
+    """The `cluster` label every series carries: the operator's, else the cluster's fsid."""
     label = cluster if cluster is not None else (snap.fsid or (snap.osd_map.fsid if snap.osd_map else ""))
-    return with_constant_labels(families, {"cluster": label} if label else {})
+    return {"cluster": label} if label else {}

@@ -16,9 +16,10 @@ import time
 
 from ..core import exposition
 from ..core.config import Thresholds
-from ..core.derive import DerivationState, derive
+from ..core.derive import DerivationState, cluster_labels, derive
 from ..core.loop import CollectionLoop
 from ..core.runner import Schedule, SourceRunner
+from ..core.served import ServedExposition
 from ..core.snapshot import Snapshot
 from .sources import Deadline, Source
 
@@ -64,7 +65,8 @@ class Collector:
         by_name = {r.name: r for r in self.runners}
         self.loop = CollectionLoop(by_name, lambda name: by_name[name].schedule, self.derive_now, log)
         self._derive_lock = threading.Lock()
-        self.exposition: bytes = b""
+        self.served = ServedExposition()
+        self.exposition: bytes = b""  # what a scrape gets: self.served's bytes after each attempt
         self.families: list = []
         self._saved_state: str | None = None
         self._load_state()
@@ -111,11 +113,17 @@ class Collector:
     def derive_now(self) -> bytes:
         with self._derive_lock:
             snap = self.snapshot()
-            families = derive(snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label)
-            body = exposition.render(families)
-            self.families, self.exposition = families, body
+            try:
+                families = derive(snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label)
+                body = exposition.render(families)
+            except Exception:
+                self.served.failed()
+                self.exposition = self.served.body() if self.served.last_success is not None else b""
+                raise
+            self.served.succeeded(body, snap.taken_at, cluster_labels(snap, self.cluster_label))
+            self.families, self.exposition = families, self.served.body()
             self._save_state()
-            return body
+            return self.exposition
 
     # --- loops -----------------------------------------------------------------
 

@@ -13,9 +13,10 @@ import time
 from typing import Any, Callable
 
 from .ceph_scale_core import exposition
-from .ceph_scale_core.derive import DerivationState, derive
+from .ceph_scale_core.derive import DerivationState, cluster_labels, derive
 from .ceph_scale_core.loop import CollectionLoop
 from .ceph_scale_core.runner import Schedule, SourceRunner
+from .ceph_scale_core.served import ServedExposition
 from .ceph_scale_core.snapshot import Snapshot
 
 __all__ = ["Collector", "Schedule", "SourceRunner"]
@@ -53,7 +54,8 @@ class Collector:
         self.state = DerivationState(thresholds())
         self.families: list = []
         self.snapshot: Snapshot | None = None
-        self.exposition: bytes = b""
+        self.served = ServedExposition()
+        self.exposition: bytes = b""  # what a scrape gets: self.served's bytes after each attempt
         self._lock = threading.Lock()
         self.loop = CollectionLoop(
             self.runners, schedule, self.derive_now, log, enabled, thread_prefix="scale-", log_prefix="scale: "
@@ -71,9 +73,17 @@ class Collector:
     def derive_now(self) -> bytes:
         with self._lock:
             snap = self.take_snapshot()
-            families = derive(snap, self.state, self.thresholds(), producer="mgr", cluster=self.cluster_label())
-            body = exposition.render(families)
-            self.families, self.snapshot, self.exposition = families, snap, body
+            cluster = self.cluster_label()
+            try:
+                families = derive(snap, self.state, self.thresholds(), producer="mgr", cluster=cluster)
+                body = exposition.render(families)
+            except Exception:
+                self.served.failed()
+                self.exposition = self.served.body() if self.served.last_success is not None else b""
+                raise
+            self.served.succeeded(body, snap.taken_at, cluster_labels(snap, cluster))
+            self.families, self.snapshot, self.exposition = families, snap, self.served.body()
+            body = self.exposition
         try:
             self.after_derive(families, snap)
         except Exception:  # health checks or the state store must not stop the loop

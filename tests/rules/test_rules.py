@@ -231,10 +231,10 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             with_rule_labels("CephScaleFillPastCritical", cluster="c1"),
             with_rule_labels("CephScaleFillPastTarget", cluster="c1"),
             with_rule_labels("CephScaleFillPastTarget", cluster="c2"),
-            # per OSD: only the same OSD
-            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1", ceph_daemon="osd.3"),
-            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1", ceph_daemon="osd.3"),
-            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1", ceph_daemon="osd.7"),
+            # the fullest OSD, per cluster: only the same cluster
+            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c2"),
             # a pool past the target silences its own prediction only
             with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="9", name="data"),
             with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c1", pool_id="9", name="data"),
@@ -248,15 +248,20 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c3", ceph_daemon="osd.0"),
             with_rule_labels("CephScaleSourceFailing", cluster="c3", source="pgs", instance="s:9928"),
             with_rule_labels("CephScaleRgwReshardStorm", cluster="c4"),
+            # a frozen derivation: its cluster's signal alerts and its own stale sources
+            with_rule_labels("CephScaleDerivationFrozen", cluster="c5", instance="s5:9928"),
+            with_rule_labels("CephScaleFillPastTarget", cluster="c5"),
+            with_rule_labels("CephScaleSourceStale", cluster="c5", source="perf", instance="s5:9928"),
+            with_rule_labels("CephScaleSourceStale", cluster="c6", source="perf", instance="s6:9928"),
         ],
     )
     expected = {
         ("CephScaleFillPastCritical", "c1", None): False,
         ("CephScaleFillPastTarget", "c1", None): True,
         ("CephScaleFillPastTarget", "c2", None): False,
-        ("CephScaleOsdFullestPastBackfillfull", "c1", "osd.3"): False,
-        ("CephScaleOsdFullestPastTarget", "c1", "osd.3"): True,
-        ("CephScaleOsdFullestPastTarget", "c1", "osd.7"): False,
+        ("CephScaleOsdFullestPastBackfillfull", "c1", None): False,
+        ("CephScaleOsdFullestPastTarget", "c1", None): True,
+        ("CephScaleOsdFullestPastTarget", "c2", None): False,
         ("CephScalePoolPastFillTarget", "c1", "9"): False,
         ("CephScalePoolPredictedToCrossTarget", "c1", "9"): True,
         ("CephScalePoolPredictedToCrossTarget", "c1", "7"): False,
@@ -267,6 +272,10 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleBluefsSpilloverStarted", "c3", "osd.0"): True,
         ("CephScaleSourceFailing", "c3", None): True,
         ("CephScaleRgwReshardStorm", "c4", None): False,
+        ("CephScaleDerivationFrozen", "c5", None): False,
+        ("CephScaleFillPastTarget", "c5", None): True,
+        ("CephScaleSourceStale", "c5", None): True,
+        ("CephScaleSourceStale", "c6", None): False,
     }
     assert inhibited(alertmanager, expected) == expected
 

@@ -73,7 +73,7 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
             "tenant" if i % 10 == 0 else "",
             f"zone.{i}.{grow}",
             11,
-            100_000 * (i % 13),
+            100_000 * (i % 13) + (grow * 60_000 if i % 13 < 5 else 0),  # the ones below the limit grow
             "user",
             f"zone.{i}.0",
         )  # fmt: skip

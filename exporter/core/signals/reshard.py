@@ -175,14 +175,14 @@ def recommended_shards(objects: int, limit: int, fill_ratio: float) -> int:
 def next_reshards(
     buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int
 ) -> list[tuple[float, Bucket]]:
-    """The k buckets predicted to reach the per-shard limit soonest: (seconds, bucket).
-
-    Buckets already at the limit are due now (0 s); the others need a growth rate."""
+    """The k buckets still below the per-shard limit predicted to reach it soonest, from
+    their growth rate: (seconds, bucket). Buckets already at the limit are counted by
+    rgw_buckets_over_shard_limit and listed by shard fill; listed here too, they would fill
+    the top-K exactly when resharding is widespread and hide the buckets still ahead."""
     predicted = []
     for b in buckets:
         room = max(1, b.num_shards) * limit - b.num_objects
         if room <= 0:
-            predicted.append((0.0, b))
             continue
         rate = rates.get(b.key)
         if rate:
@@ -262,8 +262,8 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         state.growth.observe(part.collected_at, part.buckets)
         eta_f = gauge(
             "rgw_bucket_reshard_seconds",
-            "Predicted seconds until the bucket reaches the per-shard limit at its object growth rate "
-            "(0: due now), for the top-K buckets predicted to reshard soonest.",
+            "Predicted seconds until the bucket reaches the per-shard limit at its object growth rate, "
+            "for the top-K buckets below the limit predicted to reach it soonest.",
             "bucket",
             "tenant",
         )

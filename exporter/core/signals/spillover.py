@@ -69,7 +69,7 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     share = gauge("bluefs_db_share_ratio", "DB device size as a share of the data device (4 % rule).", "ceph_daemon")
     next_level = gauge(
         "bluefs_db_next_level_seconds",
-        "Predicted seconds until DB use exceeds the usable level size (top-K soonest).",
+        "Predicted seconds until DB use exceeds the usable level size (top-K soonest of the OSDs not spilling).",
         "ceph_daemon",
     )
 
@@ -95,11 +95,11 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
             share.add(ratio, daemon)
             if ratio < th.bluefs_db_share_min_ratio:
                 share_below += 1
-        # Already spilling: 0. Past the strict level size but not spilling (Pacific's
-        # use_some_extra volume selector lets a level use spare DB space): the
-        # next spill comes when the device itself is full.
+        # Already spilling: counted by bluefs_spillover_osds, not listed here, so that the
+        # top-K keeps showing the OSDs still ahead when most spill (296 of 318 at 10B [004]).
+        # Past the strict level size but not spilling (Pacific's use_some_extra volume
+        # selector lets a level use spare DB space): the next spill comes when the device is full.
         if c.slow_used_bytes > 0:
-            eta.append((0.0, daemon))
             continue
         limit = usable_bytes if c.db_used_bytes < usable_bytes else c.db_total_bytes
         slope = state.db_used.slope(c.osd_id)

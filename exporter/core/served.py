@@ -1,0 +1,58 @@
+"""What a scrape gets: the exposition of the last successful derivation, followed by the
+derivation's own record, which is rendered at every attempt and so never freezes.
+
+If derive or render keeps failing, the body stays as it was: its ages were computed when
+it was made and stop growing, and every source still reads success 1. The record beside it
+says when a derivation last succeeded and how often one failed, so that staleness is judged
+from a timestamp (`time() - ceph_scale_derivation_last_success_timestamp_seconds`), not from
+values frozen inside the body.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from . import exposition
+from .families import Family, counter, gauge, with_constant_labels
+
+
+class ServedExposition:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._body = b""
+        self._labels: dict[str, str] = {}
+        self.last_success: float | None = None
+        self.failures = 0
+        self._record = b""
+
+    def succeeded(self, body: bytes, at: float, labels: dict[str, str]) -> None:
+        with self._lock:
+            self._body, self._labels, self.last_success = body, labels, at
+            self._record = self._render_record()
+
+    def failed(self) -> None:
+        with self._lock:
+            self.failures += 1
+            self._record = self._render_record()
+
+    def body(self) -> bytes:
+        with self._lock:
+            return self._body + self._record
+
+    def _render_record(self) -> bytes:
+        return exposition.render(self.record_families())
+
+    def record_families(self) -> list[Family]:
+        families = [
+            counter("derivation_failures", "Derivations (snapshot to exposition) that failed since start.").add(
+                self.failures
+            )
+        ]
+        if self.last_success is not None:
+            families.append(
+                gauge(
+                    "derivation_last_success_timestamp_seconds",
+                    "When a derivation last succeeded: the served signals are from then.",
+                ).add(self.last_success)
+            )
+        return with_constant_labels(families, self._labels)
