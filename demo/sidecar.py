@@ -71,7 +71,9 @@ class Sidecar:
         config = {
             "cluster_label": cluster_label,
             "state_file": str(self.state_file),
-            "thresholds": thresholds or {},
+            # The demo and the tests watch a cluster for minutes, not hours: forecasts from a
+            # minute of history (the default, an hour, would leave their panels empty).
+            "thresholds": {"forecast_min_span_seconds": 60, **(thresholds or {})},
             "sources": {**FAST_SOURCES, **(sources or {})},
             "rgw": {"endpoint": cluster.rgw_endpoint, "credentials_file": str(creds)},
             **(config or {}),

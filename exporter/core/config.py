@@ -49,6 +49,11 @@ class Thresholds:
     fill_forecast_window_seconds: int = _setting(
         6 * 3600, 60, 90 * 86400, "History used to fit the fill rate for time-to-threshold predictions."
     )
+    # Two points minutes apart fit any slope: four minutes after a start, "time to 80 %" once
+    # read 1.5 days on a cluster 17.8 % full. No forecast until its fit spans this much.
+    forecast_min_span_seconds: int = _setting(
+        3600, 0, 90 * 86400, "Shortest history a forecast (fill, DB growth) is fitted over before it is exported."
+    )
     # BlueFS / RocksDB [004]: level base 256 MB, x10 per level; DB >= 4 % of HDD.
     rocksdb_level_base_bytes: int = _setting(
         256 * 1024**2, 1024**2, 1024**4, "RocksDB max_bytes_for_level_base (L1 size) [004]."
@@ -112,6 +117,13 @@ class Thresholds:
             raise ConfigError(
                 "fill ratios must satisfy fill_warn_ratio <= fill_target_ratio <= fill_critical_ratio, "
                 f"got {order[0]} / {order[1]} / {order[2]}"
+            )
+        windows = min(result.fill_forecast_window_seconds, result.bluefs_growth_window_seconds)
+        if result.forecast_min_span_seconds > windows:
+            raise ConfigError(
+                f"forecast_min_span_seconds ({result.forecast_min_span_seconds}) must not exceed the forecast "
+                f"windows (fill_forecast_window_seconds, bluefs_growth_window_seconds: {windows}): no forecast "
+                "could ever be made"
             )
         return result
 

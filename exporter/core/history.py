@@ -10,12 +10,14 @@ from collections import deque
 
 
 class Series:
-    """(time, value) points within a trailing window, with a least-squares slope."""
+    """(time, value) points within a trailing window, with a least-squares slope once the
+    points span at least `min_span` seconds."""
 
-    __slots__ = ("window", "points")
+    __slots__ = ("window", "min_span", "points")
 
-    def __init__(self, window: float) -> None:
+    def __init__(self, window: float, min_span: float = 0.0) -> None:
         self.window = window
+        self.min_span = min_span
         self.points: deque[tuple[float, float]] = deque()
 
     def add(self, t: float, value: float) -> None:
@@ -30,9 +32,9 @@ class Series:
         return self.points[-1][0] - self.points[0][0] if len(self.points) > 1 else 0.0
 
     def slope(self) -> float | None:
-        """Units per second, or None with fewer than two points."""
+        """Units per second, or None with fewer than two points or a span under min_span."""
         n = len(self.points)
-        if n < 2 or self.span() <= 0:
+        if n < 2 or self.span() <= 0 or self.span() < self.min_span:
             return None
         t0 = self.points[0][0]
         mean_t = sum(t - t0 for t, _ in self.points) / n
@@ -102,10 +104,11 @@ class KeyedRates:
 class KeyedSeries:
     """Series per key; keys not seen in an update are forgotten."""
 
-    __slots__ = ("window", "series")
+    __slots__ = ("window", "min_span", "series")
 
-    def __init__(self, window: float) -> None:
+    def __init__(self, window: float, min_span: float = 0.0) -> None:
         self.window = window
+        self.min_span = min_span
         self.series: dict[object, Series] = {}
 
     def update(self, t: float, values: dict[object, float]) -> None:
@@ -115,7 +118,7 @@ class KeyedSeries:
         for key, value in values.items():
             s = self.series.get(key)
             if s is None:
-                s = self.series[key] = Series(self.window)
+                s = self.series[key] = Series(self.window, self.min_span)
             s.add(t, value)
 
     def slope(self, key: object) -> float | None:

@@ -110,7 +110,8 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
 
 
 def rich_families():
-    th = Thresholds()
+    # Three snapshots a minute apart stand for hours of history: forecasts from their 2 minutes.
+    th = Thresholds(forecast_min_span_seconds=120)
     state = DerivationState(th)
     fams = []
     for step in range(3):

@@ -352,3 +352,29 @@ def test_the_soonest_spill_list_shows_the_osds_still_ahead_when_half_already_spi
     for labels, seconds in soonest.items():
         osd_id = int(dict(labels)["ceph_daemon"].removeprefix("osd."))
         assert seconds > 0 and osd_id % 2 == 0, (labels, seconds)  # odd ids spill in this state
+
+
+def test_no_forecast_from_minutes_of_history():
+    """Four minutes after a start, two points once read "1.5 days to 80 %" at 17.8 % full."""
+    from exporter.core.snapshot import CapacityPart
+
+    th = Thresholds()
+    state = DerivationState(th)
+    total = 10**15
+
+    def at(t: float, used_ratio: float):
+        part = CapacityPart(t, total, int(total * used_ratio), int(total * (1 - used_ratio)), ())
+        families = derive(Snapshot(taken_at=t, capacity=part), state, th)
+        return samples(families, "ceph_scale_cluster_fill_seconds_to_threshold")
+
+    assert not at(0.0, 0.178)
+    assert not at(240.0, 0.18)  # a steep slope over 4 minutes: no forecast
+    for t in range(600, 3600, 600):
+        assert not at(float(t), 0.18 + t * 1e-7)
+    forecast = at(3600.0, 0.18 + 3600 * 1e-7)
+    assert forecast[(("threshold", "target"),)] > 5 * 86400  # an hour's fit, not a 4-minute one
+
+
+def test_a_minimum_span_longer_than_the_windows_is_refused():
+    with pytest.raises(ConfigError, match="forecast_min_span_seconds"):
+        Thresholds.from_mapping({"forecast_min_span_seconds": 7200, "fill_forecast_window_seconds": 3600})

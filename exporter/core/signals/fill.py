@@ -14,8 +14,8 @@ from .signal_input import SignalInput
 
 class FillState:
     def __init__(self, th: Thresholds) -> None:
-        self.cluster_used = Series(th.fill_forecast_window_seconds)
-        self.pool_ratio = KeyedSeries(th.fill_forecast_window_seconds)
+        self.cluster_used = Series(th.fill_forecast_window_seconds, th.forecast_min_span_seconds)
+        self.pool_ratio = KeyedSeries(th.fill_forecast_window_seconds, th.forecast_min_span_seconds)
 
 
 def _thresholds(th: Thresholds) -> tuple[tuple[str, float], ...]:

@@ -31,7 +31,7 @@ def usable_db_bytes(db_size: int, th: Thresholds) -> int:
 
 class SpilloverState:
     def __init__(self, th: Thresholds) -> None:
-        self.db_used = KeyedSeries(th.bluefs_growth_window_seconds)
+        self.db_used = KeyedSeries(th.bluefs_growth_window_seconds, th.forecast_min_span_seconds)
 
 
 def _has_dedicated_db(osd: Osd | None, db_total: int) -> bool:
