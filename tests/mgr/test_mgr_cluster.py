@@ -583,9 +583,8 @@ def test_module_hanging_rgw_hits_its_timeout(scale, ceph_cluster):
 def test_module_osd_down_and_out(scale, ceph_cluster):
     c = ceph_cluster
     c.osd_down(2)
-    c.osd_out(2)
     try:
-        scale.wait_value("ceph_scale_osds", lambda v: v == 1, state="down_out")
+        scale.wait_value("ceph_scale_osds", lambda v: v == 1, state="down_in")
         assert scale.value("ceph_scale_osds_down_ratio") == pytest.approx(1 / 3)
         # The study's table [004], its last segment extended to a third of the OSDs.
         assert scale.value("ceph_scale_degraded_expected_drop_ratio", op="put") == pytest.approx(0.37333, abs=1e-4)
@@ -595,6 +594,9 @@ def test_module_osd_down_and_out(scale, ceph_cluster):
         freshness.assert_valid_exposition(scale.text())
         degraded = c.ceph("scale", "status")["signals"]
         assert degraded["fill"]["status"] in ("OK", "WARN")  # the report still builds
+        c.osd_out(2)  # out: it holds no data, and no longer counts as down for the drop
+        scale.wait_value("ceph_scale_osds", lambda v: v == 1, state="down_out")
+        scale.wait_value("ceph_scale_osds_down_ratio", lambda v: v == 0)
     finally:
         c.osd_in(2)
         c.osd_up(2)

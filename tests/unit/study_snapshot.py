@@ -86,7 +86,7 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
     return Snapshot(
         taken_at=t,
         fsid="f00",
-        osd_map=OsdMapPart(t, osd_list, FullRatios(0.85, 0.9, 0.95)),
+        osd_map=OsdMapPart(t, osd_list, FullRatios(0.85, 0.9, 0.95), frozenset({"sortbitwise", "nodeep-scrub"})),
         capacity=CapacityPart(t, 5 * 10**15, 3 * 10**15 + grow * 10**12, 2 * 10**15, pools),
         perf=perf,
         pgs=PgPart(t, pgs),

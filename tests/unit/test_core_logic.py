@@ -378,3 +378,17 @@ def test_no_forecast_from_minutes_of_history():
 def test_a_minimum_span_longer_than_the_windows_is_refused():
     with pytest.raises(ConfigError, match="forecast_min_span_seconds"):
         Thresholds.from_mapping({"forecast_min_span_seconds": 7200, "fill_forecast_window_seconds": 3600})
+
+
+def test_out_osds_are_not_down_for_the_drop_and_only_watched_flags_are_exported():
+    """At 318 disks one OSD always waits for its replacement, destroyed and out: no drop for it."""
+    from exporter.core.snapshot import FullRatios, Osd, OsdMapPart
+
+    def osd(i: int, up: bool, in_cluster: bool) -> Osd:
+        return Osd(i, "hdd", "h", up, in_cluster, 10**12, 10**11, 9 * 10**11, True, 10**10, 10**12)
+
+    osds = tuple(osd(i, True, True) for i in range(98)) + (osd(98, False, False), osd(99, False, True))
+    part = OsdMapPart(1.0, osds, FullRatios(0.85, 0.9, 0.95), frozenset({"noout", "sortbitwise"}))
+    fams = derive(Snapshot(taken_at=1.0, osd_map=part), DerivationState(Thresholds()), Thresholds())
+    assert samples(fams, "ceph_scale_osds_down_ratio")[()] == pytest.approx(1 / 99)  # osd.99 of the 99 in
+    assert samples(fams, "ceph_scale_osd_map_flag") == {(("flag", "noout"),): 1.0}

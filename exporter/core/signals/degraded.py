@@ -10,6 +10,11 @@ from __future__ import annotations
 from ..families import Family, gauge
 from .signal_input import SignalInput
 
+# Flags that change what the signals mean: planned maintenance (noout), paused scrubs,
+# paused recovery. A fixed set keeps the family bounded.
+WATCHED_FLAGS = frozenset(
+    {"noout", "noin", "noup", "nodown", "noscrub", "nodeep-scrub", "norebalance", "norecover", "nobackfill", "pause"}
+)
 # (share of OSDs down, PUT drop, GET drop)
 STUDY_POINTS = ((0.0, 0.0, 0.0), (0.02, 0.06, 0.08), (0.17, 0.21, 0.25))
 
@@ -37,7 +42,14 @@ def derive(given: SignalInput, state: None = None) -> list[Family]:
         counts[key] = counts.get(key, 0) + 1
     for (device_class, up_in), n in sorted(counts.items()):
         states.add(n, device_class, up_in)
-    down = sum(1 for o in osd_map.osds if not o.up) / len(osd_map.osds)
+    # The study's drop is for OSDs that went down holding their data. One that is out holds
+    # none (at 318 disks one always waits for its replacement, destroyed and out): it counts
+    # neither as down nor in the total.
+    holding = [o for o in osd_map.osds if o.in_cluster]
+    down = sum(1 for o in holding if not o.up) / len(holding) if holding else 0.0
     drop = gauge("degraded_expected_drop_ratio", "Expected S3 throughput drop for the share of OSDs down.", "op")
     drop.add(expected_drop(down, 0), "put").add(expected_drop(down, 1), "get")
-    return [states, gauge("osds_down_ratio", "Share of OSDs down.").add(down), drop]
+    flags = gauge("osd_map_flag", "1 for each of the cluster-wide OSD flags that is set (noout, noscrub, ...).", "flag")
+    for flag in sorted(osd_map.flags & WATCHED_FLAGS):
+        flags.add(1, flag)
+    return [states, gauge("osds_down_ratio", "Share of the in OSDs that are down.").add(down), drop, flags]
