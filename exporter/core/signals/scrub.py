@@ -68,6 +68,9 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
     overdue = {"scrub": 0, "deep_scrub": 0}
     oldest = {"scrub": now, "deep_scrub": now}
     scrubbing = {"scrub": 0, "deep_scrub": 0}
+    # OSDs do not start scrubs while they recover (osd_scrub_during_recovery is off by default):
+    # a backlog that grows during a recovery is the recovery's, not a scrub capacity problem.
+    recovering = {"recovery": 0, "backfill": 0}
     new_stamps: dict[str, tuple[float, float]] = {}
     fresh = now > state.seen_at
     for pg in part.pgs:
@@ -88,6 +91,10 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
                 oldest[kind] = stamp
         if "scrubbing" in pg.state:
             scrubbing["deep_scrub" if "deep" in pg.state else "scrub"] += 1
+        if "backfill" in pg.state:
+            recovering["backfill"] += 1
+        elif "recover" in pg.state:
+            recovering["recovery"] += 1
     if fresh:
         state.stamps = new_stamps
         state.seen_at = now
@@ -120,4 +127,10 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
             (t0, c0), (t1, c1) = history.points[0], history.points[-1]
             rate = (c1 - c0) / (t1 - t0)
             f_clear.add(overdue[kind] / rate if rate > 0 else float("inf"), kind)
-    return [gauge("pgs", "Placement groups.").add(total), f_overdue, f_ratio, f_oldest, f_after, f_now, f_done, f_clear]
+    f_recovering = gauge(
+        "pg_recovering", "PGs recovering or backfilling, or waiting to (scrubs pause meanwhile).", "activity"
+    )
+    for activity, count in recovering.items():
+        f_recovering.add(count, activity)
+    families = [gauge("pgs", "Placement groups.").add(total), f_overdue, f_ratio, f_oldest, f_after, f_now]
+    return families + [f_done, f_clear, f_recovering]
