@@ -325,10 +325,20 @@ def reshard_annotation(panel_ids: list[int]) -> db.AnnotationQuery:
     )
 
 
-def new_board(name: str, title: str, description: str, panels: list, extra_vars: list = (), reshards_on=()):
+def new_board(
+    name: str,
+    title: str,
+    description: str,
+    panels: list,
+    extra_vars: list = (),
+    reshards_on=(),
+    time_from: str = "now-6h",
+):
     """A dashboard with the shared variables, links and settings; `panels` mixes rows (db.Row) and
     panels, laid out by the SDK's grid placement. Panel ids are given in order (1, 2, ...).
-    reshards_on: titles of the panels that show completed reshards as annotations."""
+    reshards_on: titles of the panels that show completed reshards as annotations.
+    time_from: the default range, as long as the board's signals take to play out (fill and
+    scrub backlogs move over days, ops over minutes)."""
     d = (
         db.Dashboard(title)
         .uid(UID_PREFIX + name)
@@ -336,7 +346,7 @@ def new_board(name: str, title: str, description: str, panels: list, extra_vars:
         .tags([TAG, name])
         .editable()
         .timezone("browser")
-        .time("now-1h", "now")
+        .time(time_from, "now")
         .refresh("30s")
         .tooltip(dm.DashboardCursorSync.CROSSHAIR)
         .variables(variables(extra_vars))

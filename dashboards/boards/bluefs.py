@@ -146,6 +146,7 @@ def bluefs():
         "and DB size against the 4 % rule [004, 000].",
         panels,
         extra_vars=[osd_variable("ceph_scale_bluefs_db_used_bytes")],
+        time_from="now-2d",
     )
 
 

@@ -177,6 +177,7 @@ def capacity():
         "Headroom to 70 / 80 / 90 % for the cluster, each pool and the fullest OSDs, and the predicted "
         "time to 80 % [001, 000, 003].",
         panels,
+        time_from="now-7d",
     )
 
 

@@ -174,4 +174,5 @@ def load():
         "34 / 37 MB/s), per RGW, per OSD, and hot OSDs [004, 000, 003].",
         panels,
         extra_vars=[osd_variable("ceph_scale_osd_ops_per_second")],
+        time_from="now-3h",
     )

@@ -140,6 +140,7 @@ def scrub():
         "PGs overdue for scrub and deep scrub, the oldest stamp, scrubs running now, completion rate "
         "and the time to clear the backlog [004, 001, 003].",
         panels,
+        time_from="now-7d",
     )
 
 

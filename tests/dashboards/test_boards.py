@@ -329,3 +329,24 @@ def test_query_inventory_covers_panels_annotations_and_variables():
     names = [q.panel for q in board_queries("bluefs", b)]
     assert "variable: osd" in names and "variable: cluster" in names
     assert len(QUERIES) > 90
+
+
+def hours(grafana_from: str) -> float:
+    m = re.fullmatch(r"now-(\d+)([hd])", grafana_from)
+    assert m, grafana_from
+    return int(m.group(1)) * (24 if m.group(2) == "d" else 1)
+
+
+def test_default_ranges_cover_how_long_each_signal_takes_to_play_out():
+    boards = {p.stem: json.loads(p.read_text()) for p in BOARD_FILES}
+    assert hours(boards["capacity"]["time"]["from"]) >= 7 * 24  # fill moves over days
+    assert hours(boards["scrub"]["time"]["from"]) >= 7 * 24  # a deep-scrub interval is a week
+    assert all(hours(b["time"]["from"]) >= 3 for b in boards.values())
+
+
+def test_the_osd_variable_sorts_by_number_and_does_not_default_to_all_osds():
+    for path in BOARD_FILES:
+        for var in json.loads(path.read_text())["templating"]["list"]:
+            if var["name"] == "osd":
+                assert var["sort"] == 3, path.name  # numerical: osd.2 before osd.10
+                assert "current" not in var or var["current"].get("value") != ["$__all"], path.name
