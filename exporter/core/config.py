@@ -9,6 +9,7 @@ slides). Both producers take the same names: the sidecar from its YAML file
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,10 +17,10 @@ from typing import Any
 @dataclass(frozen=True)
 class Setting:
     name: str
-    default: float | int
-    kind: type
-    minimum: float
-    maximum: float
+    default: float | int | str
+    kind: type  # int, float, or str for a comma-separated list of names
+    minimum: float | None
+    maximum: float | None
     doc: str
     # The cluster has its own value (read by the settings source), used unless this
     # threshold is set explicitly: the module then declares the option without a default.
@@ -31,6 +32,16 @@ def _setting(default: float, minimum: float, maximum: float, doc: str, cluster_v
     return dataclasses.field(
         default=default, metadata={"minimum": minimum, "maximum": maximum, "doc": doc, "cluster_value": cluster_value}
     )
+
+
+def _names_setting(default: str, doc: str) -> Any:
+    """A setting that is a comma-separated list of names (e.g. device classes)."""
+    return dataclasses.field(
+        default=default, metadata={"minimum": None, "maximum": None, "doc": doc, "cluster_value": False}
+    )
+
+
+NAME_LIST = re.compile(r"[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*")
 
 
 class ConfigError(ValueError):
@@ -100,6 +111,11 @@ class Thresholds:
     rate_window_seconds: int = _setting(300, 10, 86400, "Window over which the exporter computes its own op rates.")
     osd_hotspot_ratio: float = _setting(2.0, 1.0, 1000.0, "An OSD above this multiple of the mean op rate is hot.")
     osd_top_hot: int = _setting(10, 0, 1000, "Hottest OSDs exposed in the hot-spot family.")
+    # The study's baseline is per HDD OSD [004]; clusters that name their CRUSH device
+    # classes otherwise (hdd_archive, big) say which classes are HDDs.
+    hdd_device_classes: str = _names_setting(
+        "hdd", "CRUSH device classes of the HDD OSDs the baseline is per, comma-separated [004]."
+    )
     # The names the operator set; a cluster_value setting set here wins over the cluster's.
     explicit: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
@@ -127,15 +143,23 @@ class Thresholds:
             )
         return result
 
-    def as_dict(self) -> dict[str, float | int]:
+    def as_dict(self) -> dict[str, float | int | str]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "explicit"}
+
+    def numbers(self) -> dict[str, float | int]:
+        """The numeric settings (ceph_scale_config exports them)."""
+        return {k: v for k, v in self.as_dict().items() if not isinstance(v, str)}
+
+    @property
+    def hdd_classes(self) -> frozenset[str]:
+        return frozenset(self.hdd_device_classes.split(","))
 
 
 SETTINGS: tuple[Setting, ...] = tuple(
     Setting(
         f.name,
         f.default,  # type: ignore[arg-type]  # every threshold has a number default
-        {"int": int, "float": float}[str(f.type)],
+        {"int": int, "float": float, "str": str}[str(f.type)],
         f.metadata["minimum"],
         f.metadata["maximum"],
         f.metadata["doc"],
@@ -147,12 +171,23 @@ SETTINGS: tuple[Setting, ...] = tuple(
 _BY_NAME = {s.name: s for s in SETTINGS}
 
 
-def coerce(name: str, raw: Any) -> float | int:
+def coerce(name: str, raw: Any) -> float | int | str:
     """One threshold's value, checked against its setting; raises ConfigError with the reason."""
     setting = _BY_NAME.get(name)
     if setting is None:
         raise ConfigError(f"unknown threshold {name!r}")
+    if setting.kind is str:
+        return check_names(name, raw)
     return check_number(name, raw, setting.kind is int, setting.minimum, setting.maximum)
+
+
+def check_names(name: str, raw: Any) -> str:
+    """A comma-separated list of names, given as text or a list; spaces are dropped."""
+    items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
+    text = ",".join(str(i).strip() for i in items if str(i).strip())
+    if not NAME_LIST.fullmatch(text):
+        raise ConfigError(f"{name}: expected comma-separated names (letters, digits, _ . -), got {raw!r}")
+    return text
 
 
 def check_number(name: str, raw: Any, whole: bool, minimum: float | None, maximum: float | None) -> float | int:

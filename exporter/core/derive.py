@@ -115,7 +115,7 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str, shard_limit: tu
             age.add(max(0.0, snap.taken_at - s.last_success_at), s.name)
             last.add(s.last_success_at, s.name)
     config = gauge("config", "Threshold or baseline in force.", "option")
-    values = th.as_dict()
+    values = th.numbers()
     values["rgw_max_objs_per_shard"], origin = shard_limit
     for name, value in sorted(values.items()):
         config.add(value, name)

@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     sources = ""
     for s in SOURCES:
         sources += f"  {s.name:<10} {s.interval:>5g} / {min(s.timeout, s.interval):g}  {s.doc}\n"
-    thresholds = "".join(f"  {s.name} = {s.default:g}: {s.doc}\n" for s in SETTINGS)
+    thresholds = "".join(f"  {s.name} = {s.default}: {s.doc}\n" for s in SETTINGS)
     p = argparse.ArgumentParser(
         prog="ceph-scale-exporter",
         description="Exports the signals Ceph's scale tests found decisive at billions of objects "

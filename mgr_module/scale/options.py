@@ -50,10 +50,14 @@ RGW_SOURCES = ("auto", "admin_api", "radosgw_admin", "off")
 def threshold_specs() -> tuple[OptionSpec, ...]:
     out = []
     for s in SETTINGS:
+        if s.kind is str:
+            out.append(OptionSpec(s.name, "str", s.default, s.doc))
+            continue
         kind = "int" if s.kind is int else "float"
         cast = int if kind == "int" else float
         # No default where the cluster has its own value: unset then reads as None, not as a choice.
         default = None if s.cluster_value else cast(s.default)
+        assert s.minimum is not None and s.maximum is not None  # every number has its range
         out.append(OptionSpec(s.name, kind, default, s.doc, cast(s.minimum), cast(s.maximum)))
     return tuple(out)
 

@@ -11,7 +11,7 @@ def test_every_threshold_is_an_option_with_its_range():
     specs = {s.name: s for s in options.all_specs()}
     for setting in SETTINGS:
         spec = specs[setting.name]
-        assert spec.type == ("int" if setting.kind is int else "float")
+        assert spec.type == {int: "int", float: "float", str: "str"}[setting.kind]
         assert spec.default == (None if setting.cluster_value else setting.default)  # unset: the cluster's value
         assert (spec.min, spec.max) == (setting.minimum, setting.maximum)
         assert spec.desc == setting.doc

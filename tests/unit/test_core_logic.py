@@ -392,3 +392,29 @@ def test_out_osds_are_not_down_for_the_drop_and_only_watched_flags_are_exported(
     fams = derive(Snapshot(taken_at=1.0, osd_map=part), DerivationState(Thresholds()), Thresholds())
     assert samples(fams, "ceph_scale_osds_down_ratio")[()] == pytest.approx(1 / 99)  # osd.99 of the 99 in
     assert samples(fams, "ceph_scale_osd_map_flag") == {(("flag", "noout"),): 1.0}
+
+
+def test_hdd_device_classes_name_the_osds_the_baseline_is_per():
+    """A cluster whose HDDs are the class "archive": counted once hdd_device_classes says so."""
+    from exporter.core.snapshot import FullRatios, Osd, OsdMapPart, PerfPart
+
+    osds = tuple(Osd(i, "archive", "h", True, True, 10**12, 10**11, 9 * 10**11) for i in range(4))
+    snap = Snapshot(
+        taken_at=1.0,
+        osd_map=OsdMapPart(
+            1.0, osds + (Osd(9, "nvme", "h", True, True, 10**12, 10**11, 9 * 10**11),), FullRatios(0.85, 0.9, 0.95)
+        ),
+        perf=PerfPart(1.0, (), (), ()),
+    )
+    default = derive(snap, DerivationState(Thresholds()), Thresholds())
+    assert samples(default, "ceph_scale_hdd_osds")[()] == 0
+    th = Thresholds.from_mapping({"hdd_device_classes": "archive, hdd"})
+    named = derive(snap, DerivationState(th), th)
+    assert samples(named, "ceph_scale_hdd_osds")[()] == 4
+    assert set(samples(named, "ceph_scale_hdd_device_class")) == {
+        (("device_class", "archive"),),
+        (("device_class", "hdd"),),
+    }
+    assert "hdd_device_classes" not in {dict(k)["option"] for k in samples(named, "ceph_scale_config")}
+    with pytest.raises(ConfigError, match="comma-separated names"):
+        Thresholds.from_mapping({"hdd_device_classes": "hdd; rm -rf"})

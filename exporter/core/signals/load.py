@@ -22,10 +22,11 @@ class LoadState:
         self.osd = KeyedRates(th.rate_window_seconds)
 
 
-def hdd_osds(snap: Snapshot) -> int | None:
+def hdd_osds(snap: Snapshot, th: Thresholds) -> int | None:
     if snap.osd_map is None:
         return None
-    return sum(1 for o in snap.osd_map.osds if o.up and o.in_cluster and o.device_class == "hdd")
+    classes = th.hdd_classes
+    return sum(1 for o in snap.osd_map.osds if o.up and o.in_cluster and o.device_class in classes)
 
 
 def derive(given: SignalInput, state: LoadState) -> list[Family]:
@@ -34,9 +35,16 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
     if perf is None:
         return []
     families: list[Family] = []
-    hdds = hdd_osds(snap)
+    hdds = hdd_osds(snap, th)
     if hdds is not None:
         families.append(gauge("hdd_osds", "Up and in HDD OSDs: the denominator of the per-HDD load.").add(hdds))
+        # The classes counted as HDDs, for the rules that pick HDD OSDs by device_class.
+        classes = gauge(
+            "hdd_device_class", "1 for each device class counted as HDD (hdd_device_classes).", "device_class"
+        )
+        for name in sorted(th.hdd_classes):
+            classes.add(1, name)
+        families.append(classes)
 
     families.append(
         gauge(
