@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   ceph-mon ceph-mgr ceph-osd radosgw ceph-common
   python3-rados python3-prometheus-client python3-yaml python3-venv python3-bcrypt openssl
-  prometheus prometheus-alertmanager
+  prometheus prometheus-alertmanager ceph-prometheus-alerts
 )
 
 missing=()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -232,13 +233,16 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             with_rule_labels("CephScaleFillPastTarget", cluster="c1"),
             with_rule_labels("CephScaleFillPastTarget", cluster="c2"),
             # the fullest OSD, per cluster: only the same cluster
-            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1"),
-            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c1"),
+            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c7"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c7"),
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c2"),
+            # past the critical line, the cluster's per-pool and fullest-OSD alerts add nothing
+            with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="4", name="meta"),
+            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1"),
             # a pool past the target silences its own prediction only
-            with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="9", name="data"),
-            with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c1", pool_id="9", name="data"),
-            with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c1", pool_id="7", name="index"),
+            with_rule_labels("CephScalePoolPastFillTarget", cluster="c8", pool_id="9", name="data"),
+            with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c8", pool_id="9", name="data"),
+            with_rule_labels("CephScalePoolPredictedToCrossTarget", cluster="c8", pool_id="7", name="index"),
             # spreading spillover inhibits the per-OSD warnings of its cluster
             with_rule_labels("CephScaleBluefsSpilloverSpreading", cluster="c2"),
             with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c2", ceph_daemon="osd.1"),
@@ -259,12 +263,14 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleFillPastCritical", "c1", None): False,
         ("CephScaleFillPastTarget", "c1", None): True,
         ("CephScaleFillPastTarget", "c2", None): False,
-        ("CephScaleOsdFullestPastBackfillfull", "c1", None): False,
-        ("CephScaleOsdFullestPastTarget", "c1", None): True,
+        ("CephScaleOsdFullestPastBackfillfull", "c7", None): False,
+        ("CephScaleOsdFullestPastTarget", "c7", None): True,
         ("CephScaleOsdFullestPastTarget", "c2", None): False,
-        ("CephScalePoolPastFillTarget", "c1", "9"): False,
-        ("CephScalePoolPredictedToCrossTarget", "c1", "9"): True,
-        ("CephScalePoolPredictedToCrossTarget", "c1", "7"): False,
+        ("CephScalePoolPastFillTarget", "c1", "4"): True,
+        ("CephScaleOsdFullestPastBackfillfull", "c1", None): True,
+        ("CephScalePoolPastFillTarget", "c8", "9"): False,
+        ("CephScalePoolPredictedToCrossTarget", "c8", "9"): True,
+        ("CephScalePoolPredictedToCrossTarget", "c8", "7"): False,
         ("CephScaleBluefsSpilloverSpreading", "c2", None): False,
         ("CephScaleBluefsSpilloverStarted", "c2", "osd.1"): True,
         ("CephScaleExporterDataMissing", "c3", None): False,
@@ -641,3 +647,18 @@ def test_validator_cli_fails_on_a_broken_copy(broken_copy):
     r = run(sys.executable, str(broken_copy / "rules" / "validate.py"))
     assert r.returncode == 1
     assert "CephScaleFillPastTarget: label signal missing" in r.stdout
+
+
+def test_runbooks_suggest_nothing_that_hurts_a_cluster_at_study_scale():
+    """No command that reads every bucket index at 100,000 buckets, and no `ceph osd reweight`
+    offered where the upmap balancer runs (the two undo each other)."""
+    text = (RULES / "runbooks.md").read_text()
+    fenced = re.findall(r"```sh\n(.*?)```", text, re.S)
+    commands = [line.split("#", 1)[0] for block in fenced for line in block.splitlines()]
+    commands += [m.group(1) for m in re.finditer(r"(?<!unfiltered )`([^`]+)`", text)]
+    for command in commands:
+        if re.search(r"radosgw-admin bucket (stats|limit check)\b", command):
+            assert "--bucket=" in command or "--uid=" in command, command
+    for m in re.finditer(r"ceph osd reweight(?!-by)", text):
+        context = text[max(0, m.start() - 200) : m.end() + 200]
+        assert "balancer" in context and ("off" in context or "Do not" in context), context
