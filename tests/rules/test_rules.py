@@ -662,3 +662,15 @@ def test_runbooks_suggest_nothing_that_hurts_a_cluster_at_study_scale():
     for m in re.finditer(r"ceph osd reweight(?!-by)", text):
         context = text[max(0, m.start() - 200) : m.end() + 200]
         assert "balancer" in context and ("off" in context or "Do not" in context), context
+
+
+def test_every_recording_rule_is_used_by_an_alert_another_rule_or_a_board():
+    rule_text = "".join(p.read_text() for p in RULE_FILES)
+    boards = "".join(p.read_text() for p in (REPO / "dashboards" / "json").glob("*.json"))
+    for path in RULE_FILES:
+        for group in yaml.safe_load(path.read_text())["groups"]:
+            for rule in group["rules"]:
+                name = rule.get("record")
+                if name:
+                    uses = len(re.findall(re.escape(name) + r"(?![\w:])", rule_text)) - 1 + boards.count(name)
+                    assert uses > 0, f"{name} is recorded for nothing"
