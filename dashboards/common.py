@@ -45,12 +45,20 @@ def sel(*matchers: str) -> str:
     return "{" + ", ".join((C, *matchers)) + "}"
 
 
-def m(name: str, *matchers: str) -> str:
+def raw(name: str, *matchers: str) -> str:
+    """The bare selector: for range functions, whose result the caller aggregates."""
     return name + sel(*matchers)
 
 
+def m(name: str, *matchers: str) -> str:
+    """One series per cluster and own labels, whichever producers export it: the sidecar and
+    the mgr module (or two scrape jobs) may both, and a bare selector would draw it twice."""
+    return f"max without (job, instance) ({raw(name, *matchers)})"
+
+
 def rate(name: str, *matchers: str, fn: str = "rate") -> str:
-    return f"{fn}({m(name, *matchers)}[$__rate_interval])"
+    """A rate per exporting target; callers take `max by (cluster, <own labels>)` over producers."""
+    return f"{fn}({raw(name, *matchers)}[$__rate_interval])"
 
 
 def steps(spec) -> db.ThresholdsConfig:

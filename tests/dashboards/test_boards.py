@@ -350,3 +350,32 @@ def test_the_osd_variable_sorts_by_number_and_does_not_default_to_all_osds():
             if var["name"] == "osd":
                 assert var["sort"] == 3, path.name  # numerical: osd.2 before osd.10
                 assert "current" not in var or var["current"].get("value") != ["$__all"], path.name
+
+
+def _undeduplicated(node, deduped: bool = False) -> list[str]:
+    """ceph_scale_* selectors (not recording rules) with no aggregation over the producers above
+    them: such a query draws a series twice when the sidecar and the mgr module both run."""
+    if isinstance(node, promql_parser.VectorSelector):
+        name = node.name or ""
+        return [name] if name.startswith("ceph_scale_") and ":" not in name and not deduped else []
+    if isinstance(node, promql_parser.AggregateExpr):
+        mod = node.modifier
+        labels = set(mod.labels) if mod is not None else set()
+        drops = mod is None or (
+            {"job", "instance"} <= labels
+            if mod.type == promql_parser.AggModifierType.Without
+            else not labels & {"job", "instance"}
+        )
+        return _undeduplicated(node.expr, deduped or drops)
+    children = []
+    for attr in ("lhs", "rhs", "expr", "vector_selector"):
+        child = getattr(node, attr, None)
+        if child is not None and not isinstance(child, (str, int, float)):
+            children.append(child)
+    children += [a for a in getattr(node, "args", None) or [] if not isinstance(a, (str, int, float))]
+    return [name for child in children for name in _undeduplicated(child, deduped)]
+
+
+@pytest.mark.parametrize("q", QUERIES, ids=lambda q: q.name)
+def test_every_query_counts_each_series_once_with_both_producers_running(q):
+    assert _undeduplicated(promql_parser.parse(q.resolved())) == [], q.resolved()
