@@ -225,11 +225,15 @@ def bars(
     min_val: float | None = 0, max_val: float | None = None,
 ) -> bargauge.Panel:  # fmt: skip
     p = _common(bargauge.Panel(), title, desc, unit, queries, runbook, w, h)
+    # A time until a limit is worst at 0, where a bar is empty: no grey unfilled track that
+    # reads as "no data", and the value in its threshold colour says it.
+    time_until = unit in ("s", "dtdurations")
     p = (
         p.thresholds(steps(thresholds))
         .display_mode(cm.BarGaugeDisplayMode.GRADIENT)
         .orientation(cm.VizOrientation.HORIZONTAL)
-        .show_unfilled(True)
+        .show_unfilled(not time_until)
+        .value_mode(cm.BarGaugeValueMode.COLOR)
         .reduce_options(cb.ReduceDataOptions().calcs(["lastNotNull"]).values(False))
     )
     if min_val is not None:

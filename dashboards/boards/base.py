@@ -25,7 +25,7 @@ LOAD = [(None, OK), (0.8, WARN), (1.0, CRIT)]
 CL = "{{cluster}}"
 OVERVIEW_OPS = "S3 ops/s (orange marks: reshards)"
 RGW_OPS = "S3 ops/s with reshards marked (orange)"
-OSD_HEADROOM = "Fullest OSDs: headroom to 80 %"
+OSD_HEADROOM = "Fullest OSDs: headroom to the fill target"
 HISTOGRAM = "Buckets by shard fill (clusters summed)"
 ALERT_PREFIX = "CephScale"
 

@@ -43,7 +43,7 @@ def capacity():
             h=6,
         ),
         st(
-            "Raw bytes left before 80 %",
+            "Raw bytes left before the fill target",
             "bytes",
             [Q(m("ceph_scale_cluster_fill_headroom_bytes", 'threshold="target"'), CL)],
             desc="Raw capacity x 0.8 - raw used (fill_target_ratio); negative once crossed.",
@@ -64,7 +64,7 @@ def capacity():
             graph=False,
         ),
         st(
-            "Time to 80 %",
+            "Time to the fill target",
             "s",
             [Q(m("ceph_scale_cluster_fill_seconds_to_threshold", 'threshold="target"'), CL)],
             desc="From the fitted raw fill rate over fill_forecast_window_seconds; 0 once crossed.",
@@ -98,7 +98,7 @@ def capacity():
         ),
         db.Row("Pools"),
         ts(
-            "Pool fill vs 80 %",
+            "Pool fill vs the fill target",
             "percentunit",
             [Q(m("ceph_scale_pool_used_ratio"), f"{CL} {{{{name}}}}")],
             desc="percent_used of `ceph df detail` per pool, against 70 / 80 / 90 %.",
@@ -108,7 +108,7 @@ def capacity():
             max_val=1,
         ),
         tbl(
-            "Pools: headroom to 80 %, time to it, space amplification",
+            "Pools: headroom to the fill target, time to it, space amplification",
             "none",
             [
                 Q(m("ceph_scale_pool_used_ratio"), instant=True, fmt="table"),
@@ -123,9 +123,9 @@ def capacity():
             runbook=RB["pool_fill"],
             columns={
                 "A": ("used", "percentunit"),
-                "B": ("headroom to 80 %", "percentunit"),
+                "B": ("headroom to the target", "percentunit"),
                 "C": ("bytes left", "bytes"),
-                "D": ("time to 80 %", "s"),
+                "D": ("time to the target", "dtdurations"),  # "2 years, 3 months", not "120662.6 week"
                 "E": ("amplification", "suffix:×"),
                 "F": ("expected", "suffix:×"),
             },
@@ -173,7 +173,7 @@ def capacity():
     ]
     return new_board(
         "capacity",
-        "Ceph scale: capacity and distance to 80 %",
+        "Ceph scale: capacity and distance to the fill target",
         "Headroom to 70 / 80 / 90 % for the cluster, each pool and the fullest OSDs, and the predicted "
         "time to 80 % [001, 000, 003].",
         panels,

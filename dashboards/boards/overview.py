@@ -56,7 +56,7 @@ def overview():
             thresholds=FILL,
         ),
         st(
-            "Time to 80 % at the current fill rate",
+            "Time to the fill target at the current fill rate",
             "s",
             [Q(m("ceph_scale_cluster_fill_seconds_to_threshold", 'threshold="target"'), CL)],
             desc="Predicted from the fitted raw fill rate; 0 once crossed; empty when not filling.",

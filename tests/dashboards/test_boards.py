@@ -276,13 +276,15 @@ def test_table_renames_name_the_columns_grafana_makes():
 
 def test_capacity_shows_headroom_to_80_for_the_fullest_osds():
     b = load_boards()["capacity"]
-    (p,) = [p for p in panels(b) if p["title"] == "Fullest OSDs: headroom to 80 %"]
+    (p,) = [p for p in panels(b) if p["title"] == "Fullest OSDs: headroom to the fill target"]
     (t,) = p["targets"]
     assert 'option="fill_target_ratio"' in t["expr"] and "ceph_scale_osd_used_ratio" in t["expr"]
     assert "{{cluster}}" in t["legendFormat"] and "{{ceph_daemon}}" in t["legendFormat"]
     assert p["fieldConfig"]["defaults"]["unit"] == "percentunit"
     titles = [p["title"] for p in panels(b)]
-    assert "Time to 80 %" in titles and any("time to 80 %" in c for c in _table_columns(b))
+    assert "Time to the fill target" in titles and any("time to the target" in c for c in _table_columns(b))
+    # Titles follow fill_target_ratio: none names the default 80 %.
+    assert not [t for t in titles if "80 %" in t]
 
 
 def _table_columns(board: dict) -> list[str]:
@@ -379,3 +381,13 @@ def _undeduplicated(node, deduped: bool = False) -> list[str]:
 @pytest.mark.parametrize("q", QUERIES, ids=lambda q: q.name)
 def test_every_query_counts_each_series_once_with_both_producers_running(q):
     assert _undeduplicated(promql_parser.parse(q.resolved())) == [], q.resolved()
+
+
+def test_time_until_bars_show_zero_as_a_red_value_not_an_empty_grey_track():
+    checked = 0
+    for board in load_boards().values():
+        for p in panels(board):
+            if p["type"] == "bargauge" and p["fieldConfig"]["defaults"].get("unit") in ("s", "dtdurations"):
+                assert p["options"]["showUnfilled"] is False and p["options"]["valueMode"] == "color", p["title"]
+                checked += 1
+    assert checked >= 2
