@@ -23,6 +23,7 @@ RB = {
     "scrub_growing": "cephscalescrubbackloggrowing",
     "deep_scrub_storm": "cephscaledeepscrubstorm",
     "load": "cephscales3loadabovehddbaseline",
+    "latency": "cephscales3slowerwhileopsfall",
     "hot_osd": "cephscalehddosdhotspot",
     "degraded": "cephscaleosdsdownexpecteddrop",
     "source": "cephscalesourcefailing",

@@ -636,7 +636,14 @@ RENAMED_COUNTERS = {
     "rgw_op.get_obj_ops": "rgw.get",
     "rgw_op.put_obj_bytes": "rgw.put_b",
     "rgw_op.get_obj_bytes": "rgw.get_b",
+    "rgw_op.put_obj_lat.sum": "rgw.put_initial_lat.sum",
+    "rgw_op.put_obj_lat.count": "rgw.put_initial_lat.count",
+    "rgw_op.get_obj_lat.sum": "rgw.get_initial_lat.sum",
+    "rgw_op.get_obj_lat.count": "rgw.get_initial_lat.count",
 }
+# Averaged counters (seconds summed, ops counted): read as "<path>.sum" and "<path>.count",
+# the mgr prometheus module's <name>_sum and <name>_count.
+AVERAGED_COUNTERS = ("rgw.put_initial_lat", "rgw.get_initial_lat", "rgw_op.put_obj_lat", "rgw_op.get_obj_lat")
 PERF_COUNTERS = (
     "bluefs.db_total_bytes",
     "bluefs.db_used_bytes",
@@ -650,6 +657,7 @@ PERF_COUNTERS = (
     "rgw.get_b",
     "rgw.put_b",
     "rgw.req",  # every RGW has it: tells an RGW without S3 op counters from no RGW
+    *(f"{path}.{part}" for path in AVERAGED_COUNTERS[:2] for part in ("sum", "count")),
     *RENAMED_COUNTERS,
 )
 _PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
@@ -700,6 +708,15 @@ def _labels(text: str, lineno: int) -> dict[str, str]:
     return labels
 
 
+def _latency(c: dict[str, float], op: str, daemon: str) -> dict[str, Any]:
+    """The op's latency sum and count, both or neither (an RGW without the counters)."""
+    total, count = c.get(f"rgw.{op}_initial_lat.sum"), c.get(f"rgw.{op}_initial_lat.count")
+    if total is None or count is None:
+        return {}
+    where = f"perf[{daemon}].rgw.{op}_initial_lat"
+    return {f"{op}_latency_sum": _float(total, where + ".sum"), f"{op}_latency_count": _int(count, where + ".count")}
+
+
 @refuses_bad_shapes
 def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> PerfPart:
     """counters: daemon name ("osd.3", "rgw.<id>") -> {counter path: value}."""
@@ -740,6 +757,8 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
                     put_ops=_int(c["rgw.put"], f"perf[{daemon}].rgw.put"),
                     get_bytes=_int(c.get("rgw.get_b", 0), f"perf[{daemon}].rgw.get_b"),
                     put_bytes=_int(c.get("rgw.put_b", 0), f"perf[{daemon}].rgw.put_b"),
+                    **_latency(c, "get", daemon),
+                    **_latency(c, "put", daemon),
                 )
             )
     return PerfPart(

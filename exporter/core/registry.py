@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .config import Thresholds
 from .families import Family
-from .signals import degraded, fill, health, load, reshard, scrub, spillover
+from .signals import degraded, fill, health, latency, load, reshard, scrub, spillover
 from .signals.signal_input import SignalInput
 
 
@@ -79,6 +79,7 @@ SIGNALS: tuple[SignalSpec, ...] = (
     SignalSpec("reshard", reshard, reshard.ReshardState),
     SignalSpec("scrub", scrub, scrub.ScrubState),
     SignalSpec("load", load, load.LoadState),
+    SignalSpec("latency", latency, latency.LatencyState),
     SignalSpec("degraded", degraded),
     SignalSpec("health", health, alerts=False),
 )

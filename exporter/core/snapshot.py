@@ -119,6 +119,12 @@ class RgwOpCounters:
     put_ops: int
     get_bytes: int
     put_bytes: int
+    # Latency of those ops: seconds summed and ops counted, as the RGW's averaged counters
+    # keep them (rgw.put_initial_lat, or Tentacle's rgw_op.put_obj_lat); None where unread.
+    get_latency_sum: float | None = None
+    get_latency_count: int | None = None
+    put_latency_sum: float | None = None
+    put_latency_count: int | None = None
 
 
 @_record

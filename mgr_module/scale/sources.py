@@ -137,6 +137,7 @@ def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> d
     # get_perf_schema answers with labelled sections instead.
     schema_of = getattr(mgr, "get_unlabeled_perf_schema", None) or mgr.get_perf_schema
     latest = getattr(mgr, "get_unlabeled_counter_latest", None) or mgr.get_latest
+    latest_avg = getattr(mgr, "get_unlabeled_counter_latest_avg", None) or getattr(mgr, "get_latest_avg", None)
     out: dict[str, dict[str, float]] = {}
     for server in mgr.list_servers() or []:
         for service in server.get("services", []):
@@ -150,9 +151,22 @@ def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> d
             for path in paths:
                 if path in schema:
                     values[path] = latest(kind, ident, path)
+            for base in inputs.AVERAGED_COUNTERS:
+                if base in schema and latest_avg is not None:
+                    values.update(averaged(base, schema[base], *latest_avg(kind, ident, base)))
             if values:
                 out[daemon] = values
     return out
+
+
+PERFCOUNTER_TIME = 0x1  # mgr_module.MgrModule.PERFCOUNTER_TIME: the value is in nanoseconds
+
+
+def averaged(path: str, info: Any, total: float, count: int) -> dict[str, float]:
+    """An averaged counter as the core reads it: "<path>.sum" in seconds, "<path>.count".
+    The manager hands time counters in nanoseconds (its prometheus module divides them too)."""
+    seconds = total / 1e9 if int((info or {}).get("type", 0)) & PERFCOUNTER_TIME else total
+    return {f"{path}.sum": seconds, f"{path}.count": count}
 
 
 def fetch_counters_fallback(mgr: Any) -> dict[str, dict[str, float]]:
@@ -162,6 +176,10 @@ def fetch_counters_fallback(mgr: Any) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for daemon, counters in walk(prio_limit=0, services=("osd", "rgw")).items():
         values = {p: c["value"] for p, c in counters.items() if p in wanted}
+        for base in inputs.AVERAGED_COUNTERS:
+            if base in counters:
+                info = counters[base]
+                values.update(averaged(base, info, info.get("value", 0), info.get("count", 0)))
         if values:
             out[daemon] = values
     return out

@@ -130,8 +130,21 @@ class FakeMgrBase:
         return [{"hostname": "vm", "services": services}]
 
     def get_perf_schema(self, kind: str, ident: str) -> dict:
+        """As the manager: an averaged counter once, by its own path, typed time + average."""
         daemon = f"{kind}.{ident}"
-        return {daemon: {p: {"type": 2, "priority": 5} for p in self.counters.get(daemon, {})}}
+        schema = {}
+        for path in self.counters.get(daemon, {}):
+            base, _, part = path.rpartition(".")
+            if part in ("sum", "count") and base:
+                schema[base] = {"type": 5, "priority": 5}  # PERFCOUNTER_TIME | PERFCOUNTER_LONGRUNAVG
+            else:
+                schema[path] = {"type": 2, "priority": 5}
+        return {daemon: schema}
+
+    def get_latest_avg(self, kind: str, ident: str, path: str) -> tuple[float, int]:
+        """The sum in nanoseconds, as the manager hands a time counter."""
+        counters = self.counters.get(f"{kind}.{ident}", {})
+        return round(counters.get(f"{path}.sum", 0) * 1e9), int(counters.get(f"{path}.count", 0))
 
     def get_latest(self, kind: str, ident: str, path: str) -> Any:
         return self.counters.get(f"{kind}.{ident}", {}).get(path, 0)

@@ -151,6 +151,7 @@ TEAM = {
     "degraded": "ceph-scale-storage",
     "reshard": "ceph-scale-rgw",
     "load": "ceph-scale-rgw",
+    "latency": "ceph-scale-rgw",
     "exporter": "ceph-scale-monitoring",
 }
 

@@ -54,7 +54,21 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
         collected_at=t,
         bluefs=tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + grow * 10**6, (i % 2) * 10**9) for i in range(osds)),
         osd_ops=tuple(OsdOpCounters(i, int(t) * (i + 1), int(t) * 2, int(t) * 65536, int(t)) for i in range(osds)),
-        rgw_ops=tuple(RgwOpCounters(str(4000 + r), int(t) * 80, int(t) * 120, int(t) * 10**6, 0) for r in range(12)),
+        # 80 GETs and 120 PUTs a second per RGW, 27 ms and 510 ms each [004].
+        rgw_ops=tuple(
+            RgwOpCounters(
+                str(4000 + r),
+                int(t) * 80,
+                int(t) * 120,
+                int(t) * 10**6,
+                0,
+                t * 80 * 0.027,
+                int(t) * 80,
+                t * 120 * 0.51,
+                int(t) * 120,
+            )
+            for r in range(12)
+        ),
     )
     pgs = tuple(
         PgScrubState(
