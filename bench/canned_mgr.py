@@ -59,7 +59,31 @@ def mgr_package() -> dict[str, types.ModuleType]:
     }
 
 
-class CannedMgr:
+class CannedCounters:
+    """The manager's perf counter calls over `counters` ("osd.3" -> {path: value}, averaged
+    counters as "<path>.sum" / "<path>.count", as the prometheus text names them)."""
+
+    counters: dict[str, dict[str, float]]
+
+    def get_perf_schema(self, kind: str, ident: str) -> dict:
+        """As the manager: an averaged counter once, by its own path, typed time + average."""
+        daemon = f"{kind}.{ident}"
+        schema = {}
+        for path in self.counters.get(daemon, {}):
+            base, _, part = path.rpartition(".")
+            if part in ("sum", "count") and base:
+                schema[base] = {"type": 5, "priority": 5}  # PERFCOUNTER_TIME | PERFCOUNTER_LONGRUNAVG
+            else:
+                schema[path] = {"type": 2, "priority": 5}
+        return {daemon: schema}
+
+    def get_latest_avg(self, kind: str, ident: str, path: str) -> tuple[float, int]:
+        """The sum in nanoseconds, as the manager hands a time counter."""
+        counters = self.counters.get(f"{kind}.{ident}", {})
+        return round(counters.get(f"{path}.sum", 0) * 1e9), int(counters.get(f"{path}.count", 0))
+
+
+class CannedMgr(CannedCounters):
     """What ceph-mgr hands the module (MgrModule.get & co.), as Python objects, from the synthetic state."""
 
     def __init__(self, dec: dict[str, Any], counters: dict[str, dict[str, float]]) -> None:
@@ -85,23 +109,6 @@ class CannedMgr:
 
     def list_servers(self) -> list:
         return self.servers
-
-    def get_perf_schema(self, kind: str, ident: str) -> dict:
-        """As the manager: an averaged counter once, by its own path, typed time + average."""
-        daemon = f"{kind}.{ident}"
-        schema = {}
-        for path in self.counters.get(daemon, {}):
-            base, _, part = path.rpartition(".")
-            if part in ("sum", "count") and base:
-                schema[base] = {"type": 5, "priority": 5}  # PERFCOUNTER_TIME | PERFCOUNTER_LONGRUNAVG
-            else:
-                schema[path] = {"type": 2, "priority": 5}
-        return {daemon: schema}
-
-    def get_latest_avg(self, kind: str, ident: str, path: str) -> tuple[float, int]:
-        """The sum in nanoseconds, as the manager hands a time counter."""
-        counters = self.counters.get(f"{kind}.{ident}", {})
-        return round(counters.get(f"{path}.sum", 0) * 1e9), int(counters.get(f"{path}.count", 0))
 
     def get_latest(self, kind: str, ident: str, path: str) -> Any:
         return self.counters[f"{kind}.{ident}"][path]

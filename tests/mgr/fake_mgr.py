@@ -14,6 +14,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from bench.canned_mgr import CannedCounters
+
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
 COMMANDS: dict[str, Any] = {}
 
@@ -46,7 +48,7 @@ def CLIReadCommand(prefix: str, poll: bool = False):  # noqa: N802 (Ceph's name)
     return register
 
 
-class FakeMgrBase:
+class FakeMgrBase(CannedCounters):
     MODULE_OPTIONS: list = []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -128,23 +130,6 @@ class FakeMgrBase:
             kind, _, ident = daemon.partition(".")
             services.append({"type": kind, "id": ident})
         return [{"hostname": "vm", "services": services}]
-
-    def get_perf_schema(self, kind: str, ident: str) -> dict:
-        """As the manager: an averaged counter once, by its own path, typed time + average."""
-        daemon = f"{kind}.{ident}"
-        schema = {}
-        for path in self.counters.get(daemon, {}):
-            base, _, part = path.rpartition(".")
-            if part in ("sum", "count") and base:
-                schema[base] = {"type": 5, "priority": 5}  # PERFCOUNTER_TIME | PERFCOUNTER_LONGRUNAVG
-            else:
-                schema[path] = {"type": 2, "priority": 5}
-        return {daemon: schema}
-
-    def get_latest_avg(self, kind: str, ident: str, path: str) -> tuple[float, int]:
-        """The sum in nanoseconds, as the manager hands a time counter."""
-        counters = self.counters.get(f"{kind}.{ident}", {})
-        return round(counters.get(f"{path}.sum", 0) * 1e9), int(counters.get(f"{path}.count", 0))
 
     def get_latest(self, kind: str, ident: str, path: str) -> Any:
         return self.counters.get(f"{kind}.{ident}", {}).get(path, 0)

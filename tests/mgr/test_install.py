@@ -42,6 +42,9 @@ def test_installed_copy_imports_with_the_managers_own_python(tmp_path):
     fake = tmp_path / "fake"
     fake.mkdir()
     (fake / "mgr_module.py").write_text((REPO / "tests" / "mgr" / "fake_mgr.py").read_text())
+    (fake / "bench").mkdir()  # the fake's perf counter calls (stdlib only)
+    (fake / "bench" / "__init__.py").write_text("")
+    (fake / "bench" / "canned_mgr.py").write_text((REPO / "bench" / "canned_mgr.py").read_text())
     code = (
         f"import sys; sys.path[:0] = [{str(fake)!r}, {str(dest.parent)!r}]\n"
         "import mgr_module\n"
