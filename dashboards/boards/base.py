@@ -7,11 +7,11 @@ from grafana_foundation_sdk.models import dashboard as dm
 
 from ..common import (
     CRIT,
-    FILL,
     OK,
     WARN,
     C,
     Q,
+    dashed,
     m,
     rate,
     ts,
@@ -65,18 +65,26 @@ def osd_variable(metric: str) -> db.QueryVariable:
     )
 
 
+def fill_lines() -> list:
+    """The fill lines in force (fill_warn_ratio, fill_target_ratio, fill_critical_ratio), as
+    dashed series that move with the settings, where static threshold steps would not."""
+    return [Q(config("fill_(warn|target|critical)_ratio", "=~"), f"{CL} line {{{{option}}}}")]
+
+
 def fill_trend(w: int = 12) -> object:
     return ts(
-        "Raw fill and fullest OSD vs 70 / 80 / 90 %",
+        "Raw fill and fullest OSD vs the fill lines",
         "percentunit",
         [
             Q(m("ceph_scale_cluster_used_ratio"), f"{CL} cluster raw"),
             Q(f"max by (cluster) ({m('ceph_scale_osd_fullest_used_ratio')})", f"{CL} fullest OSD"),
+            *fill_lines(),
         ],
-        desc="Raw used / size for the cluster and the fullest in OSD (it fills first). Lines: 70 % "
-        "(degradation starts [000]), 80 % (Ceph's recommended ceiling [001]), 90 % ('alarming' [000]).",
+        desc="Raw used / size for the cluster and the fullest in OSD (it fills first). Dashed: the lines in "
+        "force, by default 70 % (degradation starts [000]), 80 % (Ceph's recommended ceiling [001]) and 90 % "
+        "('alarming' [000]).",
         runbook=RB["fill"],
-        thresholds=FILL,
+        overrides=[dashed(".* line .*")],
         min_val=0,
         max_val=1,
         w=w,

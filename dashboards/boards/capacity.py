@@ -11,6 +11,7 @@ from ..common import (
     OK,
     Q,
     bars,
+    dashed,
     gg,
     m,
     new_board,
@@ -25,6 +26,7 @@ from .base import (
     OSD_HEADROOM,
     SOON,
     config,
+    fill_lines,
     fill_trend,
     top,
 )
@@ -100,10 +102,11 @@ def capacity():
         ts(
             "Pool fill vs the fill target",
             "percentunit",
-            [Q(m("ceph_scale_pool_used_ratio"), f"{CL} {{{{name}}}}")],
-            desc="percent_used of `ceph df detail` per pool, against 70 / 80 / 90 %.",
+            [Q(m("ceph_scale_pool_used_ratio"), f"{CL} {{{{name}}}}"), *fill_lines()],
+            desc="percent_used of `ceph df detail` per pool. Dashed: the fill lines in force (by default "
+            "70 / 80 / 90 %).",
             runbook=RB["pool_fill"],
-            thresholds=FILL,
+            overrides=[dashed(".* line .*")],
             min_val=0,
             max_val=1,
         ),

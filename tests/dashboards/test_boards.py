@@ -238,7 +238,24 @@ def test_threshold_lines_are_on_screen():
         top = d.get("max", custom.get("axisSoftMax"))
         assert top is not None and top >= highest, f"{stem}: {p['title']}: lines up to {highest}, axis to {top}"
         checked += 1
-    assert checked >= 8
+    assert checked >= 6
+
+
+def test_fill_lines_follow_the_settings_rather_than_static_steps():
+    """The fill panels draw the lines in force (fill_*_ratio from ceph_scale_config), which move
+    with fill_target_ratio; static 70/80/90 % steps would not."""
+    fill_panels = [
+        (stem, p)
+        for stem, p in _timeseries()
+        if any(
+            "ceph_scale_cluster_used_ratio" in t["expr"] or "ceph_scale_pool_used_ratio" in t["expr"]
+            for t in p["targets"]
+        )
+    ]
+    assert {stem for stem, _ in fill_panels} >= {"capacity", "overview"}
+    for stem, p in fill_panels:
+        assert any('option=~"fill_(warn|target|critical)_ratio"' in t["expr"] for t in p["targets"]), (stem, p["title"])
+        assert p["fieldConfig"]["defaults"].get("custom", {}).get("thresholdsStyle", {}).get("mode", "off") == "off"
 
 
 def test_reference_lines_are_dashed_and_distinct():
