@@ -68,6 +68,8 @@ CEPH_MIXIN_ALERTS = {
     "CephOSDDown",
     "CephOSDDownHigh",
     "CephOSDHostDown",
+    "CephPGNotScrubbed",
+    "CephPGNotDeepScrubbed",
 }
 LIVE_VALUE = re.compile(r"\$value\b|\|\s*query\b")
 # absent() yields 1 or nothing and knows no cluster to query for.

@@ -69,6 +69,37 @@ OSD_DOWN = {
 }
 
 
+# The 10B study cluster's end state [004]: 296 of 318 OSDs spilling, 19,494 of 21,760 PGs not
+# deep-scrubbed in time and still growing, nothing completing; Ceph's health checks say so too.
+STUDY_10B = {
+    f'ceph_health_status{{cluster="c3",{CEPH}}}': "1x140",
+    f'up{{cluster="c3",{CEPH}}}': "1x140",
+    **{
+        f'ceph_health_detail{{cluster="c3",name="{name}",severity="HEALTH_WARN",{CEPH}}}': "1x140"
+        for name in ("BLUEFS_SPILLOVER", "PG_NOT_SCRUBBED", "PG_NOT_DEEP_SCRUBBED")
+    },
+    f'ceph_scale_build_info{{cluster="c3",version="0.1.0",producer="sidecar",{TARGET}}}': "1x140",
+    f'ceph_scale_bluefs_spillover_osds{{cluster="c3",{TARGET}}}': "296x140",
+    f'ceph_scale_bluefs_db_osds{{cluster="c3",{TARGET}}}': "318x140",
+    **{
+        f'ceph_scale_bluefs_spilled_bytes{{cluster="c3",ceph_daemon="osd.{i}",{TARGET}}}': f"{(i + 1) * 2**30}x140"
+        for i in range(4)
+    },
+    **{
+        f'ceph_scale_pg_scrub_overdue{{cluster="c3",kind="{kind}",{TARGET}}}': f"{start}+10x140"
+        for kind, start in (("deep_scrub", 19494), ("scrub", 21070))
+    },
+    **{
+        f'ceph_scale_pg_scrub_overdue_after_seconds{{cluster="c3",kind="{kind}",{TARGET}}}': f"{after}x140"
+        for kind, after in (("deep_scrub", 1058400), ("scrub", 907200))
+    },
+    **{
+        f'ceph_scale_pg_scrubs_completed_total{{cluster="c3",kind="{k}",{TARGET}}}': "0x140"
+        for k in ("scrub", "deep_scrub")
+    },
+}
+
+
 @pytest.fixture(scope="module")
 def mixin_groups() -> list[dict]:
     if not CEPH_MIXIN.is_file():
@@ -76,8 +107,8 @@ def mixin_groups() -> list[dict]:
     return yaml.safe_load(CEPH_MIXIN.read_text())["groups"]
 
 
-def firing(tmp_path: Path, groups: list[dict], series: dict[str, str]) -> list[dict]:
-    """The alerts firing after 20 minutes of `series`, with both rule sets loaded: promtool
+def firing(tmp_path: Path, groups: list[dict], series: dict[str, str], at: str = "20m") -> list[dict]:
+    """The alerts firing after `at` of `series`, with both rule sets loaded: promtool
     is asked for the exact set (it fails if the set differs), so read it from its answer."""
     order = [g["name"] for p in RULE_FILES for g in yaml.safe_load(p.read_text())["groups"]]
     order += [g["name"] for g in groups]
@@ -89,7 +120,7 @@ def firing(tmp_path: Path, groups: list[dict], series: dict[str, str]) -> list[d
             {
                 "interval": "1m",
                 "input_series": [{"series": s, "values": v} for s, v in series.items()],
-                "promql_expr_test": [{"expr": 'ALERTS{alertstate="firing"}', "eval_time": "20m", "exp_samples": []}],
+                "promql_expr_test": [{"expr": 'ALERTS{alertstate="firing"}', "eval_time": at, "exp_samples": []}],
             }
         ],
     }
@@ -178,3 +209,15 @@ def test_rules_load_together_without_clashing_names(mixin_groups):
     theirs = {r.get("alert") or r.get("record") for g in mixin_groups for r in g["rules"]}
     assert not ours & theirs
     assert REPO.joinpath("rules", "alertmanager.yml").is_file()
+
+
+def test_the_study_cluster_spilling_and_behind_on_scrubs_is_one_notification_per_condition(
+    tmp_path, mixin_groups, alertmanager
+):
+    alerts = firing(tmp_path, mixin_groups, STUDY_10B, at="130m")
+    names = {a["alertname"] for a in alerts}
+    assert {"CephPGNotDeepScrubbed", "CephPGNotScrubbed", "CephScaleScrubBacklogNotClearing"} <= names, names
+    assert "CephScaleBluefsSpilloverStarted" in names and "CephScaleBluefsSpilloverSpreading" not in names
+    reach = notified(alertmanager, alerts)
+    # Spillover: ours; each scrub kind: ours, which says it does not clear; plus Ceph's health warning.
+    assert reach == {"CephScaleBluefsSpilloverStarted", "CephScaleScrubBacklogNotClearing", "CephHealthWarning"}, reach
