@@ -46,3 +46,4 @@ _.log_message  # unused method (mgr_module/scale/webserver.py:66)
 pgs_interval
 settings_interval
 rgw_interval
+redirect_request  # urllib's hook (exporter/core/bounded_http.py)

@@ -15,6 +15,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+from . import bounded_http
 from .sigv4 import sigv4_headers
 
 BUCKET_STATS = ("/admin/bucket", {"stats": "true", "format": "json"})
@@ -35,6 +36,7 @@ class AdminOps:
         self._access_key = access_key
         self._secret_key = secret_key
         self.region = region or "us-east-1"
+        self.max_bytes = bounded_http.MAX_RESPONSE_BYTES
         self.context = None
         if parsed.scheme == "https" and not verify_tls:
             self.context = ssl._create_unverified_context()  # the operator's explicit choice
@@ -47,13 +49,13 @@ class AdminOps:
         headers = sigv4_headers("GET", url, self._access_key, self._secret_key, self.region)
         request = urllib.request.Request(url, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=timeout, context=self.context) as response:
-                return response.read()
+            return bounded_http.get(request, timeout, self.context, self.max_bytes)
         except urllib.error.HTTPError as e:
-            detail = e.read(300).decode(errors="replace").strip()
+            detail = bounded_http.printable(e.read(300).decode(errors="replace").strip())
             raise AdminOpsError(f"RGW Admin Ops {self.endpoint}{path}: HTTP {e.code}: {detail}") from None
         except (urllib.error.URLError, OSError) as e:
-            raise AdminOpsError(f"RGW Admin Ops {self.endpoint}{path}: {getattr(e, 'reason', e)}") from None
+            reason = bounded_http.printable(str(getattr(e, "reason", e)))
+            raise AdminOpsError(f"RGW Admin Ops {self.endpoint}{path}: {reason}") from None
 
     def bucket_stats_raw(self, timeout: float) -> bytes:
         """Every bucket with its stats, one request, undecoded."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 import time
 import urllib.request
 
-from ...core import inputs
+from ...core import bounded_http, inputs
 from .base import Deadline, Source
 
 NO_OSD_COUNTERS = (
@@ -46,11 +46,10 @@ class PerfSource(Source):
 
     def read(self, url: str, deadline: Deadline) -> dict[str, dict[str, float]]:
         try:
-            with urllib.request.urlopen(url, timeout=deadline.left()) as response:
-                text = response.read().decode("utf-8", errors="replace")
+            text = bounded_http.get(urllib.request.Request(url), deadline.left()).decode("utf-8", errors="replace")
         except OSError as e:
             self.discovered = None  # the active manager may have moved
-            raise OSError(f"{url}: {e}") from None
+            raise OSError(f"{url}: {bounded_http.printable(str(e))}") from None
         return inputs.counters_from_prometheus_text(text)
 
     def from_prometheus_module(self, deadline: Deadline) -> dict[str, dict[str, float]]:

@@ -1,0 +1,88 @@
+"""Hostile HTTP peers, on loopback: a redirect is refused (the signed request does not follow
+it), a body trickled byte by byte ends at the whole-response deadline, a body past the cap
+is refused, and an error body cannot forge a log line."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from exporter.core import bounded_http
+from exporter.core.admin_ops import AdminOps, AdminOpsError
+
+
+class Peer(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        if self.path.startswith("/redirect"):
+            self.send_response(302)
+            self.send_header("Location", "http://127.0.0.1:9/steal")
+            self.end_headers()
+        elif self.path.startswith("/trickle"):
+            self.send_response(200)
+            self.end_headers()
+            try:
+                for _ in range(20):
+                    self.wfile.write(b"[")
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                pass
+        elif self.path.startswith("/big"):
+            self.send_response(200)
+            self.end_headers()
+            try:
+                for _ in range(64):
+                    self.wfile.write(b"x" * 65536)
+            except OSError:
+                pass
+        elif self.path.startswith("/admin/bucket"):
+            self.send_response(403)
+            self.end_headers()
+            self.wfile.write(b'denied\nts=2099-01-01 level=info logger=forged msg="all good"')
+        else:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"[]")
+
+
+@pytest.fixture(scope="module")
+def peer():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Peer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_redirect_is_refused_not_followed(peer):
+    with pytest.raises(bounded_http.HttpLimitError, match="redirect"):
+        bounded_http.get(urllib.request.Request(peer + "/redirect"), 5)
+
+
+def test_a_trickled_body_ends_at_the_whole_response_deadline(peer):
+    started = time.monotonic()
+    with pytest.raises(OSError):
+        bounded_http.get(urllib.request.Request(peer + "/trickle"), 2)
+    assert time.monotonic() - started < 3.5  # not the 10 s the peer would take
+
+
+def test_a_body_past_the_cap_is_refused(peer):
+    with pytest.raises(bounded_http.HttpLimitError, match="cap"):
+        bounded_http.get(urllib.request.Request(peer + "/big"), 10, max_bytes=1024 * 1024)
+    assert bounded_http.get(urllib.request.Request(peer + "/ok"), 5) == b"[]"
+
+
+def test_an_error_body_stays_on_one_log_line(peer):
+    client = AdminOps(peer, "access", "secret")
+    with pytest.raises(AdminOpsError) as e:
+        client.bucket_stats_raw(5)
+    message = str(e.value)
+    assert "HTTP 403" in message and "\n" not in message and "\\n" in message
