@@ -119,6 +119,9 @@ class RadosClient(CephClient):
     def _connect(self):
         conf = {"keyring": self.keyring} if self.keyring else {}
         cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
+        # python-rados ignores connect(timeout=...) while no monitor answers: without this a
+        # client waits client_mount_timeout's default, 300 s.
+        cluster.conf_set("client_mount_timeout", str(int(self.connect_timeout)))
         cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
         cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
         cluster.connect(timeout=int(self.connect_timeout))

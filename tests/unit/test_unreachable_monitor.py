@@ -1,0 +1,31 @@
+"""A monitor that never answers costs the sidecar its connect timeout, not python-rados'
+300 s default (client_mount_timeout): the source fails fast and says why."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PROBE = """
+import sys
+from exporter.sidecar.ceph_client import RadosClient
+client = RadosClient(sys.argv[1], "admin", None, connect_timeout=3)
+try:
+    client.command("status", 3)
+except Exception as e:
+    print(type(e).__name__, str(e)[:200])
+"""
+
+
+def test_an_unreachable_monitor_fails_within_the_connect_timeout(tmp_path):
+    conf = tmp_path / "ceph.conf"
+    # Port 9 (discard) on loopback: nothing listens, no monitor ever answers.
+    conf.write_text("[global]\nfsid = 00000000-0000-0000-0000-000000000000\nmon_host = 127.0.0.1:9\n")
+    started = time.monotonic()
+    run = subprocess.run([sys.executable, "-c", PROBE, str(conf)], cwd=REPO, capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - started
+    assert "CephCommandError" in run.stdout and "timed out" in run.stdout, run.stdout + run.stderr
+    assert took < 15, took
