@@ -159,18 +159,14 @@ def build_collector(args: argparse.Namespace) -> Collector:
             continue
         source = cls(ctx)
         specs.append((source, schedule_for(source, opts)))
-    fsid = ""
-    try:
-        status = ceph.command("fsid", 10)
-        fsid = status.get("fsid", "") if isinstance(status, dict) else str(status or "")
-    except CephCommandError as e:
-        log.warning("cannot read the fsid now (%s); the cluster label needs --cluster-label", e)
+    # Nothing here talks to Ceph: the server is up (and a bad web config refused) before the
+    # first command, which may wait on an unreachable monitor. Without --cluster-label the
+    # series are labelled with the fsid the OSD map names, once the osd_map source has read it.
     return Collector(
         specs,
         cfg.thresholds,
         cluster_label=args.cluster_label or cfg.cluster_label,
         state_file=args.state_file or cfg.state_file,
-        fsid=fsid,
     )
 
 

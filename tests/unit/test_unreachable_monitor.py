@@ -29,3 +29,35 @@ def test_an_unreachable_monitor_fails_within_the_connect_timeout(tmp_path):
     took = time.monotonic() - started
     assert "CephCommandError" in run.stdout and "timed out" in run.stdout, run.stdout + run.stderr
     assert took < 15, took
+
+
+def test_the_server_answers_healthy_before_anything_talks_to_ceph(tmp_path):
+    """A container's healthcheck sees a live process at once; the sources fail on their own."""
+    import socket
+    import urllib.request
+
+    conf = tmp_path / "ceph.conf"
+    conf.write_text("[global]\nfsid = 00000000-0000-0000-0000-000000000000\nmon_host = 127.0.0.1:9\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "exporter", f"--web.listen-address=127.0.0.1:{port}", f"--ceph-conf={conf}"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        started = time.monotonic()
+        status = None
+        while time.monotonic() - started < 8 and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/-/healthy", timeout=2) as r:
+                    status = r.status
+            except OSError:
+                time.sleep(0.1)
+        assert status == 200
+        assert time.monotonic() - started < 5  # not after a monitor's timeout
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
