@@ -51,6 +51,10 @@ class BasicAuth:
         self._salt = os.urandom(16)
         self._ok: set[bytes] = set()
         self._lock = threading.Lock()
+        # An unknown user is checked against a hash of the same cost as the configured ones,
+        # as exporter-toolkit does: answering at once would tell which users exist.
+        cost = max((int(h.split(b"$")[2]) for h in self.users.values()), default=10)
+        self._dummy = bcrypt.hashpw(os.urandom(16).hex().encode(), bcrypt.gensalt(rounds=cost))
 
     def check(self, header: str | None) -> bool:
         if not header or not header.startswith("Basic "):
@@ -61,16 +65,23 @@ class BasicAuth:
             return False
         hashed = self.users.get(user)
         if hashed is None:
+            self._checkpw(password, self._dummy)
             return False
         key = hmac.new(self._salt, f"{user}\0{password}".encode(), hashlib.sha256).digest()
         with self._lock:
             if key in self._ok:
                 return True
-        if not self._bcrypt.checkpw(password.encode(), hashed):
+        if not self._checkpw(password, hashed):
             return False
         with self._lock:
             self._ok.add(key)
         return True
+
+    def _checkpw(self, password: str, hashed: bytes) -> bool:
+        try:
+            return bool(self._bcrypt.checkpw(password.encode(), hashed))
+        except ValueError:  # a NUL byte, which bcrypt refuses: a wrong password, not a fault
+            return False
 
 
 def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth | None]:

@@ -131,3 +131,28 @@ def test_ipv6_listen_address():
         assert get(f"http://[::1]:{server.server_address[1]}/metrics").status == 200
     finally:
         server.shutdown()
+
+
+def test_an_unknown_user_costs_what_a_known_one_with_a_wrong_password_does():
+    """No user enumeration by timing (exporter-toolkit's dummy hash), and a NUL byte in a
+    password is a wrong password, not a traceback."""
+    import base64
+    import statistics
+    import time
+
+    import bcrypt
+
+    from exporter.sidecar.http_server import BasicAuth
+
+    auth = BasicAuth({"prometheus": bcrypt.hashpw(b"right", bcrypt.gensalt(rounds=8)).decode()})
+
+    def took(user: str, password: str) -> float:
+        header = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+        started = time.perf_counter()
+        assert auth.check(header) is False
+        return time.perf_counter() - started
+
+    known = statistics.median(took("prometheus", f"wrong{i}") for i in range(5))
+    unknown = statistics.median(took(f"nobody{i}", "wrong") for i in range(5))
+    assert unknown > known / 3, (unknown, known)  # was 0.28 ms against 45.7 ms
+    assert took("prometheus", "a\0b") >= 0
