@@ -20,6 +20,7 @@ import os
 import socket
 import ssl
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..core.config import ConfigError
@@ -167,6 +168,38 @@ def accepts_gzip(header: str | None) -> bool:
     return False
 
 
+# Go's http.Server default (MaxHeaderBytes): headers past it are refused before anything
+# else, so unauthenticated clients cannot make the process hold megabytes per connection.
+MAX_HEADER_BYTES = 1 << 20
+HEADER_DEADLINE = 20.0  # seconds for all the headers of one request, however they trickle
+
+
+class _HeadersTooLarge(Exception):
+    pass
+
+
+class _HeaderBudget:
+    """The request's input while its headers are read: a byte budget and a deadline."""
+
+    def __init__(self, raw, connection, budget: int, deadline: float) -> None:
+        self.raw, self.connection, self.left, self.deadline = raw, connection, budget, deadline
+
+    def readline(self, size: int = -1) -> bytes:
+        remaining = self.deadline - time.monotonic()
+        if self.left <= 0 or remaining <= 0:
+            raise _HeadersTooLarge
+        self.connection.settimeout(remaining)
+        limit = self.left + 1 if size < 0 else min(size, self.left + 1)
+        line = self.raw.readline(limit)
+        self.left -= len(line)
+        if self.left < 0:
+            raise _HeadersTooLarge
+        return line
+
+    def __getattr__(self, name: str):
+        return getattr(self.raw, name)
+
+
 def make_handler(path: str, collector, auth: BasicAuth | None):
     gzipped = GzipCache()
 
@@ -177,6 +210,21 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
         # Headers and body go out as two writes: with Nagle's algorithm a small body
         # then waits for the client's delayed ACK (40 ms per scrape on Linux).
         disable_nagle_algorithm = True
+
+        def parse_request(self) -> bool:
+            raw = self.rfile
+            budget = _HeaderBudget(raw, self.connection, MAX_HEADER_BYTES, time.monotonic() + HEADER_DEADLINE)
+            self.rfile = budget  # type: ignore[assignment]  # read through like the stream it wraps
+            try:
+                return super().parse_request()
+            except (_HeadersTooLarge, TimeoutError):
+                self.rfile = raw
+                self.close_connection = True
+                self.send_error(431, "Request Header Fields Too Large")
+                return False
+            finally:
+                self.rfile = raw
+                self.connection.settimeout(self.timeout)
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             route = self.path.split("?", 1)[0]
