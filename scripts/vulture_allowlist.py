@@ -47,3 +47,4 @@ pgs_interval
 settings_interval
 rgw_interval
 redirect_request  # urllib's hook (exporter/core/bounded_http.py)
+close_connection  # http.server's attribute (exporter/sidecar/http_server.py)
