@@ -16,13 +16,16 @@ import base64
 import gzip
 import hashlib
 import hmac
+import logging
 import os
 import socket
 import ssl
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from ..core.bounded_http import printable
 from ..core.config import ConfigError
 from ..core.exposition import CONTENT_TYPE_LATEST
 
@@ -134,6 +137,8 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
     auth = BasicAuth(users) if users else None
     return context, auth
 
+
+log = logging.getLogger(__name__)
 
 LANDING = b"""<html><head><title>ceph-scale-exporter</title></head><body>
 <h1>ceph-scale-exporter</h1><p><a href="%s">Metrics</a></p></body></html>"""
@@ -268,6 +273,28 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
+    _last_logged = 0.0
+    _suppressed = 0
+
+    def handle_error(self, request, client_address) -> None:
+        """A connection's fault: the client's own (plain HTTP to the TLS port, a reset, a
+        stall) is no log line at all; anything else one line, at most every 10 s. The stock
+        handler printed a traceback per connection, so anyone could fill the log."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (OSError, ValueError, UnicodeError)):  # ssl.SSLError is an OSError
+            return
+        now = time.monotonic()
+        if now - self._last_logged < 10:
+            self._suppressed += 1
+            return
+        log.error(
+            "http: %s from %s: %s (%d more not logged)",
+            type(exc).__name__,
+            client_address[0] if client_address else "?",
+            printable(str(exc)),
+            self._suppressed,
+        )
+        self._last_logged, self._suppressed = now, 0
 
 
 class _Server6(_Server):

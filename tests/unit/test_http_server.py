@@ -190,3 +190,22 @@ def test_headers_past_a_megabyte_are_refused_before_authentication():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_plain_http_to_the_tls_port_fills_no_log(tls_server, capfd):
+    """The stock handler wrote a 25-line traceback per such connection (258 KB from 200)."""
+    import socket
+    import time
+
+    url, _ = tls_server
+    port = int(url.rsplit(":", 1)[1])
+    for _ in range(20):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            try:
+                conn.recv(100)
+            except OSError:
+                pass
+    time.sleep(0.5)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and len(err) < 200, err[:500]
