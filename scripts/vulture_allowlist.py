@@ -48,3 +48,4 @@ settings_interval
 rgw_interval
 redirect_request  # urllib's hook (exporter/core/bounded_http.py)
 close_connection  # http.server's attribute (exporter/sidecar/http_server.py)
+handle_error  # socketserver's hook (exporter/sidecar/http_server.py)
