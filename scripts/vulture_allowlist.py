@@ -49,3 +49,4 @@ rgw_interval
 redirect_request  # urllib's hook (exporter/core/bounded_http.py)
 close_connection  # http.server's attribute (exporter/sidecar/http_server.py)
 handle_error  # socketserver's hook (exporter/sidecar/http_server.py)
+do_HEAD  # http.server's hook (exporter/sidecar/http_server.py)

@@ -201,6 +201,8 @@ def check_number(name: str, raw: Any, whole: bool, minimum: float | None, maximu
         raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
     if value != value:  # NaN
         raise ConfigError(f"{name}: NaN is not a valid value")
+    if value in (float("inf"), float("-inf")):
+        raise ConfigError(f"{name}: expected a finite number, got {raw!r}")
     if whole:
         if float(value) != int(value):
             raise ConfigError(f"{name}: expected a whole number, got {raw!r}")

@@ -102,6 +102,10 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
     bad = sorted(set(rgw) - RGW_KEYS)
     if bad:
         raise ConfigError(f"rgw: unknown key(s) {', '.join(bad)}; secrets go in credentials_file, never here")
+    for key, value in rgw.items():
+        wanted = bool if key == "verify_tls" else str
+        if not isinstance(value, wanted):
+            raise ConfigError(f"rgw.{key}: expected {'true or false' if wanted is bool else 'a string'}, got {value!r}")
     if rgw.get("reshard_backend", "rados") not in ("rados", "radosgw-admin"):
         raise ConfigError("rgw.reshard_backend: expected rados or radosgw-admin")
     cfg.rgw = dict(rgw)

@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import socket
 import ssl
 import sys
@@ -37,6 +38,9 @@ TLS_VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1,
                 "TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}  # fmt: skip
 
 
+BCRYPT_HASH = re.compile(r"\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}")
+
+
 class BasicAuth:
     """bcrypt-checked users; a verified (user, password) pair is remembered by its
     salted digest, so 50 concurrent scrapers do not each pay a bcrypt round."""
@@ -49,8 +53,8 @@ class BasicAuth:
         self._bcrypt = bcrypt
         self.users = {}
         for user, hashed in users.items():
-            if not isinstance(hashed, str) or not hashed.startswith(("$2a$", "$2b$", "$2y$")):
-                raise ConfigError(f"basic_auth_users.{user}: expected a bcrypt hash")
+            if not isinstance(hashed, str) or not BCRYPT_HASH.fullmatch(hashed):
+                raise ConfigError(f"basic_auth_users.{user}: expected a bcrypt hash ($2y$<cost>$ and 53 characters)")
             self.users[str(user)] = hashed.encode()
         self._salt = os.urandom(16)
         self._ok: set[bytes] = set()
@@ -103,6 +107,10 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
     bad = sorted(set(data) - WEB_KEYS)
     if bad:
         raise ConfigError(f"{path}: unknown key(s) {', '.join(bad)}")
+    if data.get("http_server_config"):
+        raise ConfigError(f"{path}: http_server_config is not supported (HTTP/2 and extra headers are not served)")
+    if "basic_auth_users" in data and not isinstance(data["basic_auth_users"], (dict, type(None))):
+        raise ConfigError(f"{path}: basic_auth_users: expected a mapping of user: bcrypt hash")
     context = None
     tls = data.get("tls_server_config")
     if tls:
@@ -127,14 +135,22 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
         auth_type = tls.get("client_auth_type", "NoClientCert")
         if auth_type not in CLIENT_AUTH:
             raise ConfigError(f"{path}: client_auth_type must be one of {', '.join(sorted(CLIENT_AUTH))}")
+        if auth_type in ("RequireAndVerifyClientCert", "VerifyClientCertIfGiven") and not tls.get("client_ca_file"):
+            raise ConfigError(f"{path}: client_auth_type {auth_type} needs client_ca_file")
         if tls.get("client_ca_file"):
-            context.load_verify_locations(tls["client_ca_file"])
+            try:
+                context.load_verify_locations(tls["client_ca_file"])
+            except (OSError, ssl.SSLError) as e:
+                raise ConfigError(f"{path}: cannot load client_ca_file: {e}") from None
         if auth_type in ("RequireAndVerifyClientCert", "RequireAnyClientCert"):
             context.verify_mode = ssl.CERT_REQUIRED
         elif auth_type != "NoClientCert":
             context.verify_mode = ssl.CERT_OPTIONAL
     users = data.get("basic_auth_users")
-    auth = BasicAuth(users) if users else None
+    try:
+        auth = BasicAuth(users) if users else None
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
     return context, auth
 
 
@@ -255,6 +271,15 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
             else:
                 self._send(404, b"Not Found\n", "text/plain")
 
+        def do_HEAD(self) -> None:  # noqa: N802 (http.server's name)
+            self._head_only = True
+            try:
+                self.do_GET()
+            finally:
+                self._head_only = False
+
+        _head_only = False
+
         def _send(self, code: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
             self.send_response(code)
             self.send_header("Content-Type", ctype)
@@ -262,7 +287,8 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
             for k, v in (extra or {}).items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(body)
+            if not self._head_only:
+                self.wfile.write(body)
 
         def log_message(self, fmt: str, *args) -> None:  # scrapes are not worth a log line
             pass
@@ -303,8 +329,8 @@ class _Server6(_Server):
 
 def parse_listen(address: str) -> tuple[str, int]:
     host, _, port = address.rpartition(":")
-    if not port.isdigit():
-        raise ConfigError(f"--web.listen-address {address!r}: expected host:port")
+    if not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
+        raise ConfigError(f"--web.listen-address {address!r}: expected host:port with a port up to 65535")
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
@@ -312,7 +338,10 @@ def serve(listen: str, path: str, collector, web_config: str | None):
     context, auth = load_web_config(web_config)
     host, port = parse_listen(listen)
     server_class = _Server6 if ":" in host else _Server
-    server = server_class((host, port), make_handler(path, collector, auth))
+    try:
+        server = server_class((host, port), make_handler(path, collector, auth))
+    except OSError as e:
+        raise ConfigError(f"--web.listen-address {listen}: {e.strerror or e}") from None
     if context is not None:
         # The handshake runs in the connection's own thread, not in accept(),
         # so one slow client cannot hold up every scrape.

@@ -93,8 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def load_rgw_credentials(path: str | None) -> RgwCredentials | None:
     if path:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        # The keys are secrets: a file others can read is refused, as the docs ask for 0600.
+        if os.stat(path).st_mode & 0o077:
+            raise ConfigError(f"{path}: readable by group or others; chmod 600 it")
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except ValueError as e:  # not JSON, or not UTF-8
+            raise ConfigError(f"{path}: expected a JSON object with access_key and secret_key ({e})") from None
         if not isinstance(data, dict) or not data.get("access_key") or not data.get("secret_key"):
             raise ConfigError(f"{path}: expected a JSON object with access_key and secret_key")
         return RgwCredentials(str(data["access_key"]), str(data["secret_key"]))
@@ -113,7 +119,7 @@ def build_collector(args: argparse.Namespace) -> Collector:
         with open(args.config_file, encoding="utf-8") as f:
             try:
                 data = yaml.safe_load(f)
-            except yaml.YAMLError as e:
+            except (yaml.YAMLError, UnicodeDecodeError) as e:
                 raise ConfigError(f"{args.config_file}: invalid YAML: {e}") from None
     cfg = config_file.parse(data, names)
     for name in args.disable_source:

@@ -209,3 +209,41 @@ def test_plain_http_to_the_tls_port_fills_no_log(tls_server, capfd):
     time.sleep(0.5)
     err = capfd.readouterr().err
     assert "Traceback" not in err and len(err) < 200, err[:500]
+
+
+def test_head_answers_like_get_without_a_body():
+    import http.client
+    import socket
+
+    from exporter.sidecar.http_server import serve
+
+    class Collector:
+        exposition = b"ceph_scale_x 1\n"
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = serve(f"127.0.0.1:{port}", "/metrics", Collector(), None)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("HEAD", "/metrics")
+        r = conn.getresponse()
+        assert r.status == 200 and r.getheader("Content-Length") == str(len(Collector.exposition))
+        assert r.read() == b""
+        conn.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_verifying_client_certificates_needs_a_ca(tmp_path):
+    from exporter.core.config import ConfigError
+    from exporter.sidecar.http_server import load_web_config
+
+    cert, key = self_signed(tmp_path)
+    web = tmp_path / "web.yml"
+    web.write_text(
+        f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n  client_auth_type: RequireAndVerifyClientCert\n"
+    )
+    with pytest.raises(ConfigError, match="needs client_ca_file"):
+        load_web_config(str(web))
