@@ -34,8 +34,12 @@ WEB_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
 TLS_KEYS = {"cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version", "max_version"}
 CLIENT_AUTH = {"NoClientCert", "RequestClientCert", "RequireAnyClientCert", "VerifyClientCertIfGiven",
                "RequireAndVerifyClientCert"}  # fmt: skip
-TLS_VERSIONS = {"TLS10": ssl.TLSVersion.TLSv1, "TLS11": ssl.TLSVersion.TLSv1_1,
-                "TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}  # fmt: skip
+# exporter-toolkit's names; TLS 1.0 and 1.1 are refused at start: OpenSSL here no longer
+# negotiates them, so accepting them would fail every handshake instead.
+TLS_VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
+# exporter-toolkit's (Go's) default TLS 1.2 suites: forward secret AEAD only, no static RSA
+# key exchange, no CBC with SHA-1. TLS 1.3 suites are OpenSSL's own, all AEAD.
+TLS12_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"
 
 
 BCRYPT_HASH = re.compile(r"\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}")
@@ -120,6 +124,7 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
         if not tls.get("cert_file") or not tls.get("key_file"):
             raise ConfigError(f"{path}: tls_server_config needs cert_file and key_file")
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.set_ciphers(TLS12_CIPHERS)
         for key in ("min_version", "max_version"):
             if key in tls and tls[key] not in TLS_VERSIONS:
                 raise ConfigError(f"{path}: tls_server_config.{key} must be one of {', '.join(sorted(TLS_VERSIONS))}")

@@ -247,3 +247,18 @@ def test_verifying_client_certificates_needs_a_ca(tmp_path):
     )
     with pytest.raises(ConfigError, match="needs client_ca_file"):
         load_web_config(str(web))
+
+
+def test_tls_offers_only_forward_secret_aead_suites_and_refuses_tls10(tmp_path):
+    from exporter.core.config import ConfigError
+    from exporter.sidecar.http_server import load_web_config
+
+    cert, key = self_signed(tmp_path)
+    web = tmp_path / "web.yml"
+    web.write_text(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n")
+    context, _ = load_web_config(str(web))
+    tls12 = [c["name"] for c in context.get_ciphers() if c["protocol"] == "TLSv1.2"]
+    assert tls12 and all(("GCM" in n or "CHACHA20" in n) and n.startswith("ECDHE") for n in tls12), tls12
+    web.write_text(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n  min_version: TLS10\n")
+    with pytest.raises(ConfigError, match="min_version must be one of TLS12, TLS13"):
+        load_web_config(str(web))
