@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.config import ConfigError, Thresholds
+from ..core.registry import SOURCE_BY_NAME
 
 SOURCE_KEYS = {"interval", "timeout", "stale_after", "enabled"}
 TOP_KEYS = {
@@ -93,8 +94,11 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
                     raise ConfigError(f"sources.{name}.{key}: expected seconds between 0.1 and 604800, got {v!r}")
         if "enabled" in opts and not isinstance(opts["enabled"], bool):
             raise ConfigError(f"sources.{name}.enabled: expected true or false")
-        if "interval" in opts and "timeout" in opts and opts["timeout"] > opts["interval"]:
-            raise ConfigError(f"sources.{name}: timeout must not exceed interval")
+        # Against the interval in force, the default one included: a collection that may run
+        # longer than its interval would overlap the next.
+        interval = opts.get("interval", SOURCE_BY_NAME[name].interval if name in SOURCE_BY_NAME else None)
+        if "timeout" in opts and interval is not None and opts["timeout"] > interval:
+            raise ConfigError(f"sources.{name}: timeout {opts['timeout']} exceeds the interval {interval:g}")
     cfg.sources = {k: dict(v) for k, v in sources.items()}
     rgw = data.get("rgw") or {}
     if not isinstance(rgw, dict):

@@ -81,3 +81,18 @@ def test_config_and_credentials_files_that_are_wrong_are_refused(tmp_path):
     refused(run(f"--config.file={config}"), "rgw.endpoint", "string")
     config.write_text("thresholds:\n  rgw_top_buckets: .inf\n")
     refused(run(f"--config.file={config}"), "rgw_top_buckets", "finite")
+
+
+def test_a_source_timeout_past_its_interval_is_refused_whether_the_interval_is_set_or_default():
+    from exporter.core.config import ConfigError
+    from exporter.core.registry import SOURCE_BY_NAME
+    from exporter.sidecar import config_file
+
+    names = set(SOURCE_BY_NAME)
+    default = SOURCE_BY_NAME["health"].interval
+    with pytest.raises(ConfigError, match="exceeds the interval"):
+        config_file.parse({"sources": {"health": {"timeout": default + 1}}}, names)
+    with pytest.raises(ConfigError, match="exceeds the interval"):
+        config_file.parse({"sources": {"health": {"interval": 30, "timeout": 31}}}, names)
+    parsed = config_file.parse({"sources": {"health": {"timeout": default}}}, names)
+    assert parsed.sources["health"]["timeout"] == default
