@@ -158,38 +158,42 @@ def test_an_unknown_user_costs_what_a_known_one_with_a_wrong_password_does():
     assert took("prometheus", "a\0b") >= 0
 
 
-def test_headers_past_a_megabyte_are_refused_before_authentication():
-    """20 connections of 96 headers of 65 KB once took the process to 794 MB."""
-    import socket
+PLAIN_EXPOSITION = b"ceph_scale_x 1\n"
 
+
+@pytest.fixture
+def plain_port():
+    """A plain-HTTP sidecar server on a free loopback port, serving PLAIN_EXPOSITION."""
     from exporter.sidecar.http_server import serve
 
     class Collector:
-        exposition = b"ceph_scale_x 1\n"
+        exposition = PLAIN_EXPOSITION
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = serve(f"127.0.0.1:{port}", "/metrics", Collector(), None)
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-            answer = b""
-            try:
-                for i in range(40):  # 40 x 32 KB: past the 1 MB budget, under the 100-header limit
-                    conn.sendall(b"X-Pad-%d: " % i + b"a" * 32000 + b"\r\n")
-            except OSError:
-                pass  # the server closed the connection
-            conn.settimeout(10)
-            while chunk := conn.recv(4096):
-                answer += chunk
-        assert answer.startswith(b"HTTP/1.1 431") or answer.startswith(b"HTTP/1.0 431"), answer[:100]
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            assert conn.recv(4096).startswith(b"HTTP/1.1 200")
-    finally:
-        server.shutdown()
-        server.server_close()
+    server = serve("127.0.0.1:0", "/metrics", Collector(), None)
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_headers_past_a_megabyte_are_refused_before_authentication(plain_port):
+    """20 connections of 96 headers of 65 KB once took the process to 794 MB."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", plain_port), timeout=10) as conn:
+        conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        answer = b""
+        try:
+            for i in range(40):  # 40 x 32 KB: past the 1 MB budget, under the 100-header limit
+                conn.sendall(b"X-Pad-%d: " % i + b"a" * 32000 + b"\r\n")
+        except OSError:
+            pass  # the server closed the connection
+        conn.settimeout(10)
+        while chunk := conn.recv(4096):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 431") or answer.startswith(b"HTTP/1.0 431"), answer[:100]
+    with socket.create_connection(("127.0.0.1", plain_port), timeout=10) as conn:
+        conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert conn.recv(4096).startswith(b"HTTP/1.1 200")
 
 
 def test_plain_http_to_the_tls_port_fills_no_log(tls_server, capfd):
@@ -211,29 +215,15 @@ def test_plain_http_to_the_tls_port_fills_no_log(tls_server, capfd):
     assert "Traceback" not in err and len(err) < 200, err[:500]
 
 
-def test_head_answers_like_get_without_a_body():
+def test_head_answers_like_get_without_a_body(plain_port):
     import http.client
-    import socket
 
-    from exporter.sidecar.http_server import serve
-
-    class Collector:
-        exposition = b"ceph_scale_x 1\n"
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = serve(f"127.0.0.1:{port}", "/metrics", Collector(), None)
-    try:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("HEAD", "/metrics")
-        r = conn.getresponse()
-        assert r.status == 200 and r.getheader("Content-Length") == str(len(Collector.exposition))
-        assert r.read() == b""
-        conn.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    conn = http.client.HTTPConnection("127.0.0.1", plain_port, timeout=10)
+    conn.request("HEAD", "/metrics")
+    r = conn.getresponse()
+    assert r.status == 200 and r.getheader("Content-Length") == str(len(PLAIN_EXPOSITION))
+    assert r.read() == b""
+    conn.close()
 
 
 def test_verifying_client_certificates_needs_a_ca(tmp_path):
