@@ -142,13 +142,17 @@ def check_reshard(v: View, opts: CheckOptions) -> dict | None:
                 f"{number(objects.get(key, 0))} objects in {number(shards.get(key, 0))} shard(s), "
                 f"{pct(fills[key])} of rgw_max_objs_per_shard ({number(limit)})"
             )
-        if key in eta:
-            parts.append("at the limit now" if eta[key] <= 0 else f"reaches the limit in {duration(eta[key])}")
+        at_limit = fills.get(key, 0.0) >= 1.0
+        if at_limit:
+            parts.append("at the limit now")
+        elif key in eta:
+            parts.append(f"reaches the limit in {duration(eta[key])}")
         line = f"bucket {name}: " + "; ".join(parts)
         if key in recommended and recommended[key] > shards.get(key, 0):
             line += f"; pre-shard to {number(recommended[key])} shards"
-        # Soonest first; without a prediction, fullest first.
-        rows.append((eta.get(key, math.inf), -fills.get(key, 0.0), name, line))
+        # At the limit first (the exporter predicts only the buckets below it), then soonest;
+        # without a prediction, fullest first.
+        rows.append((0.0 if at_limit else eta.get(key, math.inf), -fills.get(key, 0.0), name, line))
     rows.sort()
     lines = [r[3] for r in rows]
     listed_near = sum(1 for k, fill in fills.items() if fill >= warn)
