@@ -27,7 +27,13 @@ class AdminOpsError(RuntimeError):
 
 class AdminOps:
     def __init__(
-        self, endpoint: str, access_key: str, secret_key: str, region: str = "us-east-1", verify_tls: bool = True
+        self,
+        endpoint: str,
+        access_key: str,
+        secret_key: str,
+        region: str = "us-east-1",
+        verify_tls: bool = True,
+        max_response_mb: int = bounded_http.MAX_RESPONSE_BYTES >> 20,
     ) -> None:
         parsed = urllib.parse.urlsplit(endpoint)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -36,7 +42,7 @@ class AdminOps:
         self._access_key = access_key
         self._secret_key = secret_key
         self.region = region or "us-east-1"
-        self.max_bytes = bounded_http.MAX_RESPONSE_BYTES
+        self.max_bytes = max_response_mb << 20
         self.context = None
         if parsed.scheme == "https" and not verify_tls:
             self.context = ssl._create_unverified_context()  # the operator's explicit choice

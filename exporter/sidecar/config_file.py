@@ -12,6 +12,7 @@ rgw:
   credentials_file: /etc/ceph-scale/rgw-admin.json   # {"access_key": ..., "secret_key": ...}
   region: us-east-1
   verify_tls: true
+  max_response_mb: 256            # the largest Admin Ops response read (100,000 buckets: ~95 MB)
 mgr_prometheus_url: http://mgr.example:9283/metrics  # default: from `ceph mgr services`
 perf_urls:                        # instead: every ceph-exporter (Reef and later), one per host
   - http://host1:9926/metrics
@@ -36,7 +37,18 @@ TOP_KEYS = {
     "perf_urls",
     "rgw_config_section",
 }
-RGW_KEYS = {"endpoint", "credentials_file", "region", "verify_tls", "log_pool", "index_pool", "reshard_backend"}
+RGW_KEYS = {
+    "endpoint",
+    "credentials_file",
+    "region",
+    "verify_tls",
+    "log_pool",
+    "index_pool",
+    "reshard_backend",
+    "max_response_mb",
+}
+RGW_KINDS: dict[str, type] = {"verify_tls": bool, "max_response_mb": int}
+MAX_RESPONSE_MB = 4096
 
 
 @dataclass
@@ -107,9 +119,12 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
     if bad:
         raise ConfigError(f"rgw: unknown key(s) {', '.join(bad)}; secrets go in credentials_file, never here")
     for key, value in rgw.items():
-        wanted = bool if key == "verify_tls" else str
-        if not isinstance(value, wanted):
-            raise ConfigError(f"rgw.{key}: expected {'true or false' if wanted is bool else 'a string'}, got {value!r}")
+        wanted = RGW_KINDS.get(key, str)
+        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+            said = {bool: "true or false", int: "a whole number", str: "a string"}[wanted]
+            raise ConfigError(f"rgw.{key}: expected {said}, got {value!r}")
+    if not 1 <= rgw.get("max_response_mb", 1) <= MAX_RESPONSE_MB:
+        raise ConfigError(f"rgw.max_response_mb: expected 1 to {MAX_RESPONSE_MB}, got {rgw['max_response_mb']!r}")
     if rgw.get("reshard_backend", "rados") not in ("rados", "radosgw-admin"):
         raise ConfigError("rgw.reshard_backend: expected rados or radosgw-admin")
     cfg.rgw = dict(rgw)

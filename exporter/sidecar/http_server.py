@@ -13,27 +13,31 @@ basic_auth_users:
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import hmac
 import logging
 import os
 import re
-import socket
 import ssl
-import sys
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from ..core.bounded_http import printable
 from ..core.config import ConfigError
 from ..core.exposition import CONTENT_TYPE_LATEST
+from ..core.http_serving import BoundedHandler, BoundedServer, GzipCache, accepts_gzip
 
 WEB_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
 TLS_KEYS = {"cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version", "max_version"}
-CLIENT_AUTH = {"NoClientCert", "RequestClientCert", "RequireAnyClientCert", "VerifyClientCertIfGiven",
-               "RequireAndVerifyClientCert"}  # fmt: skip
+# exporter-toolkit's client_auth_type names and what Python's TLS does for each. It verifies
+# every certificate it asks for, so RequestClientCert (ask, never verify, accept without one)
+# asks for none: either way no client is refused for its certificate. RequireAnyClientCert
+# (demand one but accept any) cannot be had: it is refused at start rather than served as
+# RequireAndVerifyClientCert, which would refuse clients exporter-toolkit accepts.
+CLIENT_AUTH = {
+    "NoClientCert": ssl.CERT_NONE,
+    "RequestClientCert": ssl.CERT_NONE,
+    "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
+    "RequireAndVerifyClientCert": ssl.CERT_REQUIRED,
+}
 # exporter-toolkit's names; TLS 1.0 and 1.1 are refused at start: OpenSSL here no longer
 # negotiates them, so accepting them would fail every handshake instead.
 TLS_VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
@@ -138,6 +142,11 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
         except (OSError, ssl.SSLError) as e:
             raise ConfigError(f"{path}: cannot load the certificate or key: {e}") from None
         auth_type = tls.get("client_auth_type", "NoClientCert")
+        if auth_type == "RequireAnyClientCert":
+            raise ConfigError(
+                f"{path}: client_auth_type RequireAnyClientCert (any certificate, unverified) is not supported: "
+                "use RequireAndVerifyClientCert with client_ca_file"
+            )
         if auth_type not in CLIENT_AUTH:
             raise ConfigError(f"{path}: client_auth_type must be one of {', '.join(sorted(CLIENT_AUTH))}")
         if auth_type in ("RequireAndVerifyClientCert", "VerifyClientCertIfGiven") and not tls.get("client_ca_file"):
@@ -147,10 +156,7 @@ def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth 
                 context.load_verify_locations(tls["client_ca_file"])
             except (OSError, ssl.SSLError) as e:
                 raise ConfigError(f"{path}: cannot load client_ca_file: {e}") from None
-        if auth_type in ("RequireAndVerifyClientCert", "RequireAnyClientCert"):
-            context.verify_mode = ssl.CERT_REQUIRED
-        elif auth_type != "NoClientCert":
-            context.verify_mode = ssl.CERT_OPTIONAL
+        context.verify_mode = CLIENT_AUTH[auth_type]
     users = data.get("basic_auth_users")
     try:
         auth = BasicAuth(users) if users else None
@@ -165,171 +171,37 @@ LANDING = b"""<html><head><title>ceph-scale-exporter</title></head><body>
 <h1>ceph-scale-exporter</h1><p><a href="%s">Metrics</a></p></body></html>"""
 
 
-class GzipCache:
-    """The gzip of the exposition being served, made once per exposition, not once per scrape.
-
-    Prometheus asks for gzip; at study scale the exposition is ~350 kB and
-    compresses ~10x, which is what lets 50 concurrent scrapes stay fast.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._source: bytes | None = None
-        self._gzipped = b""
-
-    def get(self, body: bytes) -> bytes:
-        with self._lock:
-            if self._source is not body:
-                self._gzipped = gzip.compress(body, compresslevel=6, mtime=0)
-                self._source = body
-            return self._gzipped
-
-
-def accepts_gzip(header: str | None) -> bool:
-    for coding in (header or "").split(","):
-        name, _, params = coding.partition(";")
-        if name.strip().lower() == "gzip":
-            q = params.strip().lower()
-            return not (q.startswith("q=") and q[2:].strip().rstrip("0").rstrip(".") in ("", "0"))
-    return False
-
-
-# Go's http.Server default (MaxHeaderBytes): headers past it are refused before anything
-# else, so unauthenticated clients cannot make the process hold megabytes per connection.
-MAX_HEADER_BYTES = 1 << 20
-HEADER_DEADLINE = 20.0  # seconds for all the headers of one request, however they trickle
-
-
-class _HeadersTooLarge(Exception):
-    pass
-
-
-class _HeaderBudget:
-    """The request's input while its headers are read: a byte budget and a deadline."""
-
-    def __init__(self, raw, connection, budget: int, deadline: float) -> None:
-        self.raw, self.connection, self.left, self.deadline = raw, connection, budget, deadline
-
-    def readline(self, size: int = -1) -> bytes:
-        remaining = self.deadline - time.monotonic()
-        if self.left <= 0 or remaining <= 0:
-            raise _HeadersTooLarge
-        self.connection.settimeout(remaining)
-        limit = self.left + 1 if size < 0 else min(size, self.left + 1)
-        line = self.raw.readline(limit)
-        self.left -= len(line)
-        if self.left < 0:
-            raise _HeadersTooLarge
-        return line
-
-    def __getattr__(self, name: str):
-        return getattr(self.raw, name)
-
-
 def make_handler(path: str, collector, auth: BasicAuth | None):
     gzipped = GzipCache()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    class Handler(BoundedHandler):
         server_version = "ceph-scale-exporter"
-        timeout = 15  # a client that stalls (or never finishes TLS) loses only its own thread
-        # Headers and body go out as two writes: with Nagle's algorithm a small body
-        # then waits for the client's delayed ACK (40 ms per scrape on Linux).
-        disable_nagle_algorithm = True
-
-        def parse_request(self) -> bool:
-            raw = self.rfile
-            budget = _HeaderBudget(raw, self.connection, MAX_HEADER_BYTES, time.monotonic() + HEADER_DEADLINE)
-            self.rfile = budget  # type: ignore[assignment]  # read through like the stream it wraps
-            try:
-                return super().parse_request()
-            except (_HeadersTooLarge, TimeoutError):
-                self.rfile = raw
-                self.close_connection = True
-                self.send_error(431, "Request Header Fields Too Large")
-                return False
-            finally:
-                self.rfile = raw
-                self.connection.settimeout(self.timeout)
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             route = self.path.split("?", 1)[0]
             # Liveness says nothing about the cluster, and a container's healthcheck has
             # no password (only bcrypt hashes are configured): it stays open.
             if route != "/-/healthy" and auth is not None and not auth.check(self.headers.get("Authorization")):
-                self._send(401, b"Unauthorized\n", "text/plain", {"WWW-Authenticate": 'Basic realm="ceph-scale"'})
+                self.send(401, b"Unauthorized\n", "text/plain", {"WWW-Authenticate": 'Basic realm="ceph-scale"'})
                 return
             if route == path:
                 body = collector.exposition
                 if not body:
-                    self._send(503, b"no collection finished yet\n", "text/plain")
+                    self.send(503, b"no collection finished yet\n", "text/plain")
                 elif accepts_gzip(self.headers.get("Accept-Encoding")):
                     gz = gzipped.get(body)
-                    self._send(200, gz, CONTENT_TYPE_LATEST, {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+                    self.send(200, gz, CONTENT_TYPE_LATEST, {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
                 else:
-                    self._send(200, body, CONTENT_TYPE_LATEST, {"Vary": "Accept-Encoding"})
+                    self.send(200, body, CONTENT_TYPE_LATEST, {"Vary": "Accept-Encoding"})
             elif route == "/":
-                self._send(200, LANDING % path.encode(), "text/html")
+                self.send(200, LANDING % path.encode(), "text/html")
             elif route in ("/-/healthy", "/-/ready"):
                 ready = route == "/-/healthy" or bool(collector.exposition)
-                self._send(200 if ready else 503, b"OK\n" if ready else b"not ready\n", "text/plain")
+                self.send(200 if ready else 503, b"OK\n" if ready else b"not ready\n", "text/plain")
             else:
-                self._send(404, b"Not Found\n", "text/plain")
-
-        def do_HEAD(self) -> None:  # noqa: N802 (http.server's name)
-            self._head_only = True
-            try:
-                self.do_GET()
-            finally:
-                self._head_only = False
-
-        _head_only = False
-
-        def _send(self, code: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
-            self.send_response(code)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in (extra or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            if not self._head_only:
-                self.wfile.write(body)
-
-        def log_message(self, fmt: str, *args) -> None:  # scrapes are not worth a log line
-            pass
+                self.send(404, b"Not Found\n", "text/plain")
 
     return Handler
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-    _last_logged = 0.0
-    _suppressed = 0
-
-    def handle_error(self, request, client_address) -> None:
-        """A connection's fault: the client's own (plain HTTP to the TLS port, a reset, a
-        stall) is no log line at all; anything else one line, at most every 10 s. The stock
-        handler printed a traceback per connection, so anyone could fill the log."""
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (OSError, ValueError, UnicodeError)):  # ssl.SSLError is an OSError
-            return
-        now = time.monotonic()
-        if now - self._last_logged < 10:
-            self._suppressed += 1
-            return
-        log.error(
-            "http: %s from %s: %s (%d more not logged)",
-            type(exc).__name__,
-            client_address[0] if client_address else "?",
-            printable(str(exc)),
-            self._suppressed,
-        )
-        self._last_logged, self._suppressed = now, 0
-
-
-class _Server6(_Server):
-    address_family = socket.AF_INET6
 
 
 def parse_listen(address: str) -> tuple[str, int]:
@@ -342,9 +214,8 @@ def parse_listen(address: str) -> tuple[str, int]:
 def serve(listen: str, path: str, collector, web_config: str | None):
     context, auth = load_web_config(web_config)
     host, port = parse_listen(listen)
-    server_class = _Server6 if ":" in host else _Server
     try:
-        server = server_class((host, port), make_handler(path, collector, auth))
+        server = BoundedServer((host, port), make_handler(path, collector, auth), log)
     except OSError as e:
         raise ConfigError(f"--web.listen-address {listen}: {e.strerror or e}") from None
     if context is not None:

@@ -137,6 +137,7 @@ def build_collector(args: argparse.Namespace) -> Collector:
             creds.secret_key,
             region=args.rgw_region or cfg.rgw.get("region", "us-east-1"),
             verify_tls=bool(cfg.rgw.get("verify_tls", True)),
+            **({"max_response_mb": cfg.rgw["max_response_mb"]} if "max_response_mb" in cfg.rgw else {}),
         )
     elif endpoint:
         raise ConfigError("an RGW endpoint is set but no credentials: use --rgw-credentials-file or the environment")

@@ -131,6 +131,9 @@ class ModuleSettings:
     rgw_secret_key: str = _option("", "Its secret key (never logged).")
     rgw_region: str = _option("us-east-1", "Region used to sign Admin Ops requests (SigV4).")
     rgw_verify_tls: bool = _option(True, "Verify the RGW's TLS certificate.")
+    rgw_max_response_mb: int = _option(
+        256, "Largest Admin Ops response read, in MiB (the bucket stats of 100,000 buckets: ~95 MB).", 1, 4096
+    )
     rgw_config_section: str = _option(
         "client.rgw", "Config section whose rgw_max_objs_per_shard / rgw_reshard_num_logs the RGWs use."
     )

@@ -37,7 +37,12 @@ class RgwError(RuntimeError):
 
 
 def admin_ops_client(
-    endpoint: str, access_key: str, secret_key: str, region: str = "us-east-1", verify_tls: bool = True
+    endpoint: str,
+    access_key: str,
+    secret_key: str,
+    region: str = "us-east-1",
+    verify_tls: bool = True,
+    max_response_mb: int = 256,
 ) -> AdminOps:
     """The core's Admin Ops client, once the module's options for it are set."""
     if not endpoint:
@@ -45,7 +50,7 @@ def admin_ops_client(
     if not access_key or not secret_key:
         raise RgwError("rgw_access_key / rgw_secret_key are not set (ceph config set mgr mgr/scale/rgw_access_key ...)")
     try:
-        return AdminOps(endpoint, access_key, secret_key, region, verify_tls)
+        return AdminOps(endpoint, access_key, secret_key, region, verify_tls, max_response_mb)
     except AdminOpsError as e:
         raise RgwError(f"rgw_endpoint: {e}") from None
 

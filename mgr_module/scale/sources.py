@@ -289,6 +289,7 @@ def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:
             settings.rgw_secret_key,
             settings.rgw_region,
             settings.rgw_verify_tls,
+            settings.rgw_max_response_mb,
         )
         raw = client.bucket_stats_raw(settings.rgw_timeout)
     elif mode == "radosgw_admin":

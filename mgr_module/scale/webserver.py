@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from .ceph_scale_core.http_serving import BoundedHandler, BoundedServer, GzipCache, accepts_gzip
 
 # (status, content type, body)
 Response = tuple[int, str, bytes]
@@ -25,48 +26,41 @@ def default_addr() -> str:
         return "0.0.0.0"
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+def make_handler(respond: Callable[[str], Response]) -> type:
+    gzipped = GzipCache()
 
-    def __init__(self, addr: str, port: int, handler: type) -> None:
-        self.address_family = socket.AF_INET6 if ":" in addr else socket.AF_INET
-        super().__init__((addr, port), handler)
+    class Handler(BoundedHandler):
+        server_version = "ceph-scale-mgr"
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            try:
+                status, ctype, body = respond(self.path.split("?", 1)[0])
+            except Exception as e:  # answer 500 without the exception's text, keep serving
+                self.server.fault(f"scale: HTTP handler failed: {type(e).__name__}: {e}")  # type: ignore[attr-defined]
+                status, ctype, body = 500, "text/plain; charset=utf-8", b"internal error, see the manager's log\n"
+            if status == 200 and accepts_gzip(self.headers.get("Accept-Encoding")):
+                self.send(status, gzipped.get(body), ctype, {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+            else:
+                self.send(status, body, ctype)
+
+    return Handler
 
 
 class MetricsServer:
-    """Serve `respond(path)` on addr:port in a thread; restartable on a new address."""
+    """Serve `respond(path)` on addr:port in a thread; restartable on a new address.
+
+    Inside ceph-mgr every thread and descriptor is the manager's: the server takes the
+    sidecar's limits (core/http_serving.py)."""
 
     def __init__(self, respond: Callable[[str], Response], log) -> None:
         self.respond = respond
         self.log = log
-        self._server: _Server | None = None
+        self._server: BoundedServer | None = None
         self._thread: threading.Thread | None = None
         self.bound: tuple[str, int] | None = None
 
     def start(self, addr: str, port: int) -> None:
-        respond, log = self.respond, self.log
-
-        class Handler(BaseHTTPRequestHandler):
-            server_version = "ceph-scale-mgr"
-            protocol_version = "HTTP/1.0"
-
-            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-                try:
-                    status, ctype, body = respond(self.path.split("?", 1)[0])
-                except Exception as e:  # answer 500, keep serving
-                    log.exception("scale: HTTP handler failed")
-                    status, ctype, body = 500, "text/plain; charset=utf-8", f"internal error: {e}\n".encode()
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, fmt: str, *args) -> None:
-                log.debug("scale http: " + fmt, *args)
-
-        self._server = _Server(addr, port, Handler)
+        self._server = BoundedServer((addr, port), make_handler(self.respond), self.log)
         self._thread = threading.Thread(target=self._server.serve_forever, name="scale-http", daemon=True)
         self._thread.start()
         self.bound = (addr, port)

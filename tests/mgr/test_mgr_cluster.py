@@ -354,6 +354,57 @@ def test_standby_answers_503_naming_the_active(scale, ceph_cluster):
     assert f"mgr.{standby}" in body and f"127.0.0.1:{scale.ports[active]}/metrics" in body
 
 
+def mgr_threads(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        return int(next(line.split()[1] for line in f if line.startswith("Threads:")))
+
+
+def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_cluster):
+    """The module's server runs on the manager's threads: connections past the cap get none
+    (155 idle connections were once held for 50 s, a thread each), a header flood is refused
+    before anything else, and a burst of 50 scrapers is served (p50 was 1.02 s with a
+    listen backlog of 5)."""
+    import concurrent.futures
+    import socket
+
+    from exporter.core.http_serving import MAX_CONNECTIONS
+
+    active = ceph_cluster.refresh_active_mgr()
+    pid, port = ceph_cluster.pids[f"mgr.{active}"], scale.ports[active]
+    base = mgr_threads(pid)
+    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS + 40)]
+    try:
+        wait_until(lambda: mgr_threads(pid) >= base + MAX_CONNECTIONS - 5, 30, what="a thread per held connection")
+        turned_away = 0
+        for conn in held[MAX_CONNECTIONS:]:
+            conn.settimeout(10)
+            try:
+                turned_away += conn.recv(1) == b""
+            except (ConnectionResetError, TimeoutError):
+                turned_away += 1
+        assert turned_away >= 35, turned_away  # a few of the first ones may have been served first
+        assert mgr_threads(pid) <= base + MAX_CONNECTIONS + 10
+    finally:
+        for conn in held:
+            conn.close()
+    wait_until(lambda: mgr_threads(pid) <= base + 10, 60, what="the held connections' threads to end")
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        try:
+            for i in range(40):  # 1.25 MB of headers
+                conn.sendall(b"X-Pad-%d: " % i + b"a" * 32000 + b"\r\n")
+        except OSError:
+            pass
+        conn.settimeout(10)
+        assert conn.recv(100).startswith(b"HTTP/1.1 431")
+
+    url = f"http://127.0.0.1:{port}/metrics"
+    with concurrent.futures.ThreadPoolExecutor(50) as pool:
+        statuses = list(pool.map(lambda _: http_get(url, timeout=30)[0], range(50)))
+    assert statuses == [200] * 50
+
+
 def bucket_seen(scale, bucket: str, objects: int):
     return scale.value("ceph_scale_rgw_top_bucket_objects", bucket=bucket) == objects
 

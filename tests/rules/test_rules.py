@@ -293,8 +293,14 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
 STUDY_MINUTES = 64
 
 
-def study_input_series() -> list[dict]:
-    """promtool input series of the exporter's exposition for the study-scale snapshot, one a minute."""
+SIDECAR_TARGET = {"job": "ceph-scale", "instance": "sidecar:9928"}
+MGR_TARGET = {"job": "ceph-mgr-scale", "instance": "mgr-x:9284"}
+
+
+@functools.cache
+def study_exposition() -> tuple[tuple[str, tuple, tuple], ...]:
+    """The exporter's exposition for the study-scale snapshot, one a minute:
+    (sample name, sorted labels, value per minute or None)."""
     sys.path.insert(0, str(REPO))
     from exporter.core.config import Thresholds
     from exporter.core.derive import DerivationState, derive
@@ -310,29 +316,61 @@ def study_input_series() -> list[dict]:
             for sample in metric.samples:
                 key = (sample.name, tuple(sorted(sample.labels.items())))
                 values.setdefault(key, {})[step] = sample.value
+    return tuple(
+        (name, labels, tuple(by_step.get(i) for i in range(STUDY_MINUTES)))
+        for (name, labels), by_step in sorted(values.items())
+    )
 
-    def fmt(v: float) -> str:
+
+def study_input_series(cluster: str = "study", targets: tuple[dict, ...] = (SIDECAR_TARGET,)) -> list[dict]:
+    """promtool input series of that exposition, as scraped from each target (producer)."""
+
+    def fmt(v: float | None) -> str:
+        if v is None:
+            return "_"
         return "NaN" if v != v else {float("inf"): "Inf", float("-inf"): "-Inf"}.get(v, repr(float(v)))
 
-    target = 'job="ceph-scale",instance="sidecar:9928"'
-    series = [{"series": f"up{{{target}}}", "values": f"1x{STUDY_MINUTES - 1}"}]
-    for (name, labels), by_step in sorted(values.items()):
-        selector = ",".join([f'{k}="{v}"' for k, v in labels] + [target])
-        points = " ".join(fmt(by_step[i]) if i in by_step else "_" for i in range(STUDY_MINUTES))
-        series.append({"series": f"{name}{{{selector}}}", "values": points})
+    series = []
+    for target in targets:
+        where = ",".join(f'{k}="{v}"' for k, v in target.items())
+        series.append({"series": f"up{{{where}}}", "values": f"1x{STUDY_MINUTES - 1}"})
+        producer = "mgr" if target is MGR_TARGET else "sidecar"
+        for name, labels, by_step in study_exposition():
+            own = dict(labels, cluster=cluster)
+            if "producer" in own:
+                own["producer"] = producer
+            selector = ",".join([f'{k}="{v}"' for k, v in sorted(own.items())] + [where])
+            series.append({"series": f"{name}{{{selector}}}", "values": " ".join(fmt(v) for v in by_step)})
     return series
 
 
-def test_rules_on_the_exporters_own_output(tmp_path):
-    """Every recording rule yields data with `cluster` from real exposition (the study-scale snapshot),
-    no alert lacks `cluster`, and half the OSDs spilling steadily is "started", not "spreading"."""
-    records = [
+def promtool_study_test(tmp_path: Path, input_series: list[dict], checks: list[dict]) -> None:
+    header = yaml.safe_load((RULES / "tests" / "fill.yml").read_text())
+    test = {
+        "rule_files": [str(p) for p in RULE_FILES],
+        "evaluation_interval": "1m",
+        "group_eval_order": header["group_eval_order"],
+        "tests": [{"name": "study", "interval": "1m", "input_series": input_series, "promql_expr_test": checks}],
+    }
+    path = tmp_path / "study.yml"
+    path.write_text(yaml.dump(test, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper)))
+    r = run(tool("promtool"), "test", "rules", str(path))
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+
+
+def recording_rules() -> list[str]:
+    return [
         rule["record"]
         for path in RULE_FILES
         for group in yaml.safe_load(path.read_text())["groups"]
         for rule in group["rules"]
         if "record" in rule
     ]
+
+
+def test_rules_on_the_exporters_own_output(tmp_path):
+    """Every recording rule yields data with `cluster` from real exposition (the study-scale snapshot),
+    no alert lacks `cluster`, and half the OSDs spilling steadily is "started", not "spreading"."""
     at = f"{STUDY_MINUTES - 1}m"
     checks = [
         {
@@ -340,7 +378,7 @@ def test_rules_on_the_exporters_own_output(tmp_path):
             "eval_time": at,
             "exp_samples": [{"labels": '{cluster="study"}', "value": 1}],
         }
-        for r in records
+        for r in recording_rules()
     ]
     checks.append({"expr": 'count(ALERTS{cluster=""})', "eval_time": at, "exp_samples": []})
     # Half the OSDs spilling, steadily: the warning, not the page.
@@ -358,19 +396,52 @@ def test_rules_on_the_exporters_own_output(tmp_path):
             "exp_samples": [],
         }
     )
-    header = yaml.safe_load((RULES / "tests" / "fill.yml").read_text())
-    test = {
-        "rule_files": [str(p) for p in RULE_FILES],
-        "evaluation_interval": "1m",
-        "group_eval_order": header["group_eval_order"],
-        "tests": [
-            {"name": "study", "interval": "1m", "input_series": study_input_series(), "promql_expr_test": checks}
-        ],
-    }
-    path = tmp_path / "study.yml"
-    path.write_text(yaml.dump(test, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper)))
-    r = run(tool("promtool"), "test", "rules", str(path))
-    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+    promtool_study_test(tmp_path, study_input_series(), checks)
+
+
+def test_one_or_both_producers_give_the_same_rules_and_alerts(tmp_path):
+    """Cluster "one" is scraped from the sidecar only, cluster "two" from the sidecar and the
+    module (same exposition, other job and instance): every recording rule has the same series
+    and values for both, and the same alerts fire, once each."""
+    at = f"{STUDY_MINUTES - 1}m"
+    checks = []
+    for r in recording_rules():
+        checks.append(
+            {
+                "expr": f'count({r}{{cluster="one"}}) - count({r}{{cluster="two"}})',
+                "eval_time": at,
+                "exp_samples": [{"labels": "{}", "value": 0}],
+            }
+        )
+        checks.append(
+            {
+                "expr": f'abs({r}{{cluster="one"}} - ignoring(cluster) {r}{{cluster="two"}}) > 1e-9',
+                "eval_time": at,
+                "exp_samples": [],
+            }
+        )
+    for state in ("pending", "firing"):
+        # The signals' alerts once per cluster; the exporter's own health once per producer.
+        by_alert = f'count by (alertname) (ALERTS{{cluster="%s",alertstate="{state}",signal!="exporter"}})'
+        own = f'count by (alertname) (ALERTS{{cluster="%s",alertstate="{state}",signal="exporter"}})'
+        for expr in (
+            f"{by_alert % 'one'} != {by_alert % 'two'}",
+            f"{by_alert % 'two'} unless {by_alert % 'one'}",
+            f"{by_alert % 'one'} unless {by_alert % 'two'}",
+            f"2 * {own % 'one'} != {own % 'two'}",
+            f"{own % 'two'} unless {own % 'one'}",
+        ):
+            checks.append({"expr": expr, "eval_time": at, "exp_samples": []})
+    # Something to compare: alerts fire on the study state.
+    checks.append(
+        {
+            "expr": 'count(ALERTS{cluster="two",alertstate="firing"}) > bool 0',
+            "eval_time": at,
+            "exp_samples": [{"labels": "{}", "value": 1}],
+        }
+    )
+    series = study_input_series("one") + study_input_series("two", (SIDECAR_TARGET, MGR_TARGET))
+    promtool_study_test(tmp_path, series, checks)
 
 
 # The validator ----------------------------------------------------------------

@@ -86,3 +86,10 @@ def test_an_error_body_stays_on_one_log_line(peer):
         client.bucket_stats_raw(5)
     message = str(e.value)
     assert "HTTP 403" in message and "\n" not in message and "\\n" in message
+
+
+def test_the_admin_ops_cap_is_the_configured_one(peer):
+    """rgw.max_response_mb (sidecar) and mgr/scale/rgw_max_response_mb (module) reach the client."""
+    with pytest.raises(AdminOpsError, match="cap"):
+        AdminOps(peer, "access", "secret", max_response_mb=1).get_raw("/big", {}, 10)
+    assert len(AdminOps(peer, "access", "secret", max_response_mb=8).get_raw("/big", {}, 10)) == 64 * 65536

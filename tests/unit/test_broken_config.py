@@ -79,6 +79,10 @@ def test_config_and_credentials_files_that_are_wrong_are_refused(tmp_path):
     refused(run(f"--config.file={config}"), str(config))
     config.write_text("rgw:\n  endpoint: 123\n")
     refused(run(f"--config.file={config}"), "rgw.endpoint", "string")
+    config.write_text("rgw:\n  max_response_mb: 0\n")
+    refused(run(f"--config.file={config}"), "rgw.max_response_mb", "1 to 4096")
+    config.write_text("rgw:\n  max_response_mb: '256'\n")
+    refused(run(f"--config.file={config}"), "rgw.max_response_mb", "whole number")
     config.write_text("thresholds:\n  rgw_top_buckets: .inf\n")
     refused(run(f"--config.file={config}"), "rgw_top_buckets", "finite")
 
