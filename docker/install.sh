@@ -45,6 +45,7 @@ if [ "$root" != "/" ]; then
   echo "install.sh: ok (files in $dest, packages resolve)"
 else
   # The exporter runs as an unprivileged user that owns only its state directory.
-  id ceph-scale > /dev/null 2>&1 || useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ceph-scale
+  getent group ceph-scale > /dev/null || groupadd --system --gid 10001 ceph-scale
+  id ceph-scale > /dev/null 2>&1 || useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin ceph-scale
   install -d -o ceph-scale -g ceph-scale -m 0750 /var/lib/ceph-scale
 fi
