@@ -1,4 +1,5 @@
-"""The sidecar image: its build steps run here (no container engine), its Dockerfile is sound."""
+"""The sidecar image: its build steps run on the host, its Dockerfile is sound (tests/deploy/test_image.py
+builds it with podman and runs it against the real cluster)."""
 
 from __future__ import annotations
 

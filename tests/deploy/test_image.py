@@ -1,0 +1,137 @@
+"""The sidecar image, built with podman from ./Dockerfile (docker/image.sh) and run for real:
+as uid 10001, with the cluster's minimal conf, a least-privilege keyring and read-only RGW
+keys mounted read-only, it serves every source successfully and its HEALTHCHECK passes.
+
+Pacific and Reef only: the image's client is Debian 12's librados (16.2.15), which cannot
+parse Tentacle's cephx keys (README, Ceph releases).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.request
+import uuid
+
+import pytest
+
+from demo.monitoring import free_port, wait_until
+from demo.sidecar import parse_exposition
+from exporter.core.registry import SOURCES
+from tests.conftest import RELEASES
+from tests.deploy.source_tree import REPO
+from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS, ensure_bucket
+
+IMAGE_SH = str(REPO / "docker" / "image.sh")
+TAG = "localhost/ceph-scale-exporter:test"
+UID = 10001
+
+pytestmark = [
+    pytest.mark.cluster,
+    pytest.mark.parametrize("ceph_cluster", [r for r in RELEASES if r != "tentacle"], indirect=True),
+]
+
+
+def podman(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([IMAGE_SH, "podman", *args], capture_output=True, text=True, check=check, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def image() -> str:
+    """The image's id; the first build on a machine also debootstraps its base (cached)."""
+    proc = subprocess.run([IMAGE_SH, "build", TAG], capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.split()[-1]
+
+
+def owned_by_the_image_user(path, text: str, mode: int = 0o400) -> str:
+    path.write_text(text)
+    os.chown(path, UID, UID)
+    os.chmod(path, mode)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def mounts(ceph_cluster, tmp_path_factory) -> dict[str, str]:
+    """What an operator mounts: the minimal conf, a least-privilege keyring, read-only RGW keys."""
+    d = tmp_path_factory.mktemp("image-mounts")
+    ensure_bucket(ceph_cluster, "image-bucket")
+    user = f"ceph-scale-image-{ceph_cluster.release.name}"
+    keyring = ceph_cluster.ceph(
+        "auth", "get-or-create", f"client.{user}", "mon", "allow r", "mgr", "allow r",
+        "osd", LEAST_PRIVILEGE_OSD_CAPS, fmt_json=False,
+    )  # fmt: skip
+    conf = ceph_cluster.ceph("config", "generate-minimal-conf", fmt_json=False)
+    rgw = ceph_cluster.radosgw_admin(
+        "user", "create", "--uid", user, "--display-name", "ceph-scale image, read-only",
+        "--caps", "buckets=read;users=read;metadata=read",
+    )  # fmt: skip
+    creds = {"access_key": rgw["keys"][0]["access_key"], "secret_key": rgw["keys"][0]["secret_key"]}
+    return {
+        "user": user,
+        "conf": owned_by_the_image_user(d / "ceph.conf", conf, 0o444),
+        "keyring": owned_by_the_image_user(d / "keyring", keyring),
+        "creds": owned_by_the_image_user(d / "rgw-admin.json", json.dumps(creds)),
+    }
+
+
+@pytest.fixture(scope="module")
+def container(image, mounts, ceph_cluster):
+    name = f"ceph-scale-test-{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    user = mounts["user"]
+    podman(
+        "run", "-d", "--name", name, "--network", "host", "--health-interval", "disable",
+        "-e", f"CEPH_SCALE_PORT={port}",
+        "-v", f"{mounts['conf']}:/etc/ceph/ceph.conf:ro",
+        "-v", f"{mounts['keyring']}:/etc/ceph/ceph.client.{user}.keyring:ro",
+        "-v", f"{mounts['creds']}:/etc/ceph-scale/rgw-admin.json:ro",
+        image,
+        "--web.listen-address", f"127.0.0.1:{port}", "--ceph-user", user, "--cluster-label", "image",
+        "--rgw-endpoint", ceph_cluster.rgw_endpoint, "--rgw-credentials-file", "/etc/ceph-scale/rgw-admin.json",
+    )  # fmt: skip
+    yield name, port
+    print(podman("logs", name, check=False).stderr[-4000:])
+    podman("rm", "-f", "-t", "5", name, check=False)
+
+
+def exposition(port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        return parse_exposition(r.read().decode())
+
+
+def sources(port: int) -> dict[str, float]:
+    try:
+        return {dict(k)["source"]: v for k, v in exposition(port)["ceph_scale_source_success"].items()}
+    except OSError:
+        return {}
+
+
+def test_the_image_serves_every_source_as_a_non_root_user(ceph_cluster, container):
+    name, port = container
+    every = {s.name: 1.0 for s in SOURCES}
+    wait_until(lambda: sources(port) == every, 180, what=f"every source to succeed in the container: {sources(port)}")
+    m = exposition(port)
+    assert m["ceph_scale_rgw_buckets"][(("cluster", "image"),)] >= 1
+    assert podman("exec", name, "id", "-u").stdout.strip() == str(UID)
+    assert podman("top", name, "huser").stdout.split()[1:] == [str(UID)]
+    # Mounted read-only, and the exporter needed nothing more than what was mounted.
+    assert podman("exec", name, "touch", "/etc/ceph/ceph.conf", check=False).returncode != 0
+    logs = podman("logs", name).stderr
+    for refusal in ("Permission denied", "PermissionError", "EACCES", "access denied"):
+        assert refusal not in logs, refusal
+
+
+def test_the_healthcheck_passes_inside_the_container(container):
+    name, port = container
+    wait_until(lambda: sources(port), 60, what="the exporter to answer")
+    inspected = json.loads(podman("image", "inspect", TAG).stdout)[0]
+    assert inspected["Config"]["User"] == f"{UID}:{UID}"
+    check = inspected["Healthcheck"]["Test"]
+    assert check[0] == "CMD", check
+    proc = podman("healthcheck", "run", name, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # and it is no formality: pointed at a port where nothing listens, it fails
+    down = podman("exec", "-e", f"CEPH_SCALE_PORT={free_port()}", name, *check[1:], check=False)
+    assert down.returncode == 1
