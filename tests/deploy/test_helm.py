@@ -15,11 +15,11 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from tests.deploy.conftest import TOOLS
 from tests.deploy.source_tree import REPO
 from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS
 
 CHART = REPO / "deploy" / "helm" / "ceph-scale-signals"
-TOOLS = str(REPO / "deploy" / "tools.sh")
 KUBERNETES = ("1.28.0", kubernetes_validate.latest_version())
 OPERATOR_CRDS = ("servicemonitors", "prometheusrules")
 CUSTOM = {
@@ -33,13 +33,6 @@ CUSTOM = {
         "rook.clusterNamespace=storage",
     ]
 }
-
-
-@pytest.fixture(scope="session")
-def helm() -> str:
-    proc = subprocess.run([TOOLS, "helm"], capture_output=True, text=True, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout.strip()
 
 
 @pytest.fixture(scope="session")

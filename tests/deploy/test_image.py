@@ -135,3 +135,62 @@ def test_the_healthcheck_passes_inside_the_container(container):
     # and it is no formality: pointed at a port where nothing listens, it fails
     down = podman("exec", "-e", f"CEPH_SCALE_PORT={free_port()}", name, *check[1:], check=False)
     assert down.returncode == 1
+
+
+def test_the_chart_s_pod_runs_on_rook_s_secrets(image, helm, ceph_cluster, tmp_path):
+    """The Helm chart's pod without Kubernetes: its init container's script, run in the image,
+    turns what Rook keeps (the mon endpoints config map, the CephClient's key secret) into a
+    conf and keyring; the exporter container, with the chart's own args and environment, then
+    serves every source from the real cluster."""
+    import yaml
+
+    chart = REPO / "deploy" / "helm" / "ceph-scale-signals"
+    values = yaml.safe_load((chart / "values.yaml").read_text())
+    user = values["cephClient"]["name"] + "-chart"
+    port = free_port()
+    rendered = subprocess.run(
+        [helm, "template", "x", str(chart), "--set", f"cephClient.name={user}", "--set", f"sidecar.port={port}",
+         "--set", f"sidecar.rgw.endpoint={ceph_cluster.rgw_endpoint}", "--set", "sidecar.rgw.credentialsSecret=rgw"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    (pod,) = [d["spec"]["template"]["spec"] for d in yaml.safe_load_all(rendered) if d and d["kind"] == "Deployment"]
+    # What Rook would hold: the CephClient's key (the chart's caps), the mon endpoints in Rook's format.
+    caps = [x for kind, cap in values["cephClient"]["caps"].items() for x in (kind, cap)]
+    key = ceph_cluster.ceph("auth", "get-or-create-key", f"client.{user}", *caps)["key"]
+    rook = {"/etc/rook": tmp_path / "rook", "/etc/rook-client": tmp_path / "client", "/etc/ceph": tmp_path / "ceph"}
+    for d in rook.values():
+        d.mkdir()
+        os.chown(d, UID, UID)
+    (rook["/etc/rook"] / "mon-endpoints").write_text(f"a=127.0.0.1:{ceph_cluster.mon_v1_port}")
+    owned_by_the_image_user(rook["/etc/rook-client"] / "key", key)
+
+    def volumes(container: dict) -> list[str]:
+        out = []
+        for m in container["volumeMounts"]:
+            if m["mountPath"] in rook:
+                out += ["-v", f"{rook[m['mountPath']]}:{m['mountPath']}:{'ro' if m.get('readOnly') else 'rw'}"]
+        return out
+
+    (init,) = pod["initContainers"]
+    env = [x for e in init["env"] for x in ("-e", f"{e['name']}={e['value']}")]
+    podman("run", "--rm", "--network", "host", *volumes(init), *env, "--entrypoint", init["command"][0], image,
+           *init["command"][1:])  # fmt: skip
+    assert (rook["/etc/ceph"] / "keyring").read_text() == f"[client.{user}]\nkey = {key}\n"
+
+    (exporter,) = pod["containers"]
+    rgw = json.loads((ceph_cluster.dir / "rgw-keys.json").read_text())
+    secrets = {"CEPH_SCALE_RGW_ACCESS_KEY": rgw["access_key"], "CEPH_SCALE_RGW_SECRET_KEY": rgw["secret_key"]}
+    env = [x for e in exporter["env"] for x in ("-e", f"{e['name']}={e.get('value') or secrets[e['name']]}")]
+    name = f"ceph-scale-chart-{uuid.uuid4().hex[:8]}"
+    state = tmp_path / "state"  # the chart's emptyDir
+    state.mkdir()
+    os.chown(state, UID, UID)
+    podman("run", "-d", "--name", name, "--network", "host", "--health-interval", "disable", "--read-only",
+           *volumes(exporter), "-v", f"{state}:/var/lib/ceph-scale", *env, image, *exporter["args"])  # fmt: skip
+    try:
+        every = {s.name: 1.0 for s in SOURCES}
+        wait_until(lambda: sources(port) == every, 180, what=f"every source from the chart's pod: {sources(port)}")
+        assert podman("healthcheck", "run", name, check=False).returncode == 0
+    finally:
+        print(podman("logs", name, check=False).stderr[-3000:])
+        podman("rm", "-f", "-t", "5", name, check=False)
