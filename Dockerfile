@@ -9,9 +9,11 @@
 # docker/install.sh, which CI also runs on the host; tests/deploy/test_image.py builds this
 # image with podman and runs it against the real test cluster.
 FROM debian:12-slim
-COPY exporter /src/exporter
+# The packages first: a change of the exporter's code reuses that layer.
 COPY docker /src/docker
-RUN /src/docker/install.sh && rm -rf /src
+RUN /src/docker/install.sh --only packages
+COPY exporter /src/exporter
+RUN /src/docker/install.sh --only files && rm -rf /src
 COPY docker/healthcheck.py /usr/local/lib/ceph-scale-healthcheck.py
 USER 10001:10001
 WORKDIR /var/lib/ceph-scale
