@@ -207,3 +207,19 @@ def test_values_select_labels_and_wire_the_rgw_secret(helm):
         [helm, "template", "x", str(CHART), "--set", "sidecar.rgw.endpoint=http://rgw"], capture_output=True, text=True
     )
     assert proc.returncode != 0 and "sidecar.rgw.credentialsSecret" in proc.stderr
+
+
+def test_the_packaged_chart_is_self_contained(helm, tmp_path):
+    """`helm package` resolves the links into rules/ and dashboards/json/: the archive renders
+    the same objects, and carries neither the promtool tests nor the validator."""
+    proc = subprocess.run([helm, "package", str(CHART), "-d", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    (archive,) = tmp_path.glob("ceph-scale-signals-*.tgz")
+    import tarfile
+
+    names = tarfile.open(archive).getnames()
+    assert not [n for n in names if "/tests/" in n or n.endswith((".py", ".md"))], names
+    packaged = subprocess.run(
+        [helm, "template", "ceph-scale", str(archive)], capture_output=True, text=True, check=True
+    )
+    assert [d for d in yaml.safe_load_all(packaged.stdout) if d] == render(helm)
