@@ -4,14 +4,18 @@
 # step fails CI even where no container engine runs.
 #
 #   install.sh                 # inside the image: apt packages, files, user
+#   install.sh --only packages # the apt packages alone (the Dockerfile's first layer, which
+#   install.sh --only files    # a change of the exporter's code does not rebuild)
 #   install.sh --root DIR --check   # on a host: files into DIR, packages only resolved
 set -euo pipefail
 root=/
 check=0
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root="$2"; shift 2 ;;
     --check) check=1; shift ;;
+    --only) only="$2"; shift 2 ;;
     *) echo "install.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -19,14 +23,19 @@ here="$(cd "$(dirname "$0")" && pwd)"
 src="$(dirname "$here")"
 mapfile -t packages < <(grep -v '^#' "$here/packages.txt" | grep -v '^$')
 
+case "$only" in
+  ""|packages|files) ;;
+  *) echo "install.sh: --only packages|files, not '$only'" >&2; exit 2 ;;
+esac
 if [ "$check" -eq 1 ]; then
   # Resolve every package and its dependencies without installing anything.
   apt-get install -s -y --no-install-recommends "${packages[@]}" > /dev/null
-else
+elif [ "$only" != files ]; then
   apt-get update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"
   rm -rf /var/lib/apt/lists/*
 fi
+[ "$only" != packages ] || exit 0
 
 dest="$root/opt/ceph-scale-signals"
 mkdir -p "$dest" "$root/usr/local/bin" "$root/etc/ceph-scale"
@@ -45,6 +54,7 @@ if [ "$root" != "/" ]; then
   echo "install.sh: ok (files in $dest, packages resolve)"
 else
   # The exporter runs as an unprivileged user that owns only its state directory.
-  id ceph-scale > /dev/null 2>&1 || useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ceph-scale
+  getent group ceph-scale > /dev/null || groupadd --system --gid 10001 ceph-scale
+  id ceph-scale > /dev/null 2>&1 || useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin ceph-scale
   install -d -o ceph-scale -g ceph-scale -m 0750 /var/lib/ceph-scale
 fi

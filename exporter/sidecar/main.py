@@ -14,7 +14,7 @@ from ..core.admin_ops import AdminOps
 from ..core.config import SETTINGS, ConfigError
 from ..core.derive import VERSION
 from ..core.registry import SOURCES
-from . import config_file
+from . import artefacts, config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
 from .http_server import serve
@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--once", action="store_true", help="collect every source once, print the metrics, exit")
     p.add_argument("--log.level", dest="log_level", default="info", choices=("debug", "info", "warning", "error"))
     p.add_argument("--version", action="version", version=f"ceph-scale-exporter {VERSION}")
+    p.add_argument(
+        "--artefacts",
+        action="store_true",
+        help="print where the rules, dashboards and ceph-mgr module that ship with this exporter are, and exit",
+    )
     return p
 
 
@@ -179,6 +184,13 @@ def build_collector(args: argparse.Namespace) -> Collector:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.artefacts:
+        try:
+            sys.stdout.write(artefacts.describe())
+        except FileNotFoundError as e:
+            print(f"ceph-scale-exporter: {e}", file=sys.stderr)
+            return 1
+        return 0
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
         format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)s",

@@ -1,4 +1,5 @@
-"""The sidecar image: its build steps run here (no container engine), its Dockerfile is sound."""
+"""The sidecar image: its build steps run on the host, its Dockerfile is sound (tests/deploy/test_image.py
+builds it with podman and runs it against the real cluster)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,10 @@ def test_dockerfile_runs_the_script_as_non_root_with_a_healthcheck():
     steps = dockerfile()
     words = [w for w, _ in steps]
     assert steps[0] == ("FROM", "debian:12-slim")
-    assert ("RUN", "/src/docker/install.sh && rm -rf /src") in steps
+    runs = [rest for w, rest in steps if w == "RUN"]
+    assert runs == ["/src/docker/install.sh --only packages", "/src/docker/install.sh --only files && rm -rf /src"]
+    packages = steps.index(("RUN", runs[0]))
+    assert steps.index(("COPY", "exporter /src/exporter")) > packages, "the code comes after the packages layer"
     user = [rest for w, rest in steps if w == "USER"]
     assert user and not user[-1].startswith(("0", "root"))
     assert words.index("USER") > words.index("RUN")

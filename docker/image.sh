@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Builds the sidecar image (./Dockerfile) with Debian's podman, offline but for the
+# Debian mirror, and runs podman on the project's own image store.
+#
+#   docker/image.sh build [TAG]      # the sidecar image (default localhost/ceph-scale-exporter:test)
+#   docker/image.sh build-mgr TAG    # mgr_module/Containerfile (needs CEPH_IMAGE in the store)
+#   docker/image.sh podman ARGS...   # podman with the project's store and containers.conf
+#
+# The Dockerfile's base, debian:12-slim, is made here: `debootstrap --variant=minbase
+# bookworm` from the host's own Debian mirror (as cluster/release_root.sh does), imported
+# as docker.io/library/debian:12-slim. It and the store are cached under
+# /var/tmp/ceph-scale-image (CEPH_SCALE_IMAGE_CACHE), so a machine pays the debootstrap once.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(dirname "$here")"
+cache=${CEPH_SCALE_IMAGE_CACHE:-/var/tmp/ceph-scale-image}
+# Bump when the base recipe changes, so that a cached base is rebuilt.
+base_recipe=1
+base_ref=docker.io/library/debian:12-slim
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+need_tools() {
+  local missing=() p
+  for p in podman runc debootstrap; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "image.sh: installing ${missing[*]}" >&2
+    $SUDO apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  fi
+  mkdir -p "$cache"
+  # No systemd to ask for cgroups, no ulimits to raise inside this sandbox: runc, cgroupfs.
+  cat > "$cache/containers.conf" <<'CONF'
+[containers]
+default_ulimits = []
+
+[engine]
+cgroup_manager = "cgroupfs"
+runtime = "runc"
+CONF
+}
+
+pod() {
+  CONTAINERS_CONF="$cache/containers.conf" $SUDO podman --root "$cache/storage" --runroot "$cache/run" "$@"
+}
+
+base_ready() {
+  [ -f "$cache/base.recipe" ] && [ "$(cat "$cache/base.recipe")" = "$base_recipe" ] \
+    && pod image exists "$base_ref"
+}
+
+ensure_base() {
+  need_tools
+  if base_ready; then return 0; fi
+  exec 9>"$cache/base.lock"
+  flock 9
+  if base_ready; then return 0; fi
+  local tarball="$cache/bookworm-minbase-$base_recipe.tar"
+  if [ ! -f "$tarball" ]; then
+    local mirror
+    mirror=$(grep -hoE '^(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+      /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | head -n1 | awk '{print $2}' || true)
+    [ -n "$mirror" ] || { echo "image.sh: no Debian mirror in the host's apt sources" >&2; exit 1; }
+    local work="$cache/base.building"
+    $SUDO rm -rf "$work"
+    echo "image.sh: debootstrap bookworm into $work ($mirror)" >&2
+    $SUDO debootstrap --variant=minbase bookworm "$work" "$mirror" >&2
+    $SUDO chroot "$work" apt-get clean
+    $SUDO rm -rf "$work"/var/lib/apt/lists/*
+    $SUDO tar -C "$work" -cf "$tarball.part" .
+    mv "$tarball.part" "$tarball"
+    $SUDO rm -rf "$work"
+  fi
+  pod import "$tarball" "$base_ref" >&2
+  echo "$base_recipe" > "$cache/base.recipe"
+}
+
+cmd=${1:-build}
+shift || true
+case "$cmd" in
+  build)
+    tag=${1:-localhost/ceph-scale-exporter:test}
+    ensure_base
+    pod build --pull=never --network host --isolation chroot --format docker -t "$tag" -f "$repo/Dockerfile" "$repo" >&2
+    pod image inspect --format '{{.Id}}' "$tag"
+    ;;
+  build-mgr)
+    tag=${1:?usage: image.sh build-mgr TAG}
+    ensure_base
+    "$repo/mgr_module/install.sh" "$repo/build/scale" >&2
+    pod build --pull=never --network host --isolation chroot --format docker -t "$tag" \
+      -f "$repo/mgr_module/Containerfile" "$repo" >&2
+    ;;
+  base)
+    ensure_base
+    echo "$base_ref"
+    ;;
+  podman)
+    need_tools
+    pod "$@"
+    ;;
+  *)
+    echo "image.sh: unknown command '$cmd' (build, build-mgr, base, podman)" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,196 @@
+"""The sidecar image, built with podman from ./Dockerfile (docker/image.sh) and run for real:
+as uid 10001, with the cluster's minimal conf, a least-privilege keyring and read-only RGW
+keys mounted read-only, it serves every source successfully and its HEALTHCHECK passes.
+
+Pacific and Reef only: the image's client is Debian 12's librados (16.2.15), which cannot
+parse Tentacle's cephx keys (README, Ceph releases).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.request
+import uuid
+
+import pytest
+
+from demo.monitoring import free_port, wait_until
+from demo.sidecar import parse_exposition
+from exporter.core.registry import SOURCES
+from tests.conftest import RELEASES
+from tests.deploy.source_tree import REPO
+from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS, ensure_bucket
+
+IMAGE_SH = str(REPO / "docker" / "image.sh")
+TAG = "localhost/ceph-scale-exporter:test"
+UID = 10001
+
+pytestmark = [
+    pytest.mark.cluster,
+    pytest.mark.parametrize("ceph_cluster", [r for r in RELEASES if r != "tentacle"], indirect=True),
+]
+
+
+def podman(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([IMAGE_SH, "podman", *args], capture_output=True, text=True, check=check, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def image() -> str:
+    """The image's id; the first build on a machine also debootstraps its base (cached)."""
+    proc = subprocess.run([IMAGE_SH, "build", TAG], capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.split()[-1]
+
+
+def owned_by_the_image_user(path, text: str, mode: int = 0o400) -> str:
+    path.write_text(text)
+    os.chown(path, UID, UID)
+    os.chmod(path, mode)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def mounts(ceph_cluster, tmp_path_factory) -> dict[str, str]:
+    """What an operator mounts: the minimal conf, a least-privilege keyring, read-only RGW keys."""
+    d = tmp_path_factory.mktemp("image-mounts")
+    ensure_bucket(ceph_cluster, "image-bucket")
+    user = f"ceph-scale-image-{ceph_cluster.release.name}"
+    keyring = ceph_cluster.ceph(
+        "auth", "get-or-create", f"client.{user}", "mon", "allow r", "mgr", "allow r",
+        "osd", LEAST_PRIVILEGE_OSD_CAPS, fmt_json=False,
+    )  # fmt: skip
+    conf = ceph_cluster.ceph("config", "generate-minimal-conf", fmt_json=False)
+    rgw = ceph_cluster.radosgw_admin(
+        "user", "create", "--uid", user, "--display-name", "ceph-scale image, read-only",
+        "--caps", "buckets=read;users=read;metadata=read",
+    )  # fmt: skip
+    creds = {"access_key": rgw["keys"][0]["access_key"], "secret_key": rgw["keys"][0]["secret_key"]}
+    return {
+        "user": user,
+        "conf": owned_by_the_image_user(d / "ceph.conf", conf, 0o444),
+        "keyring": owned_by_the_image_user(d / "keyring", keyring),
+        "creds": owned_by_the_image_user(d / "rgw-admin.json", json.dumps(creds)),
+    }
+
+
+@pytest.fixture(scope="module")
+def container(image, mounts, ceph_cluster):
+    name = f"ceph-scale-test-{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    user = mounts["user"]
+    podman(
+        "run", "-d", "--name", name, "--network", "host", "--health-interval", "disable",
+        "-e", f"CEPH_SCALE_PORT={port}",
+        "-v", f"{mounts['conf']}:/etc/ceph/ceph.conf:ro",
+        "-v", f"{mounts['keyring']}:/etc/ceph/ceph.client.{user}.keyring:ro",
+        "-v", f"{mounts['creds']}:/etc/ceph-scale/rgw-admin.json:ro",
+        image,
+        "--web.listen-address", f"127.0.0.1:{port}", "--ceph-user", user, "--cluster-label", "image",
+        "--rgw-endpoint", ceph_cluster.rgw_endpoint, "--rgw-credentials-file", "/etc/ceph-scale/rgw-admin.json",
+    )  # fmt: skip
+    yield name, port
+    print(podman("logs", name, check=False).stderr[-4000:])
+    podman("rm", "-f", "-t", "5", name, check=False)
+
+
+def exposition(port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        return parse_exposition(r.read().decode())
+
+
+def sources(port: int) -> dict[str, float]:
+    try:
+        return {dict(k)["source"]: v for k, v in exposition(port)["ceph_scale_source_success"].items()}
+    except OSError:
+        return {}
+
+
+def test_the_image_serves_every_source_as_a_non_root_user(ceph_cluster, container):
+    name, port = container
+    every = {s.name: 1.0 for s in SOURCES}
+    wait_until(lambda: sources(port) == every, 180, what=f"every source to succeed in the container: {sources(port)}")
+    m = exposition(port)
+    assert m["ceph_scale_rgw_buckets"][(("cluster", "image"),)] >= 1
+    assert podman("exec", name, "id", "-u").stdout.strip() == str(UID)
+    assert podman("top", name, "huser").stdout.split()[1:] == [str(UID)]
+    # Mounted read-only, and the exporter needed nothing more than what was mounted.
+    assert podman("exec", name, "touch", "/etc/ceph/ceph.conf", check=False).returncode != 0
+    logs = podman("logs", name).stderr
+    for refusal in ("Permission denied", "PermissionError", "EACCES", "access denied"):
+        assert refusal not in logs, refusal
+
+
+def test_the_healthcheck_passes_inside_the_container(container):
+    name, port = container
+    wait_until(lambda: sources(port), 60, what="the exporter to answer")
+    inspected = json.loads(podman("image", "inspect", TAG).stdout)[0]
+    assert inspected["Config"]["User"] == f"{UID}:{UID}"
+    check = inspected["Healthcheck"]["Test"]
+    assert check[0] == "CMD", check
+    proc = podman("healthcheck", "run", name, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # and it is no formality: pointed at a port where nothing listens, it fails
+    down = podman("exec", "-e", f"CEPH_SCALE_PORT={free_port()}", name, *check[1:], check=False)
+    assert down.returncode == 1
+
+
+def test_the_chart_s_pod_runs_on_rook_s_secrets(image, helm, ceph_cluster, tmp_path):
+    """The Helm chart's pod without Kubernetes: its init container's script, run in the image,
+    turns what Rook keeps (the mon endpoints config map, the CephClient's key secret) into a
+    conf and keyring; the exporter container, with the chart's own args and environment, then
+    serves every source from the real cluster."""
+    import yaml
+
+    chart = REPO / "deploy" / "helm" / "ceph-scale-signals"
+    values = yaml.safe_load((chart / "values.yaml").read_text())
+    user = values["cephClient"]["name"] + "-chart"
+    port = free_port()
+    rendered = subprocess.run(
+        [helm, "template", "x", str(chart), "--set", f"cephClient.name={user}", "--set", f"sidecar.port={port}",
+         "--set", f"sidecar.rgw.endpoint={ceph_cluster.rgw_endpoint}", "--set", "sidecar.rgw.credentialsSecret=rgw"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    (pod,) = [d["spec"]["template"]["spec"] for d in yaml.safe_load_all(rendered) if d and d["kind"] == "Deployment"]
+    # What Rook would hold: the CephClient's key (the chart's caps), the mon endpoints in Rook's format.
+    caps = [x for kind, cap in values["cephClient"]["caps"].items() for x in (kind, cap)]
+    key = ceph_cluster.ceph("auth", "get-or-create-key", f"client.{user}", *caps)["key"]
+    rook = {"/etc/rook": tmp_path / "rook", "/etc/rook-client": tmp_path / "client", "/etc/ceph": tmp_path / "ceph"}
+    for d in rook.values():
+        d.mkdir()
+        os.chown(d, UID, UID)
+    (rook["/etc/rook"] / "mon-endpoints").write_text(f"a=127.0.0.1:{ceph_cluster.mon_v1_port}")
+    owned_by_the_image_user(rook["/etc/rook-client"] / "key", key)
+
+    def volumes(container: dict) -> list[str]:
+        out = []
+        for m in container["volumeMounts"]:
+            if m["mountPath"] in rook:
+                out += ["-v", f"{rook[m['mountPath']]}:{m['mountPath']}:{'ro' if m.get('readOnly') else 'rw'}"]
+        return out
+
+    (init,) = pod["initContainers"]
+    env = [x for e in init["env"] for x in ("-e", f"{e['name']}={e['value']}")]
+    podman("run", "--rm", "--network", "host", *volumes(init), *env, "--entrypoint", init["command"][0], image,
+           *init["command"][1:])  # fmt: skip
+    assert (rook["/etc/ceph"] / "keyring").read_text() == f"[client.{user}]\nkey = {key}\n"
+
+    (exporter,) = pod["containers"]
+    rgw = json.loads((ceph_cluster.dir / "rgw-keys.json").read_text())
+    secrets = {"CEPH_SCALE_RGW_ACCESS_KEY": rgw["access_key"], "CEPH_SCALE_RGW_SECRET_KEY": rgw["secret_key"]}
+    env = [x for e in exporter["env"] for x in ("-e", f"{e['name']}={e.get('value') or secrets[e['name']]}")]
+    name = f"ceph-scale-chart-{uuid.uuid4().hex[:8]}"
+    state = tmp_path / "state"  # the chart's emptyDir
+    state.mkdir()
+    os.chown(state, UID, UID)
+    podman("run", "-d", "--name", name, "--network", "host", "--health-interval", "disable", "--read-only",
+           *volumes(exporter), "-v", f"{state}:/var/lib/ceph-scale", *env, image, *exporter["args"])  # fmt: skip
+    try:
+        every = {s.name: 1.0 for s in SOURCES}
+        wait_until(lambda: sources(port) == every, 180, what=f"every source from the chart's pod: {sources(port)}")
+        assert podman("healthcheck", "run", name, check=False).returncode == 0
+    finally:
+        print(podman("logs", name, check=False).stderr[-3000:])
+        podman("rm", "-f", "-t", "5", name, check=False)
