@@ -158,6 +158,14 @@ def test_the_10b_clusters_deep_scrubs_could_not_fit_its_week():
     assert r.seconds == pytest.approx((1 / u - 1) * 50 * TB / 1e6)
 
 
+def test_scrubs_too_short_to_be_seen_running_leave_the_runway_unbounded():
+    # Scrubs completed, none seen in a PG poll: Little's law gives a duration of 0.
+    m = ScrubMeasure(49, 1.0, 3, 1, 60, 120, 0.0, 0.0, 0.5, 0.2, 60.0)
+    assert scrub.utilization(m) == 0
+    r = runway.scrub_capacity(measured(scrub=m), TH)
+    assert r.seconds == math.inf
+
+
 def test_no_scrub_measured_no_runway():
     m = ScrubMeasure(100, 3.0, 3, 1, 60, 120, 0.0, 0.0, 0.0, 0.0, 60.0)
     assert scrub.utilization(m) is None

@@ -130,6 +130,8 @@ def scrub_capacity(m: Measured, th: Thresholds) -> Runway:
         return Runway("scrub", 0.0, m.scrub.span, None, detail)
     if g is None or g.rate is None or g.now <= 0:
         return Runway("scrub", None, 0.0, None, detail)
+    if u <= 0:  # scrubs complete, none was ever seen running: too short to weigh
+        return Runway("scrub", math.inf, min(m.scrub.span, g.span), g.steady, detail)
     return Runway("scrub", until((1 / u - 1) * g.now, g.rate), min(m.scrub.span, g.span), g.steady, detail)
 
 
