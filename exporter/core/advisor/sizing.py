@@ -10,6 +10,7 @@ test measured for that share of OSDs down (2 %: -6 % PUT / -8 % GET, 17 %: -21 %
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..config import Thresholds
 from ..signals.degraded import expected_drop
@@ -81,8 +82,55 @@ def pools(m: Measured, hdds_added: int) -> tuple[PoolPlan, ...]:
     return tuple(out)
 
 
+def db_plan(m: Measured, th: Thresholds, notes: list[str]) -> dict[str, Any]:
+    """DB per OSD by the next whole level above the largest DB use at the target date and by the
+    share rule; the OSDs short of each, those spilling by then, the level base that fills the DB."""
+    if not m.dbs:
+        return {"db_per_osd_levels": None, "db_per_osd_share": None, "db_short_levels": 0, "db_short_share": 0,
+                "db_spilling_by_target": 0, "level_base": None}  # fmt: skip
+    projected = [(d, d.growth.at(m.horizon)) for d in m.dbs]
+    deepest = max(p for _, p in projected)
+    for_levels = next_boundary(deepest, th)
+    largest_data = max(d.data_bytes for d in m.dbs)
+    for_share = math.ceil(th.bluefs_db_share_min_ratio * largest_data) if largest_data > 0 else None
+    if deepest > sum(level_sizes(th)):
+        notes.append("the DB use at the target date is past every level considered (rocksdb_levels)")
+    usable = min(usable_db_bytes(d.db_bytes, th) for d in m.dbs)
+    if usable < for_levels:
+        notes.append(
+            f"whole levels use {usable / 1e9:.1f} GB of the smallest DB; holding the next level needs "
+            f"{for_levels / 1e9:.0f} GB per OSD, or a larger max_bytes_for_level_base"
+        )
+    return {
+        "db_per_osd_levels": for_levels,
+        "db_per_osd_share": for_share,
+        "db_short_levels": sum(1 for d in m.dbs if d.db_bytes < for_levels),
+        "db_short_share": sum(1 for d in m.dbs if for_share is not None and d.db_bytes < for_share),
+        "db_spilling_by_target": sum(
+            1 for d, p in projected if d.spilled_bytes > 0 or p > db_limit(d.db_bytes, d.used_bytes, th)
+        ),
+        "level_base": level_base_for(max(for_share or 0, max(d.db_bytes for d in m.dbs)), th),
+    }
+
+
+def rgws(m: Measured, th: Thresholds, lost: float, notes: list[str]) -> int | None:
+    """RGWs for the load at the target date once the failure domain's share of them is gone."""
+    load = rgw_load(m, th, m.horizon)
+    if load is None or lost >= 1:
+        return None
+    now = rgw_load(m, th)
+    if now is not None and now[0] > 1:
+        put = m.s3["put_ops"].now / m.rgw_instances
+        notes.append(
+            f"each RGW carries {put:,.0f} PUT/s now, {now[0]:.0%} of the per-RGW figure "
+            f"({th.rgw_put_ops_per_instance:,.0f} PUT / {th.rgw_get_ops_per_instance:,.0f} GET ops/s [000]); "
+            "if they sustain it without latency growing, raise rgw_put_ops_per_instance to what they carry"
+        )
+    return math.ceil(load[0] * m.rgw_instances / (1 - lost) - 1e-9)
+
+
 def plan(m: Measured, th: Thresholds) -> Plan:
-    notes = []
+    notes: list[str] = []
     lost_osds = min(m.failure_domain_osds, m.hdd_osds)
     lost = lost_osds / m.hdd_osds if m.hdd_osds > 0 else 0.0
     drop_put, drop_get = expected_drop(lost, 0), expected_drop(lost, 1)
@@ -92,34 +140,8 @@ def plan(m: Measured, th: Thresholds) -> Plan:
         notes.append("no S3 load growth fitted yet: HDDs and RGWs by load hold today's load only")
     by_fill = hdds_by_fill(m, th, lost)
     by_ops = hdds_by_ops(m, th, drop_put, drop_get)
-
-    projected = [(d, d.growth.at(m.horizon)) for d in m.dbs]
-    for_levels = next_boundary(max(p for _, p in projected), th) if projected else None
-    largest_data = max((d.data_bytes for d in m.dbs), default=0)
-    for_share = math.ceil(th.bluefs_db_share_min_ratio * largest_data) if largest_data else None
-    spilling = sum(1 for d, p in projected if d.spilled_bytes > 0 or p > db_limit(d.db_bytes, d.used_bytes, th))
-    if projected and max(p for _, p in projected) > sum(level_sizes(th)):
-        notes.append("the DB use at the target date is past every level considered (rocksdb_levels)")
-    if m.dbs and for_levels is not None:
-        usable = min(usable_db_bytes(d.db_bytes, th) for d in m.dbs)
-        if usable < for_levels:
-            notes.append(
-                f"whole levels use {usable / 1e9:.1f} GB of the smallest DB; holding the next level needs "
-                f"{for_levels / 1e9:.0f} GB per OSD, or a larger max_bytes_for_level_base"
-            )
-
-    rgw_needed = None
-    load = rgw_load(m, th, m.horizon)
-    if load is not None and lost < 1:
-        rgw_needed = math.ceil(load[0] * m.rgw_instances / (1 - lost) - 1e-9)
-        now = rgw_load(m, th)
-        if now is not None and now[0] > 1:
-            put = m.s3["put_ops"].now / m.rgw_instances
-            notes.append(
-                f"each RGW carries {put:,.0f} PUT/s now, {now[0]:.0%} of the per-RGW figure "
-                f"({th.rgw_put_ops_per_instance:,.0f} PUT / {th.rgw_get_ops_per_instance:,.0f} GET ops/s [000]); "
-                "if they sustain it without latency growing, raise rgw_put_ops_per_instance to what they carry"
-            )
+    db = db_plan(m, th, notes)
+    rgw_needed = rgws(m, th, lost, notes)
     hdd_added = max(0, max((n for n in (by_fill, by_ops) if n is not None), default=0) - m.hdd_osds)
     shards = m.shards
     return Plan(
@@ -130,16 +152,11 @@ def plan(m: Measured, th: Thresholds) -> Plan:
         hdd_osds=m.hdd_osds,
         hdd_by_fill=by_fill,
         hdd_by_ops=by_ops,
-        db_per_osd_levels=for_levels,
-        db_per_osd_share=for_share,
-        db_short_levels=sum(1 for d in m.dbs if for_levels is not None and d.db_bytes < for_levels),
-        db_short_share=sum(1 for d in m.dbs if for_share is not None and d.db_bytes < for_share),
-        db_spilling_by_target=spilling,
-        level_base=level_base_for(max(for_share or 0, max(d.db_bytes for d in m.dbs)), th) if m.dbs else None,
         rgw_instances=m.rgw_instances,
         rgw_needed=rgw_needed,
         pools=pools(m, hdd_added),
         buckets_due=shards.due if shards is not None else None,
         buckets_top=shards.top if shards is not None else (),
         notes=tuple(notes),
+        **db,
     )
