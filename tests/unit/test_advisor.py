@@ -213,5 +213,5 @@ def test_the_plan_in_json_and_text_says_the_same():
     limits = {r["limit"]: r for r in doc["runways"]}
     assert limits["load_hdd"]["seconds"] == "+Inf" and limits["db_levels"]["seconds"] == 0
     text = render.as_text(advice, "c1")
-    assert "RGW instances: 12 now, 22 needed" in text and "374 by ops" in text
+    assert "RGW instances: 12 now, 22 needed" in text and "374 by ops" in text and "318 now;" in text
     assert "db_levels" in text and "reached now" in text

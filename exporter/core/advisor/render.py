@@ -120,12 +120,13 @@ def as_text(advice: Advice, cluster: str = "") -> str:
         f"(the study's drop for that share down: {p.degraded_drop_put:.0%} PUT / {p.degraded_drop_get:.0%} GET [004]):",
     ]
     binding = f": add {p.hdd_to_add} ({p.hdd_binding} binds)" if p.hdd_to_add is not None else ""
-    out.append(f"  HDD OSDs: {p.hdd_osds} now; {p.hdd_by_fill} by fill, {p.hdd_by_ops} by ops{binding}")
+    fill, ops = (n if n is not None else "n/a" for n in (p.hdd_by_fill, p.hdd_by_ops))
+    out.append(f"  HDD OSDs: {p.hdd_osds} now; {fill} needed by fill, {ops} by ops{binding}")
     if p.db_per_osd_levels is not None:
         out.append(
             f"  DB per OSD: {gb(p.db_per_osd_levels)} to hold the next whole RocksDB level "
             f"({p.db_short_levels} OSDs have less), {gb(p.db_per_osd_share)} by the 4 % rule "
-            f"({p.db_short_share} have less); {p.db_spilling_by_target} OSDs spill by the target date"
+            f"({p.db_short_share} have less); {p.db_spilling_by_target} OSD(s) spill by the target date"
         )
         if p.level_base is not None:
             out.append(f"  max_bytes_for_level_base {p.level_base / 2**20:,.0f} MiB makes whole levels fill the DB")
