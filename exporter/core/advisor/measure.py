@@ -2,8 +2,9 @@
 other signals fitted (their states) and the runway's own long trends.
 
 Growth behind each limit: raw use and the S3 load from the runway's trends (days, durable);
-each OSD's DB from the spillover signal's fit, or, where an OSD already spills and so has
-none, in proportion to raw growth (metadata grows with the data); each bucket from the reshard
+each OSD's DB from the spillover signal's fit (steady or not as the DB use of all OSDs
+together), or, where an OSD already spills and so has none, in proportion to raw growth
+(metadata grows with the data); each bucket from the reshard
 signal's reference counts; scrub durations from the scrub signal's history.
 """
 
@@ -63,7 +64,9 @@ def live_s3(given: SignalInput, own: RunwayState) -> tuple[dict[str, Growth], fl
     return out, (f.span if f else 0.0), (f.steady if f else None)
 
 
-def dbs(given: SignalInput, raw: Growth | None) -> tuple[OsdDb, ...]:
+def dbs(given: SignalInput, raw: Growth | None, steady: bool | None) -> tuple[OsdDb, ...]:
+    """Each OSD's DB use and growth; `steady`: of the DB use of all OSDs together (one fit,
+    not 318)."""
     snap = given.snap
     perf = snap.perf
     if perf is None or not perf.bluefs:
@@ -80,8 +83,7 @@ def dbs(given: SignalInput, raw: Growth | None) -> tuple[OsdDb, ...]:
         slope = slopes.get(c.osd_id)
         if slope is not None and spill is not None:
             series = spill.db_used.series.get(c.osd_id)
-            f = fit(list(series.points), 0.0) if series is not None else None
-            g = Growth(used, slope, f.span if f else 0.0, f.steady if f else None)
+            g = Growth(used, slope, series.span() if series is not None else 0.0, steady)
         elif raw is not None and raw.rate is not None and raw.now > 0:
             g = Growth(used, raw.rate * used / raw.now, raw.span, raw.steady)
         else:
@@ -149,6 +151,7 @@ def measure(given: SignalInput, own: RunwayState, shards: ShardOutlook | None, p
     s3, s3_span, s3_steady = live_s3(given, own)
     pool_list = pools(snap, pg_counts)
     objects = fit(own.objects.column(), th.forecast_min_span_seconds)
+    db_total = fit(own.db.column(), th.forecast_min_span_seconds)
     return Measured(
         horizon=float(th.runway_target_seconds),
         hdd_osds=len(hdd),
@@ -162,7 +165,7 @@ def measure(given: SignalInput, own: RunwayState, shards: ShardOutlook | None, p
         s3_span=s3_span,
         s3_steady=s3_steady,
         rgw_instances=len(snap.perf.rgw_ops) if snap.perf is not None else 0,
-        dbs=dbs(given, raw),
+        dbs=dbs(given, raw, db_total.steady if db_total is not None else None),
         pools=pool_list,
         osds_in=sum(1 for o in osd_list if o.in_cluster),
         target_pg_per_osd=snap.settings.mon_target_pg_per_osd if snap.settings is not None else 100,

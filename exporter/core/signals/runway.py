@@ -36,6 +36,7 @@ class RunwayState:
     def __init__(self, th: Thresholds | None = None) -> None:  # windows are applied at each point
         self.used = Trend()  # raw bytes used
         self.objects = Trend()  # objects over all buckets
+        self.db = Trend()  # BlueFS use of all OSDs together (DB and spilled): is DB growth steady
         self.s3 = Trend(len(S3))  # cumulative S3 ops and bytes, summed over RGWs, restarts accounted
         self.s3_last: dict[str, list[float]] = {}  # each RGW's raw counters at the last S3 point
         self.measured: Measured | None = None  # what the last advice was given
@@ -55,6 +56,9 @@ class RunwayState:
             if self.objects.due(part.collected_at, window, span):
                 self.objects.add(part.collected_at, (sum(b.num_objects for b in part.buckets),), window, span)
         perf = snap.perf
+        if perf is not None and perf.bluefs and self.db.due(perf.collected_at, window, span):
+            used = sum(c.db_used_bytes + c.slow_used_bytes for c in perf.bluefs)
+            self.db.add(perf.collected_at, (used,), window, span)
         if perf is not None and perf.rgw_ops and self.s3.due(perf.collected_at, window, span):
             totals = list(self.s3.points[-1][1:]) if self.s3.points else [0.0] * len(S3)
             current = {}
@@ -74,8 +78,8 @@ class RunwayState:
         return hit[1]
 
     def to_dict(self) -> dict:
-        return {"used": self.used.to_dict(), "objects": self.objects.to_dict(), "s3": self.s3.to_dict(),
-                "s3_last": self.s3_last}  # fmt: skip
+        return {"used": self.used.to_dict(), "objects": self.objects.to_dict(), "db": self.db.to_dict(),
+                "s3": self.s3.to_dict(), "s3_last": self.s3_last}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict) -> RunwayState:
@@ -84,6 +88,7 @@ class RunwayState:
         data = data if isinstance(data, dict) else {}
         state.used = Trend.from_dict(data.get("used"))
         state.objects = Trend.from_dict(data.get("objects"))
+        state.db = Trend.from_dict(data.get("db"))
         state.s3 = Trend.from_dict(data.get("s3"), len(S3))
         last = data.get("s3_last")
         if isinstance(last, dict) and state.s3.points:
