@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Any
 
 from ..advisor import advise
-from ..advisor.measure import measure
-from ..advisor.model import Advice, Measured, ShardOutlook
+from ..advisor.measure import S3_COLUMNS, measure
+from ..advisor.model import Advice, Measured, Plan, ShardOutlook
 from ..advisor.shards import outlook
 from ..config import Thresholds
 from ..families import Family, gauge
@@ -24,20 +24,13 @@ from ..snapshot import Snapshot
 from ..trend import Trend
 from .signal_input import SignalInput
 
-S3 = (
-    ("put_ops", "put", "ops"),
-    ("get_ops", "get", "ops"),
-    ("put_bytes", "put", "bytes"),
-    ("get_bytes", "get", "bytes"),
-)
-
 
 class RunwayState:
     def __init__(self, th: Thresholds | None = None) -> None:  # windows are applied at each point
         self.used = Trend()  # raw bytes used
         self.objects = Trend()  # objects over all buckets
         self.db = Trend()  # BlueFS use of all OSDs together (DB and spilled): is DB growth steady
-        self.s3 = Trend(len(S3))  # cumulative S3 ops and bytes, summed over RGWs, restarts accounted
+        self.s3 = Trend(len(S3_COLUMNS))  # cumulative S3 ops and bytes, summed over RGWs, restarts accounted
         self.s3_last: dict[str, list[float]] = {}  # each RGW's raw counters at the last S3 point
         self.measured: Measured | None = None  # what the last advice was given
         self.advice: Advice | None = None  # the last advice: `ceph scale plan`, `--once --plan`
@@ -60,7 +53,7 @@ class RunwayState:
             used = sum(c.db_used_bytes + c.slow_used_bytes for c in perf.bluefs)
             self.db.add(perf.collected_at, (used,), window, span)
         if perf is not None and perf.rgw_ops and self.s3.due(perf.collected_at, window, span):
-            totals = list(self.s3.points[-1][1:]) if self.s3.points else [0.0] * len(S3)
+            totals = list(self.s3.points[-1][1:]) if self.s3.points else [0.0] * len(S3_COLUMNS)
             current = {}
             for r in perf.rgw_ops:
                 raw = [float(r.put_ops), float(r.get_ops), float(r.put_bytes), float(r.get_bytes)]
@@ -89,14 +82,14 @@ class RunwayState:
         state.used = Trend.from_dict(data.get("used"))
         state.objects = Trend.from_dict(data.get("objects"))
         state.db = Trend.from_dict(data.get("db"))
-        state.s3 = Trend.from_dict(data.get("s3"), len(S3))
+        state.s3 = Trend.from_dict(data.get("s3"), len(S3_COLUMNS))
         last = data.get("s3_last")
         if isinstance(last, dict) and state.s3.points:
             try:
-                state.s3_last = {str(k): [float(x) for x in v][: len(S3)] for k, v in last.items()}
+                state.s3_last = {str(k): [float(x) for x in v][: len(S3_COLUMNS)] for k, v in last.items()}
             except (TypeError, ValueError):
                 state.s3_last = {}
-            if any(len(v) != len(S3) for v in state.s3_last.values()):
+            if any(len(v) != len(S3_COLUMNS) for v in state.s3_last.values()):
                 state.s3_last = {}
         return state
 
@@ -146,12 +139,15 @@ def families(advice: Advice) -> list[Family]:
             span.add(r.span, r.limit)
         if r.steady is not None:
             steady.add(1 if r.steady else 0, r.limit)
-    p = advice.plan
+    return [seconds, span, steady] + plan_families(advice.plan)
+
+
+def plan_families(p: Plan) -> list[Family]:
     hdd = gauge("plan_hdd_osds", "HDD OSDs needed at the target date, a failure domain lost.", "by")
     for by, n in (("fill", p.hdd_by_fill), ("ops", p.hdd_by_ops)):
         if n is not None:
             hdd.add(n, by)
-    out = [seconds, span, steady, hdd]
+    out = [hdd]
     out.append(gauge("plan_failure_domain_osds", "OSDs the plan survives losing at once.").add(p.failure_domain_osds))
     db = gauge("plan_db_bytes_per_osd", "DB device per OSD the plan asks for.", "rule")
     short = gauge("plan_db_osds_short", "OSDs whose DB device is smaller than the plan's.", "rule")
