@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import pytest
@@ -212,6 +213,7 @@ def test_the_plan_in_json_and_text_says_the_same():
     assert doc["plan"]["db_per_osd"]["levels_bytes"] == 256 * MIB * 11111
     limits = {r["limit"]: r for r in doc["runways"]}
     assert limits["load_hdd"]["seconds"] == "+Inf" and limits["db_levels"]["seconds"] == 0
+    assert json.loads(render.as_json(advice, "c1"))["runways"] == doc["runways"]  # strict JSON: +Inf as a string
     text = render.as_text(advice, "c1")
     assert "RGW instances: 12 now, 22 needed" in text and "374 by ops" in text and "318 now;" in text
     assert "db_levels" in text and "reached now" in text

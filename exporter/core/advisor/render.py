@@ -83,8 +83,19 @@ def as_dict(advice: Advice, cluster: str = "") -> dict[str, Any]:
     }
 
 
+def _strict(obj: Any) -> Any:
+    """JSON without NaN or Infinity, which strict parsers refuse: as strings."""
+    if isinstance(obj, float):
+        return _finite(obj) if obj == obj else "NaN"
+    if isinstance(obj, dict):
+        return {k: _strict(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_strict(v) for v in obj]
+    return obj
+
+
 def as_json(advice: Advice, cluster: str = "", pretty: bool = False) -> str:
-    return json.dumps(as_dict(advice, cluster), indent=2 if pretty else None, sort_keys=True)
+    return json.dumps(_strict(as_dict(advice, cluster)), indent=2 if pretty else None, sort_keys=True, allow_nan=False)
 
 
 def duration(seconds: float | None) -> str:
