@@ -45,6 +45,8 @@ CONFIG_OPTIONS = {
     "mon_warn_pg_not_deep_scrubbed_ratio": "mgr",
     "rgw_max_objs_per_shard": "client.rgw",
     "bluestore_min_alloc_size_hdd": "mgr",
+    "osd_max_scrubs": "mgr",
+    "mon_target_pg_per_osd": "mgr",
 }
 
 

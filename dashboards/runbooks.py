@@ -27,5 +27,6 @@ RB = {
     "hot_osd": "cephscalehddosdhotspot",
     "degraded": "cephscaleosdsdownexpecteddrop",
     "source": "cephscalesourcefailing",
+    "runway": "cephscalerunwayshort",
     "alerts": "runbooks-for-the-ceph-scale-signals-alerts",  # the index: one section per alert
 }

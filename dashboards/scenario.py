@@ -220,6 +220,10 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
         mark("deep-scrub backlog shrinking")
     finally:
         restore_scrubs(cluster)
+    # The forecasts and runways are fitted once a minute of history is there (the sidecar's
+    # forecast_min_span_seconds): a quick scenario on a quiet machine can end before that.
+    wait_until(lambda: _value(prom, "count(ceph_scale_runway_growth_steady)"), 120, 1, what="fitted runways")
+    mark("forecasts fitted")
     # two more scrapes so that the last values include everything above
     time.sleep(5)
     mark("done")

@@ -1,4 +1,4 @@
-"""The six boards. Metric names are those of docs/metrics.md (and rules/recording.yml).
+"""The seven boards. Metric names are those of docs/metrics.md (and rules/recording.yml).
 
 Numbers drawn on the boards come from shared/STUDY.md: 70 / 80 / 90 % fill [000, 001], DB at
 >= 4 % of the data device [004], 60 PUT / 90 GET ops/s and 34 / 37 MB/s per HDD OSD [004], a
@@ -13,6 +13,7 @@ from .capacity import capacity
 from .load import load
 from .overview import overview
 from .rgw import rgw
+from .runway import runway
 from .scrub import scrub
 
 BOARDS = {
@@ -22,4 +23,5 @@ BOARDS = {
     "rgw-resharding": rgw,
     "scrub": scrub,
     "load": load,
+    "runway": runway,
 }

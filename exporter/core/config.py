@@ -116,6 +116,26 @@ class Thresholds:
     hdd_device_classes: str = _names_setting(
         "hdd", "CRUSH device classes of the HDD OSDs the baseline is per, comma-separated [004]."
     )
+    # Runway and sizing (docs/runway.md): when each limit above is reached, and what to add.
+    runway_target_seconds: int = _setting(
+        180 * 86400, 3600, 10 * 365 * 86400, "Date each runway must reach and the sizing plan must hold to."
+    )
+    runway_window_seconds: int = _setting(
+        7 * 86400,
+        60,
+        365 * 86400,
+        "History of fill, S3 load and bucket objects the runways fit their growth over (kept across restarts).",
+    )
+    rgw_put_ops_per_instance: float = _setting(1000.0, 0.001, 1e7, "64 KB S3 PUT ops/s one RGW sustains [000].")
+    rgw_get_ops_per_instance: float = _setting(500.0, 0.001, 1e7, "64 KB S3 GET ops/s one RGW sustains [000].")
+    plan_failure_domain_osds: int = _setting(
+        0,
+        0,
+        100_000,
+        "OSDs the plan must survive losing at once; 0: the largest host's (one node was 53 of 318 [004]), "
+        "one OSD on a single host.",
+    )
+    plan_top_buckets: int = _setting(5, 0, 1000, "Buckets listed with their own pre-shard series in the plan.")
     # The names the operator set; a cluster_value setting set here wins over the cluster's.
     explicit: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
@@ -134,12 +154,14 @@ class Thresholds:
                 "fill ratios must satisfy fill_warn_ratio <= fill_target_ratio <= fill_critical_ratio, "
                 f"got {order[0]} / {order[1]} / {order[2]}"
             )
-        windows = min(result.fill_forecast_window_seconds, result.bluefs_growth_window_seconds)
+        windows = min(
+            result.fill_forecast_window_seconds, result.bluefs_growth_window_seconds, result.runway_window_seconds
+        )
         if result.forecast_min_span_seconds > windows:
             raise ConfigError(
                 f"forecast_min_span_seconds ({result.forecast_min_span_seconds}) must not exceed the forecast "
-                f"windows (fill_forecast_window_seconds, bluefs_growth_window_seconds: {windows}): no forecast "
-                "could ever be made"
+                "windows (fill_forecast_window_seconds, bluefs_growth_window_seconds, runway_window_seconds: "
+                f"{windows}): no forecast could ever be made"
             )
         return result
 

@@ -140,7 +140,7 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    given = SignalInput(snap, th, shard_limit[0])
+    given = SignalInput(snap, th, shard_limit[0], state.signals)
     for signal in SIGNALS:
         families += signal.derive(given, state.signals.get(signal.name))
         if signal.name == "reshard":  # the running options explain the shard limit: listed after it

@@ -412,7 +412,10 @@ SETTING_OPTIONS = {
     "mon_warn_pg_not_deep_scrubbed_ratio": "warn_pg_not_deep_scrubbed_ratio",
     "rgw_max_objs_per_shard": "rgw_max_objs_per_shard",
     "bluestore_min_alloc_size_hdd": "bluestore_min_alloc_size_hdd",
+    "osd_max_scrubs": "osd_max_scrubs",
+    "mon_target_pg_per_osd": "mon_target_pg_per_osd",
 }
+_INT_SETTINGS = ("rgw_max_objs_per_shard", "bluestore_min_alloc_size_hdd", "osd_max_scrubs", "mon_target_pg_per_osd")
 
 
 # What each running RGW holds, read with `config show rgw.<name> <option>` (mgr 'allow r'):
@@ -473,7 +476,7 @@ def settings_part(
         if option not in values or values[option] in (None, ""):
             continue
         raw = values[option]
-        if field_name in ("rgw_max_objs_per_shard", "bluestore_min_alloc_size_hdd"):
+        if field_name in _INT_SETTINGS:
             kwargs[field_name] = _int(raw, option)
         else:
             kwargs[field_name] = _float(raw, option)

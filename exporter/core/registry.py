@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .config import Thresholds
 from .families import Family
-from .signals import degraded, fill, health, latency, load, reshard, scrub, spillover
+from .signals import degraded, fill, health, latency, load, reshard, runway, scrub, spillover
 from .signals.signal_input import SignalInput
 
 
@@ -82,6 +82,8 @@ SIGNALS: tuple[SignalSpec, ...] = (
     SignalSpec("latency", latency, latency.LatencyState),
     SignalSpec("degraded", degraded),
     SignalSpec("health", health, alerts=False),
+    # Last: it reads the growth the signals above fitted in this very derivation.
+    SignalSpec("runway", runway, runway.RunwayState),
 )
 # The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.
 ALERT_SIGNALS: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.alerts) + ("exporter",)

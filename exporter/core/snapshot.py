@@ -173,6 +173,9 @@ class ClusterSettings:
     warn_pg_not_deep_scrubbed_ratio: float = 0.75  # mon_warn_pg_not_deep_scrubbed_ratio
     rgw_max_objs_per_shard: int | None = None  # the config database's; None: use the configured default
     bluestore_min_alloc_size_hdd: int | None = None
+    # The runways' scrub capacity and PG plan: Ceph's defaults up to Reef where unread.
+    osd_max_scrubs: int = 1  # concurrent scrubs an OSD takes part in
+    mon_target_pg_per_osd: int = 100  # PGs per OSD the autoscaler aims at
     rgw_running: tuple[RgwRunningOption, ...] = ()
     rgw_daemons: int = 0  # RGWs in the service map, read or not
 

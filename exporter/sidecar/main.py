@@ -11,6 +11,7 @@ import sys
 import threading
 
 from ..core.admin_ops import AdminOps
+from ..core.advisor import render
 from ..core.config import SETTINGS, ConfigError
 from ..core.derive import VERSION
 from ..core.registry import SOURCES
@@ -86,6 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state-file", default=None, help="where reshard counting state survives restarts")
     p.add_argument("--disable-source", action="append", default=[], help="do not run this source (repeatable)")
     p.add_argument("--once", action="store_true", help="collect every source once, print the metrics, exit")
+    p.add_argument(
+        "--plan",
+        nargs="?",
+        const="text",
+        choices=("text", "json"),
+        default=None,
+        help="with --once: print, instead of the metrics, when each study limit will be reached and what to add "
+        "to hold the target date (docs/runway.md); its growth comes from --state-file's history, so run it "
+        "with one, e.g. from cron",
+    )
     p.add_argument("--log.level", dest="log_level", default="info", choices=("debug", "info", "warning", "error"))
     p.add_argument("--version", action="version", version=f"ceph-scale-exporter {VERSION}")
     p.add_argument(
@@ -182,6 +193,13 @@ def build_collector(args: argparse.Namespace) -> Collector:
     )
 
 
+def plan_text(collector: Collector, form: str) -> str:
+    """The advice of the derivation just made, as `ceph scale plan` prints it."""
+    advice = collector.state.runway.advice
+    cluster = next((f.samples[0][1][0] for f in collector.families if f.label_names[:1] == ("cluster",)), "")
+    return render.as_json(advice, cluster, pretty=True) + "\n" if form == "json" else render.as_text(advice, cluster)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.artefacts:
@@ -196,9 +214,12 @@ def main(argv: list[str] | None = None) -> int:
         format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)s",
     )
     try:
+        if args.plan and not args.once:
+            raise ConfigError("--plan goes with --once")
         collector = build_collector(args)
         if args.once:
-            sys.stdout.buffer.write(collector.collect_all_once())
+            body = collector.collect_all_once()
+            sys.stdout.buffer.write(plan_text(collector, args.plan).encode() if args.plan else body)
             return 0
         server = serve(args.listen, args.path, collector, args.web_config)
     except (ConfigError, OSError, CephCommandError) as e:

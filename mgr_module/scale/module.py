@@ -9,6 +9,7 @@ command handlers as types.
 """
 
 import dataclasses
+import errno
 import json
 import socket
 import threading
@@ -42,6 +43,7 @@ except ImportError as e:  # the bundled core is missing: a copy without the syml
     all_specs = None  # type: ignore[assignment]
 
 if not _IMPORT_ERROR:
+    from .ceph_scale_core.advisor import render as advice
     from .checks import CheckOptions, bad_config_check, health_checks
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
@@ -332,6 +334,19 @@ class Module(MgrModule):
         if collector is None or not families:
             return 0, render_text(report), "mgr/scale: no data collected yet"
         return 0, render_text(report), ""
+
+    @read_command("scale plan")
+    def scale_plan(self, format: Optional[str] = None) -> tuple[int, str, str]:
+        """When each study limit will be reached at its fitted growth, and what to add to hold the
+        target date with a failure domain lost (--format json for machines)"""
+        collector = self.collector
+        latest = collector.state.runway.advice if collector is not None else None
+        if latest is None:
+            return -errno.EAGAIN, "", "mgr/scale: no data collected yet"
+        cluster = self._cluster_label() or self._fsid_value()
+        if format in ("json", "json-pretty"):
+            return 0, advice.as_json(latest, cluster, pretty=format == "json-pretty"), ""
+        return 0, advice.as_text(latest, cluster), ""
 
     @read_command("scale counters")
     def scale_counters(self) -> tuple[int, str, str]:

@@ -28,6 +28,7 @@ EXPECTED_UIDS = {
     "rgw-resharding": "ceph-scale-rgw-resharding",
     "scrub": "ceph-scale-scrub",
     "load": "ceph-scale-load",
+    "runway": "ceph-scale-runway",
 }
 BOARD_FILES = sorted(JSON_DIR.glob("*.json"))
 QUERIES = all_queries()

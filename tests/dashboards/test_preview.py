@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dashboards import preview
+from dashboards.boards import BOARDS
 
 LABELS = {
     "cluster": "test",
@@ -76,9 +77,9 @@ def test_every_board_renders_with_every_panel_drawn(fake_prometheus, tmp_path, c
     end = time.time()
     assert preview.main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 0
     out = capsys.readouterr().out
-    assert out.count(".png") == 6 and "no data" not in out, out
+    assert out.count(".png") == len(BOARDS) and "no data" not in out, out
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert pngs == sorted(f"{n}.png" for n in ("overview", "bluefs", "capacity", "rgw-resharding", "scrub", "load"))
+    assert pngs == sorted(f"{n}.png" for n in BOARDS)
     for p in tmp_path.glob("*.png"):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size < 300_000, p
     # variables substituted as Grafana would with "All"

@@ -38,10 +38,10 @@ TITLES = (
     "5. S3 load per HDD OSD against the study's baseline",
 )
 # Families that need two samples of a moving quantity (rates, fitted trends): present or not
-# depending on timing, in either producer.
+# depending on timing, in either producer. The runways and the plan hang on fits and rates.
 TIMING = re.compile(
     r"ceph_scale_(s3_|osd_ops_per_second|osd_hotspot|cluster_fill_rate|cluster_fill_seconds|pool_fill_seconds"
-    r"|bluefs_db_next_level|pg_scrub_backlog_clear|rgw_bucket_reshard_seconds)"
+    r"|bluefs_db_next_level|pg_scrub_backlog_clear|rgw_bucket_reshard_seconds|runway_|plan_)"
 )
 
 
@@ -260,6 +260,19 @@ def test_status_command_reports_every_signal(scale, ceph_cluster):
     assert set(data["signals"]) == {"spillover", "fill", "reshard", "scrub", "load"}
     assert data["signals"]["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
     assert data["sources"]["buckets"]["success"] is True
+
+
+def test_plan_command_on_the_real_manager(scale, ceph_cluster):
+    text = ceph_cluster.ceph("scale", "plan", fmt_json=False)
+    assert text.startswith("Runway to the target date (180 days)") and "HDD OSDs: 3 now" in text
+    doc = ceph_cluster.ceph("scale", "plan")  # --format json
+    runways = {r["limit"]: r for r in doc["runways"]}
+    assert set(runways) == {"fill_cluster", "fill_osd", "db_levels", "load_hdd", "load_rgw", "scrub", "shard"}
+    # osd.0's 256 MiB DB spills from the start (its WAL does not fit): the DB runway is spent.
+    assert runways["db_levels"]["seconds"] == 0 and runways["db_levels"]["detail"] == "1 of 3 OSDs spill now"
+    # One host: the failure domain the plan survives is one OSD of the three.
+    assert doc["plan"]["failure_domain_osds"] == 1 and doc["plan"]["hdd_osds"]["now"] == 3
+    assert doc["plan"]["db_per_osd"]["osds_short_share"] == 0  # 6.25 % and 25 % of 4 GiB
 
 
 def test_out_of_range_threshold_refused_by_the_monitor(scale, ceph_cluster):

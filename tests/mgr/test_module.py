@@ -157,15 +157,39 @@ def test_status_judges_the_signals_even_with_health_checks_off():
     assert any(line.startswith("cluster ") and "past the 5.0 % target" in line for line in fill["lines"]), fill["lines"]
 
 
+def test_plan_command_says_what_to_add_as_text_and_json():
+    mod = make(interval=1)
+    rc, out, err = COMMANDS["scale plan"](mod)
+    assert rc < 0 and err == "mgr/scale: no data collected yet"  # not an empty plan
+    mod.config_notify()
+    mod.collector = mod.make_collector()
+    mod.collector.collect_all_once()
+    rc, out, err = COMMANDS["scale plan"](mod)
+    assert rc == 0 and out.startswith("Runway to the target date (180 days)"), out
+    # osd.0 of the captured cluster spills (its 256 MiB DB holds no whole level beyond L1)
+    assert "db_levels" in out and "reached now" in out and "Plan to hold it with 1 OSD(s) lost" in out
+    rc, out, err = COMMANDS["scale plan"](mod, format="json")
+    doc = json.loads(out)
+    assert doc["target_days"] == 180 and doc["plan"]["failure_domain_osds"] == 1
+    assert {r["limit"] for r in doc["runways"]} == {
+        "fill_cluster", "fill_osd", "db_levels", "load_hdd", "load_rgw", "scrub", "shard"
+    }  # fmt: skip
+    assert doc["plan"]["db_per_osd"]["osds_short_share"] == 0  # 6.25 % and 25 % of the data devices
+    # One collection: no growth fitted, and the plan says so rather than pretend.
+    assert [r["seconds"] for r in doc["runways"] if r["limit"] == "fill_cluster"] == [None]
+    assert any("no raw growth fitted yet" in n for n in doc["plan"]["notes"])
+
+
 def test_state_is_saved_when_it_changes(serving):
     mod, url = serving
-    # the restored state is not rewritten while nothing but the clock moves
-    assert (
-        mod.store[statestore.HEADER_KEY]
-        == statestore.encode(
-            {"version": 1, "reshard": {"events": 5, "seen_at": 50.0, "buckets": {"b": ["m", "i", 3]}}}
-        )[statestore.HEADER_KEY]
-    )
+    # The runways' first point is new history, written once; then the state is not rewritten
+    # while nothing but the clock moves, until the runways' next point (a step of 450 s).
+    wait(lambda: "runway" in json.loads(mod.store[statestore.HEADER_KEY]))
+    header = mod.store[statestore.HEADER_KEY]
+    assert json.loads(header)["reshard"]["events"] == 5
+    since = mod.collector.snapshot.taken_at
+    wait(lambda: mod.collector.snapshot.taken_at > since + 2.5)  # collections every second
+    assert mod.store[statestore.HEADER_KEY] == header
     mod.collector.state.reshard.events = 6
     mod.collector.poke()
     wait(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == 6)

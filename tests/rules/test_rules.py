@@ -149,6 +149,7 @@ TEAM = {
     "fill": "ceph-scale-storage",
     "scrub": "ceph-scale-storage",
     "degraded": "ceph-scale-storage",
+    "runway": "ceph-scale-storage",
     "reshard": "ceph-scale-rgw",
     "load": "ceph-scale-rgw",
     "latency": "ceph-scale-rgw",

@@ -100,3 +100,14 @@ def test_a_source_timeout_past_its_interval_is_refused_whether_the_interval_is_s
         config_file.parse({"sources": {"health": {"interval": 30, "timeout": 31}}}, names)
     parsed = config_file.parse({"sources": {"health": {"timeout": default}}}, names)
     assert parsed.sources["health"]["timeout"] == default
+
+
+def test_plan_without_once_is_refused_in_one_line():
+    result = subprocess.run(
+        [sys.executable, "-m", "exporter", "--plan", "--web.listen-address=127.0.0.1:0"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    refused(result, "--plan goes with --once")

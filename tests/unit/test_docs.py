@@ -74,4 +74,6 @@ def test_every_family_of_a_study_scale_snapshot_is_documented():
     assert check_documented(families) == []
     # ...and every documented family has a scenario that emits it.
     assert set(documented_families()) - {exposed_name(f) for f in families} == set()
-    assert sum(len(f.samples) for f in families) <= 3000
+    # Every family at once, the runway's (3 per limit, the PG plan of 7 pools, 5 pre-shard buckets)
+    # included; the benchmark's 1x state, where not every family emits, stays under 3,000.
+    assert sum(len(f.samples) for f in families) <= 3050

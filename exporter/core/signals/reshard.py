@@ -48,6 +48,9 @@ class ReshardState:
         # bucket key -> (marker, instance id, num_shards, index generation or UNKNOWN_GEN)
         self.buckets: dict[str, tuple[str, str, int, int]] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
+        # The last rates of the buckets that grew, and the history behind them (the runway reads them).
+        self.rates: dict[str, float] = {}
+        self.rates_span = 0.0
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if t <= self.seen_at:
@@ -143,6 +146,11 @@ class BucketGrowth:
             if b.key not in counts:
                 counts[b.key] = b.num_objects
                 late[b.key] = t
+
+    def span(self, t: float) -> float:
+        """History behind the rates: back to the older reference where there is one."""
+        ref = self.older or self.newer
+        return t - ref[0] if ref is not None else 0.0
 
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Objects per second of each bucket that grew since its reference count (the older
@@ -259,6 +267,7 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         if state.growth is None or state.growth.window != th.rgw_growth_window_seconds:
             state.growth = BucketGrowth(th.rgw_growth_window_seconds)
         rates = state.growth.rates(part.collected_at, part.buckets)
+        state.rates, state.rates_span = rates, state.growth.span(part.collected_at)
         state.growth.observe(part.collected_at, part.buckets)
         eta_f = gauge(
             "rgw_bucket_reshard_seconds",

@@ -24,6 +24,7 @@ class ScrubState:
         self.stamps: dict[str, tuple[float, float]] = {}
         self.completed = {"scrub": 0, "deep_scrub": 0}
         self.completed_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
+        self.scrubbing_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
 
     def retuned(self, th: Thresholds) -> ScrubState:
         """New thresholds restart the rate windows; the completed counters go on."""
@@ -100,6 +101,7 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
         state.seen_at = now
         for kind in KINDS:
             state.completed_history[kind].add(now, state.completed[kind])
+            state.scrubbing_history[kind].add(now, scrubbing[kind])
 
     total = len(part.pgs)
     f_overdue = gauge("pg_scrub_overdue", "PGs whose last (deep) scrub is overdue by Ceph's own rule.", "kind")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import Thresholds
 from ..snapshot import Snapshot
@@ -15,3 +17,5 @@ class SignalInput:
     # The per-shard object limit buckets are judged by, from wherever it came
     # (derive.shard_limit_and_origin): worked out once, used by the reshard and config families.
     shard_limit: int
+    # Every signal's state by name, read only: the runway reads the growth the others fitted.
+    states: Mapping[str, Any] = field(default_factory=dict)

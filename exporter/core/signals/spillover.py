@@ -32,9 +32,10 @@ def usable_db_bytes(db_size: int, th: Thresholds) -> int:
 class SpilloverState:
     def __init__(self, th: Thresholds) -> None:
         self.db_used = KeyedSeries(th.bluefs_growth_window_seconds, th.forecast_min_span_seconds)
+        self.slopes: dict[int, float] = {}  # the last fitted growth of each OSD not spilling (the runway reads it)
 
 
-def _has_dedicated_db(osd: Osd | None, db_total: int) -> bool:
+def has_dedicated_db(osd: Osd | None, db_total: int) -> bool:
     if osd is not None and osd.dedicated_db is not None:
         return osd.dedicated_db
     # Without metadata, a DB size reported by BlueFS means a DB device.
@@ -74,9 +75,10 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     )
 
     dedicated = [(c, osds.get(c.osd_id)) for c in sorted(perf.bluefs, key=lambda c: c.osd_id)]
-    dedicated = [(c, osd) for c, osd in dedicated if _has_dedicated_db(osd, c.db_total_bytes)]
+    dedicated = [(c, osd) for c, osd in dedicated if has_dedicated_db(osd, c.db_total_bytes)]
     state.db_used.update(perf.collected_at, {c.osd_id: c.db_used_bytes + c.slow_used_bytes for c, _ in dedicated})
 
+    state.slopes = {}
     spill_count = spill_sum = share_below = 0
     eta: list[tuple[float, str]] = []
     for c, osd in dedicated:
@@ -103,6 +105,8 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
             continue
         limit = usable_bytes if c.db_used_bytes < usable_bytes else c.db_total_bytes
         slope = state.db_used.slope(c.osd_id)
+        if slope is not None:
+            state.slopes[c.osd_id] = slope
         if slope is not None and slope > 0:
             eta.append((max(0.0, limit - c.db_used_bytes) / slope, daemon))
     eta.sort()

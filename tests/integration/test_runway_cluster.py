@@ -1,0 +1,165 @@
+"""Runway and plan on the real test cluster (Pacific): as it fills and its S3 load grows, the
+runways shorten and the plan asks for more (docs/runway.md).
+
+The exporter fits over the last 60 s here (a week by default) and trusts a fit after 20 s (an
+hour): minutes of real writes stand for days. Buckets are filled to 90 objects each, under the
+test cluster's 100 objects per shard, so nothing reshards under the other tests' counts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import threading
+import time
+
+import pytest
+import yaml
+
+from cluster import s3load
+from demo.monitoring import wait_until
+from demo.sidecar import Sidecar
+
+pytestmark = pytest.mark.cluster
+
+THRESHOLDS = {
+    "forecast_min_span_seconds": 20,
+    "runway_window_seconds": 60,
+    "rate_window_seconds": 10,
+    # 1 RGW and 3 HDD OSDs: a per-RGW figure of 200 PUT/s keeps the test's load under it.
+    "rgw_put_ops_per_instance": 200,
+}
+PER_BUCKET = 90
+PACE = 10.0  # PUT/s of each writer: the load grows with the writers, not with what the host can take
+
+
+class PutLoad:
+    """PUT workers in the background, each filling its own buckets of 90 objects in turn."""
+
+    def __init__(self, cluster, prefix: str, size: int) -> None:
+        self.s3 = s3load.client(cluster.rgw_endpoint, *cluster.user_keys, 32)
+        self.prefix, self.body = prefix, b"x" * size
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.buckets: list[str] = []
+        self.puts = self.errors = 0
+        self.lock = threading.Lock()
+
+    def add_workers(self, n: int) -> None:
+        for _ in range(n):
+            t = threading.Thread(target=self._work, args=(len(self.threads),), daemon=True)
+            self.threads.append(t)
+            t.start()
+
+    def _work(self, w: int) -> None:
+        k = 0
+        while not self.stop.is_set():
+            bucket = f"{self.prefix}-{w}-{k}"
+            self.s3.create_bucket(Bucket=bucket)
+            with self.lock:
+                self.buckets.append(bucket)
+            for i in range(PER_BUCKET):
+                if self.stop.wait(1 / PACE):
+                    return
+                try:
+                    self.s3.put_object(Bucket=bucket, Key=f"o{i}", Body=self.body)
+                    with self.lock:
+                        self.puts += 1
+                except Exception:  # noqa: BLE001 - counted, and the test asserts there were none
+                    with self.lock:
+                        self.errors += 1
+            k += 1
+
+    def close(self) -> None:
+        self.stop.set()
+        for t in self.threads:
+            t.join(60)
+        for bucket in self.buckets:  # the space back for the tests after this one
+            keys = [{"Key": f"o{i}"} for i in range(PER_BUCKET)]
+            self.s3.delete_objects(Bucket=bucket, Delete={"Objects": keys, "Quiet": True})
+            self.s3.delete_bucket(Bucket=bucket)
+
+
+def reading(exporter: Sidecar) -> dict:
+    m = exporter.metrics()
+
+    def one(name: str, **labels) -> float | None:
+        found = [v for k, v in m.get(name, {}).items() if set(labels.items()) <= set(k)]
+        return found[0] if len(found) == 1 else None
+
+    limits = ("fill_cluster", "load_hdd", "load_rgw")
+    return {
+        **{f"runway_{x}": one("ceph_scale_runway_seconds", limit=x) for x in limits},
+        **{f"span_{x}": one("ceph_scale_runway_fit_span_seconds", limit=x) for x in limits},
+        "steady_fill": one("ceph_scale_runway_growth_steady", limit="fill_cluster"),
+        "hdd_fill": one("ceph_scale_plan_hdd_osds", by="fill"),
+        "hdd_ops": one("ceph_scale_plan_hdd_osds", by="ops"),
+        "rgw": one("ceph_scale_plan_rgw_instances"),
+        "put_rate": one("ceph_scale_s3_ops_per_second", op="put"),
+    }
+
+
+def once_plan(exporter: Sidecar, config) -> dict:
+    """`--once --plan json` with its own state file, as from cron."""
+    argv = [a for a in exporter.argv if not a.startswith(("--config.file=", "--web.listen-address="))]
+    r = subprocess.run([*argv, f"--config.file={config}", "--once", "--plan", "json"], capture_output=True,
+                       text=True, timeout=120, cwd=exporter.dir)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout)
+
+
+def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_grows(ceph_cluster, scratch):
+    exporter = Sidecar(ceph_cluster, scratch, thresholds=THRESHOLDS).start()
+    cron = exporter.dir / "cron.yml"
+    config = yaml.safe_load(exporter.config_path.read_text())
+    cron.write_text(yaml.safe_dump({**config, "state_file": str(exporter.dir / "cron-state.json")}))
+    steady = PutLoad(ceph_cluster, f"runway-a{int(time.time())}", 65536)
+    ramp = PutLoad(ceph_cluster, f"runway-b{int(time.time())}", 262144)
+    try:
+        # A: one writer of 64 KB objects at 10 PUT/s, long enough that the 60 s window holds nothing else.
+        steady.add_workers(1)
+        start = time.monotonic()
+        a = wait_until(
+            lambda: (
+                (r := reading(exporter))["runway_fill_cluster"] is not None
+                and r["runway_load_hdd"] is not None
+                and time.monotonic() - start > 70
+                and r
+            ),
+            120,
+            what="runways fitted over the steady load",
+        )
+        # B: a writer of 256 KB objects more every 4 s: the cluster fills faster and the load grows
+        # linearly, from 10 to 100 PUT/s.
+        steady.stop.set()
+        start = time.monotonic()
+        plans = []
+        while time.monotonic() - start < 40:
+            ramp.add_workers(1)
+            if len(ramp.threads) % 2:
+                plans.append(once_plan(exporter, cron))
+            time.sleep(max(0.0, 4 - (time.monotonic() - start) % 4))  # the ramp's own pace, not a wait for state
+        b = reading(exporter)
+    finally:
+        steady.close()
+        ramp.close()
+        exporter.stop()
+    print(f"A (steady): {a}\nB (ramp, {ramp.puts} PUTs): {b}")
+    assert steady.errors == 0 and ramp.errors == 0
+    assert b["put_rate"] > a["put_rate"]
+    # Filling faster: less runway to the fill target, more HDDs to hold the target date.
+    assert b["runway_fill_cluster"] < a["runway_fill_cluster"]
+    assert b["hdd_fill"] > a["hdd_fill"]
+    # A load that grows reaches the baseline in finite time, sooner than a steady one; the plan by
+    # ops and the RGWs grow with it.
+    assert math.isfinite(b["runway_load_hdd"]) and b["runway_load_hdd"] < a["runway_load_hdd"]
+    assert b["runway_load_rgw"] < a["runway_load_rgw"]
+    assert b["hdd_ops"] > a["hdd_ops"] and b["rgw"] > a["rgw"]
+    # Each runway says what its fit stands on.
+    assert b["span_fill_cluster"] >= THRESHOLDS["forecast_min_span_seconds"]
+    assert b["steady_fill"] in (0.0, 1.0)
+    # --once --plan from cron fits across runs, through its state file.
+    fitted = [p for p in plans if [r for r in p["runways"] if r["limit"] == "fill_cluster"][0]["seconds"] is not None]
+    assert fitted, [p["runways"] for p in plans]
+    assert plans[-1]["plan"]["hdd_osds"]["now"] == 3

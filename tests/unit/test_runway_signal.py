@@ -1,0 +1,111 @@
+"""The runway signal (core/signals/runway.py): its families, bounds and durable history."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from exporter.core.config import Thresholds
+from exporter.core.derive import DerivationState, derive
+from tests.unit.study_snapshot import study_snapshot
+
+TH = Thresholds(forecast_min_span_seconds=120, runway_window_seconds=3600)
+
+
+def samples(families, name: str) -> dict[tuple, float]:
+    for f in families:
+        if f.name == name:
+            return {
+                tuple(v for k, v in zip(f.label_names, labels) if k != "cluster"): value
+                for _, labels, value in f.samples
+            }
+    return {}
+
+
+def run(state, steps, start=1000.0, every=30.0, **kw):
+    fams = []
+    for i in steps:
+        fams = derive(study_snapshot(start + every * i, osds=12, buckets=50, grow=i, **kw), state, TH, cluster="c")
+    return fams
+
+
+def test_runways_appear_once_their_growth_is_fitted():
+    state = DerivationState(TH)
+    first = run(state, range(1))
+    # Before any fit: only what is reached now (the fake cluster has spilling DBs, buckets past their limit).
+    assert samples(first, "ceph_scale_runway_seconds") == {("db_levels",): 0.0, ("shard",): 0.0}
+    later = run(state, range(1, 8))
+    runways = samples(later, "ceph_scale_runway_seconds")
+    assert {"fill_cluster", "fill_osd", "db_levels", "load_hdd", "load_rgw", "shard"} <= {k[0] for k in runways}
+    span = samples(later, "ceph_scale_runway_fit_span_seconds")
+    assert span[("fill_cluster",)] >= 120
+    assert samples(later, "ceph_scale_runway_growth_steady")[("fill_cluster",)] in (0.0, 1.0)
+    assert set(samples(later, "ceph_scale_plan_hdd_osds")) == {("fill",), ("ops",)}
+    assert set(samples(later, "ceph_scale_plan_db_bytes_per_osd")) == {("levels",), ("share",)}
+    # Every OSD of this cluster is on one host: a host cannot be lost and survived, so one OSD is.
+    assert samples(later, "ceph_scale_plan_failure_domain_osds") == {(): 1.0}
+
+
+def test_the_failure_domain_is_the_largest_host_or_the_operators():
+    state = DerivationState(TH)
+    fams = derive(study_snapshot(1000.0), state, TH, cluster="c")  # 318 OSDs, 53 per host; osd.0 down
+    assert samples(fams, "ceph_scale_plan_failure_domain_osds") == {(): 53.0}
+    th = dataclasses.replace(TH, plan_failure_domain_osds=106)
+    fams = derive(study_snapshot(1030.0), DerivationState(th), th, cluster="c")
+    assert samples(fams, "ceph_scale_plan_failure_domain_osds") == {(): 106.0}
+
+
+def test_the_pre_shard_list_is_bounded():
+    th = dataclasses.replace(TH, plan_top_buckets=3)
+    state = DerivationState(th)
+    fams = derive(study_snapshot(1000.0, osds=12, buckets=500), state, th, cluster="c")
+    assert samples(fams, "ceph_scale_plan_buckets_to_preshard")[()] > 3
+    assert len(samples(fams, "ceph_scale_plan_bucket_shards")) == 3
+
+
+def test_history_survives_a_restart_and_keeps_growing():
+    state = DerivationState(TH)
+    run(state, range(6))
+    saved = json.loads(json.dumps(state.durable()))
+    assert len(saved["runway"]["used"]["points"]) >= 3
+    restored = DerivationState(TH)
+    restored.restore(saved)
+    assert restored.runway.used.points == state.runway.used.points
+    assert restored.runway.s3_last == state.runway.s3_last
+    # One more collection after the restart (a `--once` run from cron): the runways are there at once.
+    fams = run(restored, range(6, 7))
+    assert ("fill_cluster",) in samples(fams, "ceph_scale_runway_seconds")
+
+
+def test_a_broken_saved_history_costs_only_itself():
+    state = DerivationState(TH)
+    run(state, range(3))
+    saved = json.loads(json.dumps(state.durable()))
+    saved["runway"] = {"used": {"points": "garbage"}, "s3": {"points": [[1, 2]]}, "s3_last": [1]}
+    restored = DerivationState(TH)
+    restored.restore(saved)
+    assert restored.runway.used.points == [] and restored.runway.s3.points == []
+    assert restored.reshard.buckets == state.reshard.buckets
+
+
+def test_new_thresholds_keep_the_history():
+    state = DerivationState(TH)
+    run(state, range(4))
+    points = list(state.runway.used.points)
+    state.retune(dataclasses.replace(TH, runway_target_seconds=86400))
+    assert state.runway.used.points == points
+
+
+def test_a_restarted_rgw_counts_from_zero_not_backwards():
+    state = DerivationState(TH)
+    run(state, range(3))
+    before = state.runway.s3.points[-1]
+    snap = study_snapshot(1000.0 + 30 * 3, osds=12, buckets=50, grow=3)
+    restarted = dataclasses.replace(
+        snap.perf, rgw_ops=(dataclasses.replace(snap.perf.rgw_ops[0], put_ops=5),) + snap.perf.rgw_ops[1:]
+    )
+    derive(dataclasses.replace(snap, perf=restarted), state, TH, cluster="c")
+    after = state.runway.s3.points[-1]
+    assert after[0] > before[0]
+    # 11 RGWs at 120 PUT/s for 30 s, and the restarted one's 5 since its start
+    assert after[1] - before[1] == 11 * 120 * 30 + 5
