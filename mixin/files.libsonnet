@@ -11,6 +11,7 @@
     'load.json': import '../dashboards/json/load.json',
     'overview.json': import '../dashboards/json/overview.json',
     'rgw-resharding.json': import '../dashboards/json/rgw-resharding.json',
+    'runway.json': import '../dashboards/json/runway.json',
     'scrub.json': import '../dashboards/json/scrub.json',
   },
 }
