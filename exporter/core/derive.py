@@ -8,6 +8,7 @@ table for reshard events) and its durable part can be saved and restored.
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 from . import inputs
@@ -27,6 +28,10 @@ class DerivationState:
     def __init__(self, th: Thresholds) -> None:
         self.thresholds = th
         self.signals: dict[str, Any] = {s.name: s.state(th) for s in SIGNALS if s.state is not None}
+        # A signal whose derivation raised: how often, and what it raised while it still does.
+        self.signal_failures: dict[str, int] = {s.name: 0 for s in SIGNALS}
+        self.signal_errors: dict[str, str] = {}
+        self._reported_errors: dict[str, str] = {}
 
     def __getattr__(self, name: str) -> Any:
         signals = self.__dict__.get("signals", {})
@@ -42,6 +47,27 @@ class DerivationState:
         for name, state in self.signals.items():
             retuned = getattr(state, "retuned", None)
             self.signals[name] = retuned(th) if retuned is not None else type(state)(th)
+
+    def signal_failed(self, name: str, error: Exception) -> None:
+        self.signal_failures[name] += 1
+        where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+        at = f" at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}" if where else ""
+        self.signal_errors[name] = f"{type(error).__name__}: {error}{at}"
+
+    def signal_error_changes(self) -> list[tuple[bool, str]]:
+        """(failing, line) per signal that began to fail, failed otherwise, or recovered since
+        the last call: what the producers log, so that a failing signal is one line, not one a cycle."""
+        lines = []
+        for name in sorted(set(self.signal_errors) | set(self._reported_errors)):
+            now, before = self.signal_errors.get(name), self._reported_errors.get(name)
+            if now != before:
+                lines.append(
+                    (True, f"signal {name}: derivation failed: {now}")
+                    if now
+                    else (False, f"signal {name}: derived again")
+                )
+        self._reported_errors = dict(self.signal_errors)
+        return lines
 
     def durable(self) -> dict:
         """What must survive a restart or a manager failover."""
@@ -142,13 +168,30 @@ def derive(
     families += meta_families(snap, th, producer, shard_limit)
     given = SignalInput(snap, th, shard_limit[0], state.signals)
     for signal in SIGNALS:
-        families += signal.derive(given, state.signals.get(signal.name))
+        try:
+            produced = signal.derive(given, state.signals.get(signal.name))
+        except Exception as e:  # one signal's fault leaves the others served; its own series go
+            state.signal_failed(signal.name, e)
+            continue
+        state.signal_errors.pop(signal.name, None)
+        families += produced
         if signal.name == "reshard":  # the running options explain the shard limit: listed after it
             families += rgw_running_families(snap)
+    families += signal_families(state)
     # A family with no samples says nothing; leaving it out keeps `promtool
     # check metrics` quiet and the exposition small.
     families = [f for f in families if f.samples]
     return with_constant_labels(families, cluster_labels(snap, cluster))
+
+
+def signal_families(state: DerivationState) -> list[Family]:
+    """Whether each signal derived this time: a failing one's series are absent, never zero."""
+    success = gauge("signal_success", "1 if this signal's derivation succeeded this time.", "signal")
+    failures = counter("signal_failures", "Derivations of this signal that raised since start.", "signal")
+    for s in SIGNALS:
+        success.add(0 if s.name in state.signal_errors else 1, s.name)
+        failures.add(state.signal_failures[s.name], s.name)
+    return [success, failures]
 
 
 def cluster_labels(snap: Snapshot, cluster: str | None) -> dict[str, str]:

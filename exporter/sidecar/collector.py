@@ -115,6 +115,8 @@ class Collector:
             snap = self.snapshot()
             try:
                 families = derive(snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label)
+                for failing, line in self.state.signal_error_changes():
+                    (log.error if failing else log.info)("%s", line)
                 body = exposition.render(families)
             except Exception:
                 self.served.failed()

@@ -297,6 +297,16 @@ def health_checks(families: Iterable[Any], opts: CheckOptions | None = None) -> 
     return out
 
 
+def signal_failed_check(errors: dict[str, str]) -> dict:
+    """The signals whose derivation raises: the others are served (core/derive.py)."""
+    return {
+        "severity": "warning",
+        "summary": f"mgr/scale: {len(errors)} signal(s) cannot be derived; the others are served",
+        "count": len(errors),
+        "detail": [f"{name}: {error}" for name, error in sorted(errors.items())],
+    }
+
+
 def bad_config_check(errors: list[str]) -> dict:
     return {
         "severity": "warning",

@@ -76,6 +76,8 @@ class Collector:
             cluster = self.cluster_label()
             try:
                 families = derive(snap, self.state, self.thresholds(), producer="mgr", cluster=cluster)
+                for failing, line in self.state.signal_error_changes():
+                    (self.log.error if failing else self.log.info)("scale: %s", line)
                 body = exposition.render(families)
             except Exception:
                 self.served.failed()

@@ -44,7 +44,7 @@ except ImportError as e:  # the bundled core is missing: a copy without the syml
 
 if not _IMPORT_ERROR:
     from .ceph_scale_core.advisor import render as advice
-    from .checks import CheckOptions, bad_config_check, health_checks
+    from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
     from .sources import SCHEDULES, fetch_counters, source_functions
@@ -171,6 +171,8 @@ class Module(MgrModule):
         checks = dict(self._checks)
         if self.config_errors:
             checks["SCALE_BAD_CONFIG"] = bad_config_check(self.config_errors)
+        if self.collector is not None and self.collector.state.signal_errors:
+            checks["SCALE_SIGNAL_FAILED"] = signal_failed_check(self.collector.state.signal_errors)
         if self.server_error:
             checks["SCALE_METRICS_SERVER_DOWN"] = {
                 "severity": "warning",
@@ -328,6 +330,8 @@ class Module(MgrModule):
         checks = health_checks(families, CheckOptions.from_settings(self.settings, history)) if families else {}
         if self.config_errors:
             checks["SCALE_BAD_CONFIG"] = bad_config_check(self.config_errors)
+        if collector is not None and collector.state.signal_errors:
+            checks["SCALE_SIGNAL_FAILED"] = signal_failed_check(collector.state.signal_errors)
         report = build_report(families, checks=checks, sources=sources, producer="mgr")
         if format in ("json", "json-pretty"):
             return 0, render_json(report, pretty=format == "json-pretty"), ""

@@ -257,3 +257,28 @@ def test_can_run_names_the_missing_package(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "False" in out and "apt install python3-prometheus-client" in out
+
+
+def test_a_signal_that_cannot_be_derived_raises_a_health_check_and_the_rest_is_served(monkeypatch):
+    from scale.ceph_scale_core.signals import fill
+
+    def broken(given, state):
+        raise ZeroDivisionError("float division by zero")
+
+    mod = make(interval=1)
+    mod.config_notify()
+    collector = mod.make_collector()
+    mod.collector = collector
+    monkeypatch.setattr(fill, "derive", broken)
+    body = collector.collect_all_once().decode()
+    mod._after_derive(collector.families, collector.snapshot)
+    check = mod.health["SCALE_SIGNAL_FAILED"]
+    assert check["count"] == 1 and check["detail"][0].startswith("fill: ZeroDivisionError: float division by zero at ")
+    assert "ceph_scale_signal_success{cluster=" in body and "ceph_scale_bluefs_spilled_bytes" in body
+    assert "ceph_scale_cluster_used_ratio" not in body
+    rc, out, err = COMMANDS["scale status"](mod, format="json")
+    assert "SCALE_SIGNAL_FAILED" in out
+    monkeypatch.undo()
+    collector.derive_now()
+    mod._after_derive(collector.families, collector.snapshot)
+    assert "SCALE_SIGNAL_FAILED" not in mod.health
