@@ -48,9 +48,11 @@ def wait_until(predicate, timeout: float, interval: float = 0.5, what: str = "co
 
 
 class Process:
-    def __init__(self, argv: list[str], log_path: Path, cwd: Path) -> None:
+    def __init__(self, argv: list[str], log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> None:
         self.log = open(log_path, "ab")
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=cwd, env=env, start_new_session=True
+        )
 
     @property
     def pid(self) -> int:

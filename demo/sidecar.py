@@ -100,9 +100,11 @@ class Sidecar:
     def start(self, wait: bool = True) -> Sidecar:
         """Start (or start again, with the same config and state file)."""
         src = self._source_dir()
+        # The exporter's environment only: the test process's own PYTHONPATH stays as it was, so
+        # a later subprocess (an installed wheel, pipx) never imports this copy by accident.
         env_path = os.environ.get("PYTHONPATH", "")
-        os.environ["PYTHONPATH"] = f"{src}:{env_path}" if env_path and not self.in_root else str(src)
-        self.process = Process(self.argv, self.dir / "exporter.log", REPO)
+        path = f"{src}:{env_path}" if env_path and not self.in_root else str(src)
+        self.process = Process(self.argv, self.dir / "exporter.log", REPO, env={**os.environ, "PYTHONPATH": path})
         if wait:
             wait_until(lambda: self.text(), 60, what="the exporter's first exposition")
         return self

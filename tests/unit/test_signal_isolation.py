@@ -11,7 +11,13 @@ from tests.unit.study_snapshot import study_snapshot
 
 
 def samples(families, name: str) -> dict[tuple, float]:
-    return {tuple(sorted(s.labels.items())): s.value for f in families if f.name == name for s in f.samples}
+    return {
+        tuple(sorted(zip(f.label_names, values, strict=True))): value
+        for f in families
+        if f.name == name
+        for suffix, values, value in f.samples
+        if not suffix
+    }
 
 
 def by_signal(families, name: str) -> dict[str, float]:
