@@ -13,7 +13,8 @@ interval (core/registry.py) and the default thresholds (core/config.py):
 - buckets, as before the bucket poll: one `GET /admin/bucket?stats=true` per poll, one read
   per index shard and the metadata of each bucket; and as now: the bucket poll, whose budget
   (`rgw_bucket_reads_per_second`, at most `rgw_bucket_poll_max_reads` a poll) bounds it, the
-  listings spent first, and the sweep period that budget gives;
+  listings spent first at what the poll charges for them (core/admin_ops.py: the costliest
+  release's), and the sweep period that budget gives;
 - reshard: one omap read per reshard log object (`rgw_reshard_num_logs`, 16) per poll.
 """
 
@@ -22,7 +23,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from exporter.core.admin_ops import LIST_PAGE
+from exporter.core.admin_ops import LIST_PAGE, listing_reads
+from exporter.core.bucket_poll import LIST_SHARE
 from exporter.core.config import Thresholds
 from exporter.core.registry import SOURCE_BY_NAME
 
@@ -56,13 +58,18 @@ def costs(buckets: int, shards: int, pgs: int, m: dict, th: Thresholds | None = 
     th = th or Thresholds()
     unit = per_read(m)
     interval = {name: SOURCE_BY_NAME[name].interval for name in ("pgs", "buckets", "reshard")}
-    pages = 2 * -(-buckets // LIST_PAGE)
-    listing = pages * unit["list_per_page"]
-    full = shards + buckets * unit["full_overhead"] + listing / 2  # one listing inside the request
+    pages = -(-buckets // LIST_PAGE)
+    # What the poll charges its budget for the two listings (the costliest release's per page);
+    # the full read lists once itself, at the release's own cost.
+    listing = listing_reads(pages, pages)
+    full = shards + buckets * unit["full_overhead"] + pages * unit["list_per_page"]
     budget = min(th.rgw_bucket_poll_max_reads, th.rgw_bucket_reads_per_second * interval["buckets"])
-    poll = max(listing, budget)
+    # The listings take at most LIST_SHARE of the budget over time (every few polls past it).
+    listing = min(listing, LIST_SHARE * th.rgw_bucket_reads_per_second * interval["buckets"])
+    poll = budget
     sweep_reads = shards + buckets * unit["stats_overhead"]
     sweep_rate = max(1e-9, poll - listing) / interval["buckets"]
+    needed = sweep_reads / th.rgw_bucket_stats_max_age_seconds + listing / interval["buckets"]
     out = {
         "buckets_full_read": _row(full, interval["buckets"]),
         "buckets_poll": _row(poll, interval["buckets"]),
@@ -73,6 +80,7 @@ def costs(buckets: int, shards: int, pgs: int, m: dict, th: Thresholds | None = 
     out["buckets_poll"].update(
         listing_reads=listing,
         sweep_hours=sweep_reads / sweep_rate / 3600,
+        reads_per_second_for_max_age=needed,
         max_age_hours=th.rgw_bucket_stats_max_age_seconds / 3600,
         rgw_seconds=(poll - listing) / (11 + unit["stats_overhead"]) * unit["rgw_ms_per_bucket_11"] / 1000,
     )
@@ -81,7 +89,7 @@ def costs(buckets: int, shards: int, pgs: int, m: dict, th: Thresholds | None = 
     out["total_ops_per_second"] = sum(out[k]["per_second"] for k in ("buckets_poll", "reshard", "pgs"))
     out["total_ops_per_second_before"] = sum(out[k]["per_second"] for k in ("buckets_full_read", "reshard", "pgs"))
     out["target_ops_per_second"] = TARGET_OPS_PER_SECOND
-    out.update(release=m["release"], buckets=buckets, shards=shards, pgs=pgs)
+    out.update(release=m["release"], n_buckets=buckets, n_shards=shards, n_pgs=pgs)
     return out
 
 
@@ -98,9 +106,9 @@ def lines(scales: dict[int, dict]) -> list[str]:
     p(f"== cost to the watched cluster (per-read costs measured on {first['release']}, bench/cluster_cost.json)")
     for scale, c in scales.items():
         b, f, r, g = c["buckets_poll"], c["buckets_full_read"], c["reshard"], c["pgs"]
-        p(f"   {scale}x: {c['buckets']:,} buckets, {c['shards']:,} index shards, {c['pgs']:,} PGs")
+        p(f"   {scale}x: {c['n_buckets']:,} buckets, {c['n_shards']:,} index shards, {c['n_pgs']:,} PGs")
         p(f"     buckets, bucket poll: <= {b['per_poll']:,.0f} RADOS reads a poll ({b['listing_reads']:,.0f} of them "
-          f"the listings), {b['per_hour']:,.0f}/h, {b['per_second']:.0f}/s; every bucket read again within "
+          f"the listings, on average), {b['per_hour']:,.0f}/h, {b['per_second']:.0f}/s; every bucket read again within "
           f"{b['sweep_hours']:.1f} h (stats kept at most {b['max_age_hours']:.0f} h); RGW busy "
           f"{b['rgw_seconds']:.0f} s a poll")  # fmt: skip
         p(f"     buckets, one full stats read a poll (before): {f['per_poll']:,.0f} a poll, {f['per_hour']:,.0f}/h, "
@@ -130,6 +138,8 @@ def evaluate(scales: dict[int, dict]) -> list[tuple[str, bool, str]]:
         out.append((
             f"every bucket read again within rgw_bucket_stats_max_age_seconds at {scale}x",
             sweep <= age,
-            f"{sweep:.1f} h of {age:.0f} h" + ("" if sweep <= age else ": raise rgw_bucket_reads_per_second"),
+            f"{sweep:.1f} h of {age:.0f} h"
+            + ("" if sweep <= age else f": needs rgw_bucket_reads_per_second >= "
+               f"{c['buckets_poll']['reads_per_second_for_max_age']:.0f}"),
         ))  # fmt: skip
     return out

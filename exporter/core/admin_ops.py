@@ -77,8 +77,14 @@ class AdminOps:
 # cold (as at 100,000+ buckets, which outgrow its 10,000 entries; docs/cluster-cost.md):
 STATS_OVERHEAD_READS = 5  # a bucket's stats: one read per index shard, plus its entrypoint and instance
 META_READS = 2  # a bucket instance's metadata (its shard count)
-LIST_READS_PER_PAGE = 8  # a metadata listing page of up to LIST_PAGE keys
 LIST_PAGE = 1000
+# A metadata listing page of up to LIST_PAGE keys, the costliest release's (Tentacle's `bucket`
+# listing: 18 a page; Pacific's 6, every release's `bucket.instance` 5 or 6).
+LIST_READS_PER_PAGE = {"bucket": 18, "bucket.instance": 6}
+
+
+def listing_reads(bucket_pages: int, instance_pages: int) -> int:
+    return bucket_pages * LIST_READS_PER_PAGE["bucket"] + instance_pages * LIST_READS_PER_PAGE["bucket.instance"]
 
 
 class AdminOpsBuckets:
@@ -111,7 +117,7 @@ class AdminOpsBuckets:
             bucket, instance = inputs.instance_key(key)
             if bucket in ids:  # instances of deleted buckets may linger (stale instances)
                 ids[bucket].append(instance)
-        return {b: tuple(sorted(i)) for b, i in ids.items()}, (pages + more) * LIST_READS_PER_PAGE
+        return {b: tuple(sorted(i)) for b, i in ids.items()}, listing_reads(pages, more)
 
     def shards(self, key: str, instance_id: str, time_left: Callable[[], float]) -> int | None:
         """The shard count of one bucket instance; None if it is gone."""

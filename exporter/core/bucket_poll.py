@@ -6,7 +6,8 @@ poll, about 12,000 reads/s every 120 s (docs/cluster-cost.md has the measurement
 poll reads instead, each time:
 
 - the bucket and bucket-instance metadata listings (a few reads per thousand buckets):
-  buckets created or deleted, and on Pacific a reshard's new instance id;
+  buckets created or deleted, and on Pacific a reshard's new instance id (every poll while
+  they cost at most half the budget; at a million buckets every few polls);
 - the stats (one read per index shard, plus the bucket's metadata) of the buckets that must
   be read: new ones, those whose instances changed, those in the reshard queue (and once
   more after they left it), and those whose growth bound says they may have crossed a line
@@ -55,6 +56,9 @@ TIME_RESERVE = 1.0
 # At most this share of what the budget leaves after the reads that must be made goes to
 # probing generations of buckets never probed; the rest to the sweep.
 PROBE_SHARE = 0.25
+# The listings (new and deleted buckets, Pacific's new instances) take at most this share of
+# the budget over time: every poll up to ~250,000 buckets at the defaults, every few above.
+LIST_SHARE = 0.5
 # How often the producers save the poll's state: a restart then re-reads at most what changed
 # in this long, bounded by the ages the saved stats carry.
 SAVE_EVERY = 600.0
@@ -160,6 +164,8 @@ class BucketPoll:
         self.tokens: float | None = None  # None: nothing spent yet, a full poll's worth
         self.refilled_at = 0.0
         self.listed = False  # a first listing was made: later arrivals are new buckets
+        self.listed_at = 0.0  # when the listings were last made (not durable: at once after a start)
+        self.list_reads = 0  # ... and what they cost
         self.bound_exceeded = 0
         self.reads_total = dict.fromkeys(READ_KINDS, 0)
         self.buckets_read_total = dict.fromkeys(READ_REASONS, 0)
@@ -189,9 +195,12 @@ class BucketPoll:
     ) -> BucketsPart:
         budget = self._refill(now, lim)
         spent = _Spent()
-        listing, list_reads = reader.list_instances(time_left)
-        spent.reads["list"] += list_reads
-        self._merge_listing(listing, queued)
+        if self._listing_due(now, lim):
+            listing, list_reads = reader.list_instances(time_left)
+            spent.reads["list"] += list_reads
+            self.listed_at, self.list_reads = now, list_reads
+            self._merge_listing(listing)
+        self._merge_queue(queued)
 
         probing = exists is not None and self.prober.start_poll()
         probe = exists if probing else None
@@ -212,7 +221,14 @@ class BucketPoll:
         self.tokens = (self.tokens or 0.0) - spent.total
         return self._part(now, budget, spent, overdue)
 
-    def _merge_listing(self, listing: dict[str, tuple[str, ...]], queued: frozenset[str]) -> None:
+    def _listing_due(self, now: float, lim: PollLimits) -> bool:
+        """Every poll while the listings cost at most LIST_SHARE of the budget; past that (a
+        million buckets) every few polls, as the budget's share allows."""
+        if not self.listed_at:
+            return True
+        return self.list_reads <= LIST_SHARE * lim.reads_per_second * (now - self.listed_at)
+
+    def _merge_listing(self, listing: dict[str, tuple[str, ...]]) -> None:
         first = not self.listed
         self.listed = True
         for key in [k for k in self.entries if k not in listing]:
@@ -226,6 +242,9 @@ class BucketPoll:
                 e.listed_fp = fp
                 if e.bucket is None:
                     e.ids = ids
+
+    def _merge_queue(self, queued: frozenset[str]) -> None:
+        for key, e in self.entries.items():
             if key in queued:
                 e.queued = IN_QUEUE
             elif e.queued == IN_QUEUE:

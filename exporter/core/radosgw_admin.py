@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable
 
 from . import inputs
-from .admin_ops import LIST_PAGE, LIST_READS_PER_PAGE
+from .admin_ops import LIST_PAGE, listing_reads
 from .snapshot import Bucket
 
 # What the bucket poll's reads cost through radosgw-admin, measured on Pacific 16.2.15: every
@@ -88,8 +88,8 @@ class RadosgwAdminBuckets:
             bucket, instance = inputs.instance_key(key)
             if bucket in ids:
                 ids[bucket].append(instance)
-        pages = -(-len(buckets) // LIST_PAGE) + -(-len(instances) // LIST_PAGE)
-        return {b: tuple(sorted(i)) for b, i in ids.items()}, 2 * PROCESS_READS + LIST_READS_PER_PAGE * max(2, pages)
+        pages = listing_reads(max(1, -(-len(buckets) // LIST_PAGE)), max(1, -(-len(instances) // LIST_PAGE)))
+        return {b: tuple(sorted(i)) for b, i in ids.items()}, 2 * PROCESS_READS + pages
 
     def shards(self, key: str, instance_id: str, time_left: Callable[[], float]) -> int | None:
         try:

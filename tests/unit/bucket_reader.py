@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from exporter.core import inputs
-from exporter.core.admin_ops import LIST_PAGE, LIST_READS_PER_PAGE, META_READS, STATS_OVERHEAD_READS
+from exporter.core.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, listing_reads
 from exporter.core.index_generation import shard0_oid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -87,7 +87,7 @@ class MemoryBuckets:
     def list_instances(self, time_left):
         self.listings += 1
         pages = max(1, -(-len(self.buckets) // LIST_PAGE))
-        return {k: (b["id"],) for k, b in self.buckets.items()}, 2 * pages * LIST_READS_PER_PAGE
+        return {k: (b["id"],) for k, b in self.buckets.items()}, listing_reads(pages, pages)
 
     def shards(self, key, instance_id, time_left):
         self.meta_read.append(key)

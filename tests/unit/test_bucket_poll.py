@@ -25,7 +25,7 @@ from tests.unit.bucket_reader import Clock, MemoryBuckets
 LIM = PollLimits(reads_per_second=100.0, max_reads=15_000, growth_floor=1.0, growth_safety=2.0,
                  max_age=86_400.0, warn_ratio=0.8, shard_limit=1000)  # fmt: skip
 INTERVAL = 120.0
-LISTING = 2 * 8  # both listings, one page each
+LISTING = 18 + 6  # both listings, one page each
 ONE_READ = dataclasses.replace(LIM, max_reads=LISTING + 2 + 16 + 3)  # the listing and one new bucket of 11 shards
 
 
@@ -57,7 +57,7 @@ def test_the_first_poll_reads_every_bucket_it_can_afford_and_lists_the_rest_as_u
     reads = dict(part.poll.reads_total)
     # 15,000 reads: the listing, then 2 (shard count) + 11 + 5 per bucket, and probes
     assert part.poll.reads <= LIM.max_reads
-    assert reads["list"] == 2 * 2 * 8 and reads["stats"] == 16 * len(part.buckets)
+    assert reads["list"] == 2 * LISTING and reads["stats"] == 16 * len(part.buckets)
     assert 700 < len(part.buckets) < 850 and part.poll.unread == 2000 - len(part.buckets)
     assert part.unread.isdisjoint(b.key for b in part.buckets) and len(part.unread) == part.poll.unread
     assert part.poll.overdue == 0  # buckets never read are unread, not overdue
@@ -273,7 +273,24 @@ def test_property_the_budget_holds_and_crossings_are_seen_within_a_poll(seed, bu
         if part.poll.overdue or part.poll.unread:
             continue
         shown = {b.key: b for b in part.buckets}
-        for key in cluster.buckets:
+        for key in shown:  # listed (a small budget lists every few polls: new buckets wait for it)
             for ratio in (lim.warn_ratio, 1.0):
                 if cluster.objects(key) >= ratio * lim.shard_limit * cluster.buckets[key]["num_shards"]:
                     assert shown[key].num_objects >= ratio * lim.shard_limit * shown[key].num_shards, key
+
+
+def test_listings_past_half_the_budget_are_made_every_few_polls():
+    """At a million buckets the listings alone would exceed the budget: they take at most half
+    of it over time, and new buckets wait for the next one."""
+    p, cluster, clock = setup(5000, shards=1)  # 5 pages of each listing: 120 reads
+    lim = dataclasses.replace(LIM, reads_per_second=0.5)  # half of 60 reads a poll: a listing every 4 polls
+    poll(p, cluster, clock, lim=lim)
+    cluster.create("late")
+    known = []
+    for i in range(1, 9):
+        clock.t += INTERVAL
+        part = poll(p, cluster, clock, lim=lim)
+        known.append("late" in part.unread or "late" in {b.key for b in part.buckets})
+    assert cluster.listings == 2  # polls 0 and 4 (then 5,001 buckets: 6 pages, 144 reads, the next at poll 9)
+    assert known == [False, False, False, True, True, True, True, True]
+    assert "late" in {b.key for b in part.buckets}  # read once the budget recovered from the listing
