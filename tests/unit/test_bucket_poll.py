@@ -287,7 +287,7 @@ def test_listings_past_half_the_budget_are_made_every_few_polls():
     poll(p, cluster, clock, lim=lim)
     cluster.create("late")
     known = []
-    for i in range(1, 9):
+    for _ in range(8):
         clock.t += INTERVAL
         part = poll(p, cluster, clock, lim=lim)
         known.append("late" in part.unread or "late" in {b.key for b in part.buckets})
