@@ -528,10 +528,12 @@ def main(argv: list[str] | None = None) -> int:
     results["elapsed_seconds"] = time.perf_counter() - started
     scales = sorted(int(k) for k in results["scales"])
     results["cluster_cost"] = cluster_costs(scales, args.seed)
+    if args.json:  # the measurements first: a report that fails loses none of them
+        Path(args.json).write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     lines = report(results, scales)
     print()
     print("\n".join(lines))
-    if args.json:
+    if args.json:  # with the targets the report judged
         Path(args.json).write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     return 0
 
