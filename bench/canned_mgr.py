@@ -7,13 +7,14 @@ and a manager handle canned from the synthetic state.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import sys
 import time
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parent.parent
 # The sources whose data the manager holds itself; buckets and the reshard queue come from RGW
@@ -56,6 +57,8 @@ def mgr_package() -> dict[str, types.ModuleType]:
         "snapshot": importlib.import_module(f"{name}.ceph_scale_core.snapshot"),
         "exposition": importlib.import_module(f"{name}.ceph_scale_core.exposition"),
         "config": importlib.import_module(f"{name}.ceph_scale_core.config"),
+        "bucket_poll": importlib.import_module(f"{name}.ceph_scale_core.bucket_poll"),
+        "admin_ops": importlib.import_module(f"{name}.ceph_scale_core.admin_ops"),
     }
 
 
@@ -122,12 +125,36 @@ class CannedMgr(CannedCounters):
         return -2, "", "not set"
 
 
-def mgr_parts(m: dict, mgr: CannedMgr, dec: dict[str, Any]) -> dict[str, Any]:
-    """Every part through the module's own collectors (its registry-ordered table)."""
+_POLLS: dict[Path, Any] = {}
+
+
+def mgr_bucket_poll(m: dict, data_dir: Path, rgw: Any) -> Callable[[], Any]:
+    """One bucket poll of the module's own core copy over the canned Admin Ops API `rgw`, in its
+    steady state as the sidecar's (bench/canned.py): restored once, a full budget each call."""
+    poll = _POLLS.get(data_dir)
+    if poll is None:
+        poll = m["bucket_poll"].BucketPoll.from_dict(json.loads((data_dir / "state.json.buckets").read_bytes()))
+        shift = time.time() - json.loads((data_dir / "manifest.json").read_text())["now"]
+        for e in poll.entries.values():
+            e.bucket = dataclasses.replace(e.bucket, stats_at=e.bucket.stats_at + shift)
+        _POLLS[data_dir] = poll
+    limits = m["bucket_poll"].PollLimits.of(m["config"].Thresholds(), 100_000)
+    reader = m["admin_ops"].AdminOpsBuckets(rgw)
+
+    def collect() -> Any:
+        poll.tokens, poll.refilled_at = None, time.time()
+        return poll.poll(time.time(), reader, limits, frozenset(), lambda: 600.0, None)
+
+    return collect
+
+
+def mgr_parts(m: dict, mgr: CannedMgr, dec: dict[str, Any], buckets: Callable[[], Any]) -> dict[str, Any]:
+    """Every part through the module's own collectors (its registry-ordered table); `buckets`
+    is its bucket poll (mgr_bucket_poll)."""
     settings = m["options"].ModuleSettings()
     collectors = m["sources"].source_functions(mgr, lambda: settings)
     t = time.time()
     parts = {name: collectors[name]() for name in MANAGER_DATA_SOURCES}
-    parts["buckets"] = m["inputs"].buckets_part(dec["admin_api_bucket_stats.json"], t)
+    parts["buckets"] = buckets()
     parts["reshard"] = m["inputs"].reshard_part(dec["reshard_list.json"], t)
     return parts

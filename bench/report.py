@@ -6,6 +6,7 @@ import json
 import os
 import platform
 
+from bench import cost_model
 from bench.http_load import HTTP_MODES
 from exporter.core.registry import SOURCE_NAMES
 
@@ -29,6 +30,10 @@ def report(results: dict, scales: list[int]) -> list[str]:
     p = lines.append
     machine = results["machine"]
     p(f"machine: {machine['cpus']} CPUs, {machine['ram_gib']:.0f} GiB RAM, {machine['python']}, {machine['system']}")
+    costs = {int(k): v for k, v in results.get("cluster_cost", {}).items()}
+    if costs:
+        p("")
+        lines += cost_model.lines(costs)
     for scale in scales:
         r = results["scales"][str(scale)]
         t, med = r["time"], r["time"]["median"]
@@ -84,7 +89,7 @@ def report(results: dict, scales: list[int]) -> list[str]:
             p(f"   mgr module path: not measured ({t['mgr_error']})")
     p("")
     p("== targets (issue 6)")
-    targets = evaluate(results, scales)
+    targets = evaluate(results, scales) + cost_model.evaluate(costs)
     for name, ok, detail in targets:
         p(f"   {verdict(ok)}  {name}: {detail}")
     results["targets"] = [{"target": n, "pass": ok, "detail": d} for n, ok, d in targets]

@@ -8,7 +8,9 @@ Writes the files the sources read, named as in tests/fixtures/pacific/ and with
 exactly their keys (tests/bench/test_synth.py compares them recursively):
 osd_df.json, osd_dump.json, osd_metadata.json, df_detail.json, pg_dump_pgs.json,
 health_detail.json, config_get.json, mgr_prometheus_metrics.txt (filtered as the
-fixture is), admin_api_bucket_stats.json, reshard_list.json, and manifest.json with
+fixture is), admin_api_bucket_stats.json, reshard_list.json, the bucket poll's listings, record
+offsets and saved state (admin_api_metadata_bucket*.json, bucket_offsets.json,
+state.json.buckets), and manifest.json with
 the parameters, the capture time and the counts the state was built to have.
 
 JSON is written compact, as `ceph ... -f json` and the Admin Ops API send it (the
@@ -30,12 +32,14 @@ import argparse
 import json
 import math
 import random
+import zlib
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 STUDY = {"osds": 318, "pgs": 21760, "pools": 7, "buckets": 100_000, "rgws": 12}
+FORMAT = 2  # of the files written: a data directory of another format is generated again
 # Proportions of the 10B study [004].
 SPILLOVER_SHARE = 296 / 318
 NEARFULL_SHARE = 13 / 318
@@ -859,6 +863,11 @@ class Synth:
                 special[b] = (rng.randint(0, 50), DEFAULT_SHARDS, False)
         return special
 
+    def index_shards(self) -> int:
+        """Index shards over all buckets."""
+        special = self._bucket_plan()
+        return DEFAULT_SHARDS * (self.n_buckets - len(special)) + sum(shards for _, shards, _ in special.values())
+
     def bucket_name(self, b: int) -> str:
         return f"s3bench-{b:07d}"
 
@@ -971,17 +980,36 @@ class Synth:
         (out / "health_detail.json").write_text(dumps(self.health_detail(late_scrub, late_deep)))
         (out / "mgr_prometheus_metrics.txt").write_text(self.mgr_prometheus_text())
         objects = 0
-        with open(out / "admin_api_bucket_stats.json", "w", encoding="utf-8") as f:
-            f.write("[")
+        # The bucket poll's view (core/bucket_poll.py): the metadata listings, where each bucket's
+        # stats record lies in admin_api_bucket_stats.json (what `GET /admin/bucket?bucket=B&stats=true`
+        # answers for it), and the poll's saved state in its sweep (every bucket read within the
+        # last three hours, the oldest first).
+        offsets, state = [], {}
+        with open(out / "admin_api_bucket_stats.json", "wb") as f:
+            f.write(b"[")
             for b, bucket in enumerate(self.iter_buckets()):
                 if b:
-                    f.write(",")
-                f.write(dumps(bucket))
+                    f.write(b",")
+                record = dumps(bucket).encode()
+                offsets.append([bucket["bucket"], bucket["id"], f.tell(), len(record)])
+                f.write(record)
                 objects += bucket["usage"].get("rgw.main", {}).get("num_objects", 0)
-            f.write("]")
+                read_at = self.now - 3 * 3600 * (1 - b / max(1, self.n_buckets))
+                state[bucket["bucket"]] = [
+                    bucket["id"], "" if bucket["marker"] == bucket["id"] else bucket["marker"], bucket["num_shards"],
+                    bucket["usage"].get("rgw.main", {}).get("num_objects", 0), round(read_at, 3), 0.0, 0,
+                    zlib.crc32(bucket["id"].encode()), bucket["creation_time"], bucket["owner"], 0,
+                ]  # fmt: skip
+            f.write(b"]")
+        (out / "bucket_offsets.json").write_text(dumps(offsets))
+        (out / "admin_api_metadata_bucket.json").write_text(dumps([o[0] for o in offsets]))
+        (out / "admin_api_metadata_bucket_instance.json").write_text(dumps([f"{o[0]}:{o[1]}" for o in offsets]))
+        poll_state = {"version": 1, "tokens": None, "refilled_at": 0.0, "buckets": state}
+        (out / "state.json.buckets").write_text(dumps(poll_state))
         not_scrubbed, not_deep = self.scrub_counts()
         manifest = {
             "params": {
+                "format": FORMAT,
                 "osds": self.n_osds,
                 "pgs": self.n_pgs,
                 "pools": self.n_pools,

@@ -1,28 +1,33 @@
 """The RGW Admin Ops API over HTTP, signed with AWS Signature V4, stdlib only: the one
 client both producers use.
 
-One `GET /admin/bucket?stats=true` returns every bucket with its stats, so a poll costs
-one request whatever the number of buckets. The body is returned undecoded: the buckets
-parser decodes it a chunk at a time (inputs.buckets_part_from_json).
+The bucket poll (core/bucket_poll.py) reads through `AdminOpsBuckets`: the bucket and
+bucket-instance metadata listings a page at a time, one bucket's shard count, one bucket's
+stats. It never asks for every bucket's stats at once (`GET /admin/bucket?stats=true`):
+that reads every index shard of every bucket (docs/cluster-cost.md).
 """
 
 from __future__ import annotations
 
 import json
 import ssl
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from typing import Any, Callable
 
-from . import bounded_http
+from . import bounded_http, inputs
 from .sigv4 import sigv4_headers
-
-BUCKET_STATS = ("/admin/bucket", {"stats": "true", "format": "json"})
+from .snapshot import Bucket
 
 
 class AdminOpsError(RuntimeError):
     """A failed request, said without the keys."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status  # the HTTP status, 0 when there was no answer
 
 
 class AdminOps:
@@ -58,15 +63,10 @@ class AdminOps:
             return bounded_http.get(request, timeout, self.context, self.max_bytes)
         except urllib.error.HTTPError as e:
             detail = bounded_http.printable(e.read(300).decode(errors="replace").strip())
-            raise AdminOpsError(f"RGW Admin Ops {self.endpoint}{path}: HTTP {e.code}: {detail}") from None
+            raise AdminOpsError(f"RGW Admin Ops {self.endpoint}{path}: HTTP {e.code}: {detail}", e.code) from None
         except (urllib.error.URLError, OSError) as e:
             reason = bounded_http.printable(str(getattr(e, "reason", e)))
             raise AdminOpsError(f"RGW Admin Ops {self.endpoint}{path}: {reason}") from None
-
-    def bucket_stats_raw(self, timeout: float) -> bytes:
-        """Every bucket with its stats, one request, undecoded."""
-        path, params = BUCKET_STATS
-        return self.get_raw(path, params, timeout)
 
     @staticmethod
     def decode(path: str, body: bytes) -> Any:
@@ -75,5 +75,72 @@ class AdminOps:
         except json.JSONDecodeError as e:
             raise AdminOpsError(f"RGW Admin Ops {path}: invalid JSON: {e}") from None
 
-    def decode_bucket_stats(self, body: bytes) -> Any:
-        return self.decode(BUCKET_STATS[0], body)
+    def get_json(self, path: str, params: dict[str, str], timeout: float) -> Any:
+        return self.decode(path, self.get_raw(path, {**params, "format": "json"}, timeout))
+
+
+# What the reads cost the cluster, measured on Pacific 16.2.15 with RGW's metadata cache
+# cold (as at 100,000+ buckets, which outgrow its 10,000 entries; docs/cluster-cost.md):
+STATS_OVERHEAD_READS = 5  # a bucket's stats: one read per index shard, plus its entrypoint and instance
+META_READS = 2  # a bucket instance's metadata (its shard count)
+LIST_PAGE = 1000
+# A metadata listing page of up to LIST_PAGE keys, the costliest release's (Tentacle's `bucket`
+# listing: 18 a page; Pacific's 6, every release's `bucket.instance` 5 or 6).
+LIST_READS_PER_PAGE = {"bucket": 18, "bucket.instance": 6}
+
+
+def listing_reads(bucket_pages: int, instance_pages: int) -> int:
+    return bucket_pages * LIST_READS_PER_PAGE["bucket"] + instance_pages * LIST_READS_PER_PAGE["bucket.instance"]
+
+
+class AdminOpsBuckets:
+    """The bucket poll's reads over the Admin Ops API (core/bucket_poll.BucketReader)."""
+
+    stats_overhead = STATS_OVERHEAD_READS
+    meta_reads = META_READS
+
+    def __init__(self, ops: AdminOps) -> None:
+        self.ops = ops
+
+    def _keys(self, section: str, time_left: Callable[[], float]) -> tuple[list[str], int]:
+        path = f"/admin/metadata/{section}"
+        keys: list[str] = []
+        marker, pages = "", 0
+        while True:
+            params = {"max-entries": str(LIST_PAGE), **({"marker": marker} if marker else {})}
+            page, marker = inputs.metadata_page(self.ops.get_json(path, params, time_left()), section)
+            keys += page
+            pages += 1
+            if not marker:
+                return keys, pages
+
+    def list_instances(self, time_left: Callable[[], float]) -> tuple[dict[str, tuple[str, ...]], int]:
+        """Every bucket (its entrypoint) with the instance ids listed for it, and the reads it cost."""
+        buckets, pages = self._keys("bucket", time_left)
+        instances, more = self._keys("bucket.instance", time_left)
+        ids: dict[str, list[str]] = {b: [] for b in buckets}
+        for key in instances:
+            bucket, instance = inputs.instance_key(key)
+            if bucket in ids:  # instances of deleted buckets may linger (stale instances)
+                ids[bucket].append(instance)
+        return {b: tuple(sorted(i)) for b, i in ids.items()}, listing_reads(pages, more)
+
+    def shards(self, key: str, instance_id: str, time_left: Callable[[], float]) -> int | None:
+        """The shard count of one bucket instance; None if it is gone."""
+        try:
+            meta = self.ops.get_json("/admin/metadata/bucket.instance", {"key": f"{key}:{instance_id}"}, time_left())
+        except AdminOpsError as e:
+            if e.status == 404:
+                return None
+            raise
+        return inputs.instance_shards(meta)
+
+    def stats(self, key: str, time_left: Callable[[], float]) -> Bucket | None:
+        """One bucket's stats (every index shard's header); None if it is gone."""
+        try:
+            raw = self.ops.get_json("/admin/bucket", {"bucket": key, "stats": "true"}, time_left())
+        except AdminOpsError as e:
+            if e.status == 404:
+                return None
+            raise
+        return inputs.bucket_record(raw, time.time())

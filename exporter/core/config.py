@@ -99,6 +99,31 @@ class Thresholds:
         30 * 86400,
         "History used for each bucket's object growth rate, to predict which buckets reshard next.",
     )
+    # What watching the buckets costs the cluster (core/bucket_poll.py, docs/cluster-cost.md): at
+    # most 1 % of the 10B study's 17,800 PUT/s [004] in RADOS reads, and what a read may skip.
+    rgw_bucket_reads_per_second: float = _setting(
+        100.0,
+        1.0,
+        1e6,
+        "RADOS reads per second the bucket poll may cause on average (listings, stats, generation probes); "
+        "with the reshard queue and the listings the producer stays under 1 % of the study's 17,800 PUT/s [004].",
+    )
+    rgw_bucket_poll_max_reads: int = _setting(
+        15_000, 100, 10**8, "RADOS reads one bucket poll may cause at most, whatever budget it saved up."
+    )
+    rgw_bucket_growth_floor: float = _setting(
+        10.0,
+        0.0,
+        1e6,
+        "Objects per second any bucket is assumed able to grow between two reads of its stats, even one "
+        "never seen growing: the guarantee that a bucket crossing a line is seen within a poll assumes it.",
+    )
+    rgw_bucket_growth_safety: float = _setting(
+        2.0, 1.0, 1000.0, "Multiple of a bucket's observed object growth assumed as its growth until its next read."
+    )
+    rgw_bucket_stats_max_age_seconds: int = _setting(
+        86400, 600, 90 * 86400, "Oldest a bucket's stats may get: read again then even if its bound says it need not."
+    )
     # Scrub: the cluster's intervals are read live; these only bound the outputs.
     scrub_rate_window_seconds: int = _setting(
         3600, 60, 30 * 86400, "History used for the scrub completion rate and the backlog clearance time."

@@ -14,20 +14,17 @@ current one exists, older ones are removed once a reshard completes (multisite m
 them a while, hence the walk on to the newest). On Pacific a reshard makes a new
 instance id and the walk finds generation 0.
 
-Pure: the caller passes `exists(oid) -> bool` (librados stat) and decides which buckets
-to probe; `probe_plan` picks them so that the cost per poll stays bounded.
+Pure: the caller passes `exists(oid) -> bool` (librados stat); the bucket poll
+(core/bucket_poll.py) decides which buckets to probe, within its budget of reads.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
-
-from .snapshot import Bucket, BucketsPart
 
 # At most this many generations are walked past the last known one. RGW's reshard
 # thread needs a poll interval or more per reshard, so a gap this wide means a
@@ -78,32 +75,9 @@ def stat_exists(ioctx: Any, pool: str, oid: str, timeout: float) -> bool:
     raise ProbeError(f"stat of {pool}/{oid}: {os.strerror(-result[0])}")
 
 
-# bucket key -> (instance id, shard count, generation) as last probed
-Probed = dict[str, tuple[str, int, int]]
-
-
-def probe_plan(buckets: Iterable[Bucket], probed: Probed, budget: int) -> list[Bucket]:
-    """The buckets to probe this poll, at most `budget`.
-
-    First those whose instance id or shard count changed since their last probe (a
-    reshard, at once), then those never probed, most shards first (a bucket with many
-    shards is the likelier to have been resharded). Unchanged buckets keep their
-    generation: the cost is a few reads per reshard, plus a one-off sweep of the buckets
-    there were when the producer started."""
-    changed: list[Bucket] = []
-    unknown: list[Bucket] = []
-    for b in buckets:
-        seen = probed.get(b.key)
-        if seen is None:
-            unknown.append(b)
-        elif seen[0] != b.bucket_id or seen[1] != b.num_shards:
-            changed.append(b)
-    unknown.sort(key=lambda b: -b.num_shards)
-    return (changed + unknown)[: max(0, budget)]
-
-
 class GenerationProber:
-    """Keeps what was probed, and attaches this poll's generations to a bucket part.
+    """Probes generations for the bucket poll (core/bucket_poll.py), which decides which
+    buckets and within what budget; this counts the reads and handles failures.
 
     A failed probe (refused, or timed out: a cephx user without the index pool cap gets
     no answer at all) ends this poll's probing, and the next polls skip it, twice as many
@@ -112,42 +86,47 @@ class GenerationProber:
 
     MAX_SKIP = 64
 
-    def __init__(self, budget: int = 1000) -> None:
-        self.budget = budget
-        self.probed: Probed = {}
+    def __init__(self) -> None:
         self.failures = 0
         self.skip = 0
         self.error = ""
+        self._started = False  # this poll may probe
+        self._probing = False  # ... and no probe of it failed yet
 
-    def attach(self, part: BucketsPart, exists: Callable[[str], bool]) -> BucketsPart:
+    def start_poll(self) -> bool:
+        """Whether this poll may probe; False while backing off after a failure."""
         if self.skip > 0:
             self.skip -= 1
-            return dataclasses.replace(part, generation_error=self.error)
-        gens: dict[str, int] = {}
-        error = ""
-        # Tentacle's bucket stats carry the generation: nothing to probe for those.
-        unknown = [b for b in part.buckets if b.index_gen is None]
-        for b in probe_plan(unknown, self.probed, self.budget):
-            seen = self.probed.get(b.key)
-            start = seen[2] if seen is not None and seen[0] == b.bucket_id else 0
-            try:
-                gen = index_generation(exists, b.bucket_id, start)
-            except Exception as e:
-                error = f"{type(e).__name__}: {e}"
-                break
-            if gen is not None:
-                self.probed[b.key] = (b.bucket_id, b.num_shards, gen)
-                gens[b.key] = gen
-        if error:
+            self._started = self._probing = False
+            return False
+        self._started = self._probing = True
+        self.error = ""
+        return True
+
+    def probe(self, exists: Callable[[str], bool], bucket_id: str, known: int = 0) -> tuple[int | None, int]:
+        """(the bucket's generation, or None if unknown, and the stats it took)."""
+        if not self._probing:
+            return None, 0
+        reads = 0
+
+        def counted(oid: str) -> bool:
+            nonlocal reads
+            reads += 1
+            return exists(oid)
+
+        try:
+            return index_generation(counted, bucket_id, known), reads
+        except Exception as e:
+            self.error = f"{type(e).__name__}: {e}"
+            self._probing = False
+            return None, reads
+
+    def end_poll(self) -> None:
+        if not self._started:
+            return
+        if self.error:
             self.failures += 1
             self.skip = min(self.MAX_SKIP, 2 ** (self.failures - 1))
         else:
             self.failures = 0
-        self.error = error
-        if len(self.probed) > len(part.buckets):  # buckets deleted since
-            keys = {b.key for b in part.buckets}
-            self.probed = {k: v for k, v in self.probed.items() if k in keys}
-        buckets = part.buckets
-        if gens:
-            buckets = tuple(dataclasses.replace(b, index_gen=gens[b.key]) if b.key in gens else b for b in buckets)
-        return dataclasses.replace(part, buckets=buckets, generation_error=error)
+        self._started = self._probing = False

@@ -517,15 +517,53 @@ def health_part(health: Any, collected_at: float) -> HealthPart:
 @refuses_bad_shapes
 def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
     """`radosgw-admin bucket stats` or Admin Ops `GET /admin/bucket?stats=true`: a list of bucket objects."""
-    return BucketsPart(collected_at=collected_at, buckets=tuple(_bucket_records(_list(bucket_stats, "bucket_stats"))))
+    records = _bucket_records(_list(bucket_stats, "bucket_stats"), collected_at)
+    return BucketsPart(collected_at=collected_at, buckets=tuple(records))
 
 
-def _bucket_records(stats: Iterable) -> Iterator[Bucket]:
+def _bucket_records(stats: Iterable, stats_at: float) -> Iterator[Bucket]:
     for i, b in enumerate(stats):
-        yield _bucket_fast(b) or _bucket_checked(b, i)
+        yield _bucket_fast(b, stats_at) or _bucket_checked(b, i, stats_at=stats_at)
 
 
-def _bucket_fast(b: Any) -> Bucket | None:
+@refuses_bad_shapes
+def bucket_record(stats: Any, stats_at: float) -> Bucket:
+    """One bucket's `GET /admin/bucket?bucket=B&stats=true` (or `radosgw-admin bucket stats --bucket B`)."""
+    return _bucket_fast(stats, stats_at) or _bucket_checked(stats, 0, "bucket_stats", stats_at)
+
+
+@refuses_bad_shapes
+def metadata_page(page: Any, section: str) -> tuple[list[str], str]:
+    """A page of `GET /admin/metadata/<section>?max-entries=N`: (keys, marker of the next page or "").
+
+    RGW says `"truncated": "true"` (a string) and gives the marker only then; without
+    max-entries it answers a plain list of every key."""
+    if isinstance(page, list):
+        return [_str(k, f"{section}[{i}]") for i, k in enumerate(page)], ""
+    p = f"metadata {section}"
+    keys = [_str(k, f"{p}.keys[{i}]") for i, k in enumerate(_list(_get(page, "keys", p), p + ".keys"))]
+    truncated = str(page.get("truncated", "false")).lower() == "true"
+    return keys, _str(_get(page, "marker", p), p + ".marker") if truncated else ""
+
+
+def instance_key(key: str) -> tuple[str, str]:
+    """A `bucket.instance` metadata key, `[tenant/]name:instance id`: (bucket key, instance id)."""
+    bucket, sep, instance = key.rpartition(":")
+    if not sep or not bucket or not instance:
+        raise InputError(f"bucket.instance key {key!r:.120}: expected [tenant/]name:instance_id")
+    return bucket, instance
+
+
+@refuses_bad_shapes
+def instance_shards(meta: Any) -> int:
+    """The index shard count in `GET /admin/metadata/bucket.instance?key=...` (or `radosgw-admin
+    metadata get bucket.instance:...`), the same on every release (tests/fixtures/*/metadata_bucket_instance.json)."""
+    p = "bucket.instance.data.bucket_info"
+    info = _get(_get(meta, "data", "bucket.instance"), "bucket_info", "bucket.instance.data")
+    return _int(_get(info, "num_shards", p), p + ".num_shards")
+
+
+def _bucket_fast(b: Any, stats_at: float) -> Bucket | None:
     """The common well-formed record without building error paths; None sends it to _bucket_checked."""
     if type(b) is not dict:
         return None
@@ -559,11 +597,14 @@ def _bucket_fast(b: Any) -> Bucket | None:
         marker=bucket_id if marker == bucket_id else marker,
         created=str(b.get("creation_time", "") or ""),
         index_gen=gen,
+        stats_at=stats_at,
     )
 
 
-def _bucket_checked(b: Any, i: int) -> Bucket:
-    p = f"bucket_stats[{i}]"
+def _bucket_checked(b: Any, i: int, p: str = "", stats_at: float = 0.0) -> Bucket:
+    p = p or f"bucket_stats[{i}]"
+    if not isinstance(b, dict):
+        raise InputError(f"{p}: expected an object, got {type(b).__name__}")
     usage = b.get("usage") if isinstance(b, dict) else None
     objects = 0
     if isinstance(usage, dict):
@@ -581,23 +622,8 @@ def _bucket_checked(b: Any, i: int) -> Bucket:
         marker=str(b.get("marker", "") or ""),
         created=str(b.get("creation_time", "") or ""),
         index_gen=_opt_int(b.get("index_generation"), p + ".index_generation"),
+        stats_at=stats_at,
     )
-
-
-def buckets_part_from_json(raw: bytes, collected_at: float, decode: Callable[[bytes], Any] = json.loads) -> BucketsPart:
-    """buckets_part(decode(raw), collected_at), decoding the buckets a chunk at a time.
-
-    100,000 buckets are ~95 MB of JSON and ~250 MB of dicts; a bucket part
-    is ~40 MB. As pg_part_from_json: anything unusual, or any error, takes
-    the full decode, so the part or the exception are the same.
-    """
-    try:
-        stream = iter_json_array(raw, None)
-        if stream is not None:
-            return BucketsPart(collected_at=collected_at, buckets=tuple(_bucket_records(stream)))
-    except Exception:  # the exact outcome, error included, is the full decode's
-        pass
-    return buckets_part(decode(raw), collected_at)
 
 
 @refuses_bad_shapes

@@ -1,15 +1,34 @@
 """radosgw-admin as a subprocess, bounded by a timeout: both producers' runner (the sidecar's
-reshard queue without librados, the module's bucket stats and queue as the manager)."""
+reshard queue without librados, the module's bucket poll and queue as the manager)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import time
+from typing import Any, Callable
+
+from . import inputs
+from .admin_ops import LIST_PAGE, listing_reads
+from .snapshot import Bucket
+
+# What the bucket poll's reads cost through radosgw-admin, measured on Pacific 16.2.15: every
+# run starts a RADOS client that reads the zone and sets up its watches, about 45 RADOS ops
+# (docs/cluster-cost.md), so a bucket's stats cost its shards plus 50.
+PROCESS_READS = 45
+# Exit statuses of a bucket or instance that does not exist: ENOENT, and RGW's
+# ERR_NO_SUCH_BUCKET (2002) as the shell sees it.
+GONE = (2, 2002 % 256)
 
 
 class RadosgwAdminError(RuntimeError):
     """The tool missing, timed out or failed; with its last stderr line."""
+
+    def __init__(self, message: str, returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
 
 
 def run(argv: list[str], timeout: float) -> bytes:
@@ -23,7 +42,9 @@ def run(argv: list[str], timeout: float) -> bytes:
         raise RadosgwAdminError(f"radosgw-admin {what} timed out after {timeout:g}s") from None
     if proc.returncode != 0:
         lines = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise RadosgwAdminError(f"radosgw-admin {what} exited {proc.returncode}: {lines[-1] if lines else ''}")
+        raise RadosgwAdminError(
+            f"radosgw-admin {what} exited {proc.returncode}: {lines[-1] if lines else ''}", proc.returncode
+        )
     return proc.stdout.strip() or b"[]"
 
 
@@ -38,3 +59,52 @@ def _subcommand(argv: list[str]) -> list[str]:
         else:
             words.append(arg)
     return words
+
+
+class RadosgwAdminBuckets:
+    """The bucket poll's reads through radosgw-admin (core/bucket_poll.BucketReader), where
+    the Admin Ops API is not configured: `argv(args)` is the command line for those arguments."""
+
+    stats_overhead = PROCESS_READS + 5
+    meta_reads = PROCESS_READS + 2
+
+    def __init__(self, argv: Callable[[list[str]], list[str]]) -> None:
+        self.argv = argv
+
+    def _json(self, args: list[str], time_left: Callable[[], float]) -> Any:
+        raw = run(self.argv(args), time_left())
+        try:
+            return json.loads(raw)
+        except ValueError as e:
+            raise RadosgwAdminError(f"radosgw-admin {' '.join(args[:2])}: invalid JSON: {e}") from None
+
+    def list_instances(self, time_left: Callable[[], float]) -> tuple[dict[str, tuple[str, ...]], int]:
+        buckets, _ = inputs.metadata_page(self._json(["metadata", "list", "bucket"], time_left), "bucket")
+        instances, _ = inputs.metadata_page(
+            self._json(["metadata", "list", "bucket.instance"], time_left), "bucket.instance"
+        )
+        ids: dict[str, list[str]] = {b: [] for b in buckets}
+        for key in instances:
+            bucket, instance = inputs.instance_key(key)
+            if bucket in ids:
+                ids[bucket].append(instance)
+        pages = listing_reads(max(1, -(-len(buckets) // LIST_PAGE)), max(1, -(-len(instances) // LIST_PAGE)))
+        return {b: tuple(sorted(i)) for b, i in ids.items()}, 2 * PROCESS_READS + pages
+
+    def shards(self, key: str, instance_id: str, time_left: Callable[[], float]) -> int | None:
+        try:
+            return inputs.instance_shards(
+                self._json(["metadata", "get", f"bucket.instance:{key}:{instance_id}"], time_left)
+            )
+        except RadosgwAdminError as e:
+            if e.returncode in GONE:
+                return None
+            raise
+
+    def stats(self, key: str, time_left: Callable[[], float]) -> Bucket | None:
+        try:
+            return inputs.bucket_record(self._json(["bucket", "stats", "--bucket", key], time_left), time.time())
+        except RadosgwAdminError as e:
+            if e.returncode in GONE:
+                return None
+            raise

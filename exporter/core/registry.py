@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .config import Thresholds
 from .families import Family
-from .signals import degraded, fill, health, latency, load, reshard, runway, scrub, spillover
+from .signals import bucket_watch, degraded, fill, health, latency, load, reshard, runway, scrub, spillover
 from .signals.signal_input import SignalInput
 
 
@@ -38,7 +38,14 @@ SOURCES: tuple[SourceSpec, ...] = (
     # The pgs source's interval: overdue counts follow a changed scrub interval at once.
     SourceSpec("settings", "the Ceph options the signals depend on", 60.0, 10.0, "settings_interval"),
     SourceSpec("health", "Ceph's own health checks", 15.0, 10.0, "interval"),
-    SourceSpec("buckets", "every bucket's stats and index generation", 120.0, 60.0, "rgw_interval", "rgw_timeout"),
+    SourceSpec(
+        "buckets",
+        "bucket listings, and each bucket's stats and index generation when due, within a read budget",
+        120.0,
+        60.0,
+        "rgw_interval",
+        "rgw_timeout",
+    ),
     SourceSpec("reshard", "RGW's reshard queue", 60.0, 20.0, "rgw_interval", "rgw_timeout"),
 )
 SOURCE_NAMES: tuple[str, ...] = tuple(s.name for s in SOURCES)
@@ -77,6 +84,7 @@ SIGNALS: tuple[SignalSpec, ...] = (
     SignalSpec("spillover", spillover, spillover.SpilloverState),
     SignalSpec("fill", fill, fill.FillState),
     SignalSpec("reshard", reshard, reshard.ReshardState),
+    SignalSpec("bucket_watch", bucket_watch, alerts=False),
     SignalSpec("scrub", scrub, scrub.ScrubState),
     SignalSpec("load", load, load.LoadState),
     SignalSpec("latency", latency, latency.LatencyState),

@@ -192,12 +192,32 @@ class Bucket:
     # the bucket was deleted and created again, which is not a reshard.
     marker: str = ""
     created: str = ""  # creation_time as RGW gives it (ISO 8601, UTC)
-    # Index layout generation (Reef+: one per reshard), where this poll probed it.
+    # Index layout generation (Reef+: one per reshard), where it was probed (or Tentacle's stats say it).
     index_gen: int | None = None
+    # When these stats were read: the bucket poll reads each bucket on its own schedule, so the
+    # buckets of one part hold stats of different ages (0: as old as the part).
+    stats_at: float = 0.0
 
     @property
     def key(self) -> str:
         return f"{self.tenant}/{self.name}" if self.tenant else self.name
+
+
+@_record
+class BucketPollReport:
+    """What one bucket poll cost the cluster and how far behind its schedule it is
+    (core/bucket_poll.py). Counts are of this poll unless named cumulative."""
+
+    budget: float  # RADOS reads this poll could spend
+    reads: int  # RADOS reads this poll caused
+    # Since the producer started: (kind: list, meta, stats, probe) -> RADOS reads caused, and
+    # (reason: new, changed, queued, due, unread, sweep) -> bucket stats read.
+    reads_total: tuple[tuple[str, int], ...]
+    buckets_read_total: tuple[tuple[str, int], ...]
+    overdue: int  # buckets that had to be read (new, changed, queued, may have crossed a line) and were not
+    unread: int  # listed buckets whose stats were never read yet
+    oldest_stats_at: float | None  # read time of the oldest stats held
+    bound_exceeded_total: int = 0  # reads that found more growth than the bucket's bound assumed
 
 
 @_record
@@ -206,6 +226,9 @@ class BucketsPart:
     buckets: tuple[Bucket, ...]
     # Why index generations could not be read this poll ("" if they could, or none was due).
     generation_error: str = ""
+    # Listed buckets without stats yet (a first start without saved state): known to exist, not judged.
+    unread: frozenset[str] = frozenset()
+    poll: BucketPollReport | None = None  # None: every bucket read in one request (fixtures, `bucket stats`)
 
 
 @_record

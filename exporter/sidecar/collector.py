@@ -71,6 +71,13 @@ class Collector:
         self._saved_state: str | None = None
         self._load_state()
 
+    def latest_part(self, name: str):
+        """A source's last good part, however old (None before its first success)."""
+        for r in self.runners:
+            if r.name == name:
+                return r.part
+        return None
+
     # --- durable state ---------------------------------------------------------
 
     def _load_state(self) -> None:

@@ -171,6 +171,8 @@ def build_collector(args: argparse.Namespace) -> Collector:
         reshard_backend=str(
             cfg.rgw.get("reshard_backend", "rados" if isinstance(ceph, RadosClient) else "radosgw-admin")
         ),
+        thresholds=cfg.thresholds,
+        state_file=args.state_file or cfg.state_file,
     )
     specs = []
     for cls in ALL_SOURCES:
@@ -185,12 +187,14 @@ def build_collector(args: argparse.Namespace) -> Collector:
     # Nothing here talks to Ceph: the server is up (and a bad web config refused) before the
     # first command, which may wait on an unreachable monitor. Without --cluster-label the
     # series are labelled with the fsid the OSD map names, once the osd_map source has read it.
-    return Collector(
+    collector = Collector(
         specs,
         cfg.thresholds,
         cluster_label=args.cluster_label or cfg.cluster_label,
-        state_file=args.state_file or cfg.state_file,
+        state_file=ctx.state_file,
     )
+    ctx.latest = collector.latest_part
+    return collector
 
 
 def plan_text(collector: Collector, form: str) -> str:

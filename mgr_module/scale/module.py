@@ -280,8 +280,14 @@ class Module(MgrModule):
 
     def make_collector(self) -> "Collector":
         """The sources on the manager's data, wired to this module's options and hooks."""
-        return Collector(
-            source_functions(self, self._rgw_settings),
+        collector: Optional[Collector] = None
+
+        def latest(name: str) -> Any:
+            runner = collector.runners.get(name) if collector is not None else None
+            return runner.part if runner is not None else None
+
+        collector = Collector(
+            source_functions(self, self._rgw_settings, latest, lambda: self.thresholds),
             self._schedule,
             lambda: self.thresholds,
             self._cluster_label,
@@ -290,6 +296,7 @@ class Module(MgrModule):
             self.log,
             enabled=self._source_enabled,
         )
+        return collector
 
     def serve(self) -> None:
         self._load_config()

@@ -168,6 +168,22 @@ def reshard(v: View, checks: dict, top: int) -> dict:
         )
     if events is not None:
         lines.append(f"{number(events)} completed reshard(s) seen")
+    if v.has("rgw_bucket_poll_last_reads"):
+        # What watching costs the cluster, and whether the bucket poll keeps up (docs/cluster-cost.md).
+        data["bucket_poll"] = {
+            "last_reads": v.value("rgw_bucket_poll_last_reads"),
+            "budget_reads": v.value("rgw_bucket_poll_budget_reads"),
+            "overdue": v.value("rgw_bucket_stats_overdue"),
+            "unread": v.value("rgw_bucket_stats_unread"),
+            "oldest_stats_age_seconds": v.value("rgw_bucket_stats_oldest_age_seconds"),
+        }
+        poll = data["bucket_poll"]
+        oldest = poll["oldest_stats_age_seconds"]
+        lines.append(
+            f"bucket poll: {number(poll['last_reads'] or 0)} RADOS reads of {number(poll['budget_reads'] or 0)} "
+            f"budgeted; oldest stats {duration(oldest) if oldest is not None else 'none yet'}; "
+            f"{number(poll['overdue'] or 0)} bucket(s) overdue, {number(poll['unread'] or 0)} not read yet"
+        )
     if has_queue:
         lines.append(
             f"reshard queue: {number(data['reshard_queued'] or 0)} queued, "
@@ -206,7 +222,7 @@ def reshard(v: View, checks: dict, top: int) -> dict:
         for labels, seconds in soonest[:top]:
             name = f"{labels['tenant']}/{labels['bucket']}" if labels["tenant"] else labels["bucket"]
             lines.append(f"  {name}: " + ("at the limit now" if seconds <= 0 else f"in {duration(seconds)}"))
-    warn = "SCALE_RESHARD_SOON" in checks or bool(data["reshard_queued"])
+    warn = "SCALE_RESHARD_SOON" in checks or bool(data["reshard_queued"]) or bool(v.value("rgw_bucket_stats_overdue"))
     return _section(_status(True, warn), lines, data, offenders)
 
 

@@ -14,9 +14,12 @@ import json
 import time
 from typing import Any, Callable
 
-from . import rgw
+from . import rgw, statestore
 from .ceph_scale_core import inputs, radosgw_admin, registry
-from .ceph_scale_core.index_generation import GenerationProber
+from .ceph_scale_core.admin_ops import AdminOpsBuckets
+from .ceph_scale_core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
+from .ceph_scale_core.config import Thresholds
+from .ceph_scale_core.radosgw_admin import RadosgwAdminBuckets
 from .ceph_scale_core.snapshot import ReshardPart
 from .options import ModuleSettings
 
@@ -254,49 +257,93 @@ def _radosgw_admin(mgr: Any, settings: ModuleSettings, args: list[str]) -> Any:
     return radosgw_admin.run(argv, settings.rgw_timeout)
 
 
-def parse_buckets(raw: bytes, t: float) -> Any:
-    """The core's chunked parser: 100,000+ buckets never exist as one decoded list in the manager."""
-    return inputs.buckets_part_from_json(raw, t)
+class BucketPolling:
+    """The bucket poll (core/bucket_poll.py) inside the manager: over the Admin Ops API or
+    radosgw-admin, with the index generations (reshards, Reef+) from the index pools on
+    ioctxs kept for the module's life (a stat given up on may still complete). Its state is
+    kept in the manager's store every SAVE_EVERY seconds, so a failover goes on from it."""
 
-
-class IndexGenerations:
-    """The index generation (reshards, Reef+) of the buckets that changed, from the index
-    pools, on ioctxs kept for the module's life (a stat given up on may still complete)."""
-
-    def __init__(self) -> None:
-        self.prober = GenerationProber()
+    def __init__(self, latest: Callable[[str], Any], thresholds: Callable[[], Thresholds]) -> None:
+        self.latest = latest
+        self.thresholds = thresholds
+        self.poll: BucketPoll | None = None
+        self.stored: dict[str, str] = {}
+        self.saved_at = 0.0
         self.pools: list[str] = []
         self.exists: Callable[[str], bool] | None = None
+        self.exists_error = ""
 
-    def attach(self, mgr: Any, part: Any) -> Any:
+    def collect(self, mgr: Any, settings: ModuleSettings) -> Any:
+        t = time.time()
+        reader = self._reader(mgr, settings)
+        if self.poll is None:
+            self.poll = self._restore(mgr)
+            self.saved_at = t
+        limits, queued = poll_inputs(self.thresholds(), self.latest("settings"), self.latest("reshard"))
+        end = time.monotonic() + settings.rgw_timeout
+        part = self.poll.poll(t, reader, limits, queued, lambda: max(0.0, end - time.monotonic()), self._exists(mgr))
+        if self.exists is None and self.exists_error:  # the index pools could not be opened
+            part = dataclasses.replace(part, generation_error=self.exists_error)
+        if t - self.saved_at >= SAVE_EVERY:
+            self._save(mgr)
+            self.saved_at = t
+        return part
+
+    def _reader(self, mgr: Any, settings: ModuleSettings) -> Any:
+        mode = rgw_mode(settings)
+        if mode == "admin_api":
+            return AdminOpsBuckets(
+                rgw.admin_ops_client(
+                    settings.rgw_endpoint,
+                    settings.rgw_access_key,
+                    settings.rgw_secret_key,
+                    settings.rgw_region,
+                    settings.rgw_verify_tls,
+                    settings.rgw_max_response_mb,
+                )
+            )
+        if mode == "radosgw_admin":
+            conf = mgr.get_ceph_conf_path() if hasattr(mgr, "get_ceph_conf_path") else ""
+            keyring = str(mgr.get_ceph_option("keyring") or "")
+            return RadosgwAdminBuckets(
+                lambda args: rgw.radosgw_admin_argv(str(conf or ""), keyring, mgr.get_mgr_id(), args)
+            )
+        raise rgw.RgwError(f"bucket stats are disabled (mgr/scale/rgw_source is {mode})")
+
+    def _exists(self, mgr: Any) -> Callable[[str], bool] | None:
         pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
         if pools != self.pools or self.exists is None:
             try:
                 self.exists = rgw.rados_exists_checker(mgr.rados, pools)
+                self.exists_error = ""
             except Exception as e:  # a pool vanished: the counts fall back to observed changes
-                return dataclasses.replace(part, generation_error=f"{type(e).__name__}: {e}")
+                self.exists, self.exists_error = None, f"{type(e).__name__}: {e}"
             self.pools = pools
-        return self.prober.attach(part, self.exists)
+        return self.exists
 
+    def _restore(self, mgr: Any) -> BucketPoll:
+        try:
+            data, problems = statestore.decode_poll(mgr.get_store)
+            for p in problems:
+                mgr.log.warning("scale: stored bucket poll state: %s", p)
+            if data is None:
+                return BucketPoll()
+            poll = BucketPoll.from_dict(data)
+            self.stored = dict(mgr.get_store_prefix(statestore.POLL_CHUNK_PREFIX) or {})
+            self.stored[statestore.POLL_HEADER_KEY] = mgr.get_store(statestore.POLL_HEADER_KEY) or ""
+            mgr.log.info("scale: restored the bucket poll's state of %d bucket(s)", len(poll.entries))
+            return poll
+        except (ValueError, TypeError, KeyError) as e:
+            # Without it every bucket is read again, at the budget's pace: slower, never wrong.
+            mgr.log.error("scale: ignoring unreadable bucket poll state: %s", e)
+            return BucketPoll()
 
-def collect_buckets(mgr: Any, settings: ModuleSettings) -> Any:
-    t = time.time()
-    mode = rgw_mode(settings)
-    if mode == "admin_api":
-        client = rgw.admin_ops_client(
-            settings.rgw_endpoint,
-            settings.rgw_access_key,
-            settings.rgw_secret_key,
-            settings.rgw_region,
-            settings.rgw_verify_tls,
-            settings.rgw_max_response_mb,
-        )
-        raw = client.bucket_stats_raw(settings.rgw_timeout)
-    elif mode == "radosgw_admin":
-        raw = _radosgw_admin(mgr, settings, ["bucket", "stats"])
-    else:
-        raise rgw.RgwError(f"bucket stats are disabled (mgr/scale/rgw_source is {mode})")
-    return parse_buckets(raw, t)
+    def _save(self, mgr: Any) -> None:
+        assert self.poll is not None
+        entries = statestore.encode_poll(self.poll.to_dict())
+        for key, value in statestore.plan_writes(self.stored, entries, statestore.POLL_HEADER_KEY):
+            mgr.set_store(key, value)
+        self.stored = entries
 
 
 def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
@@ -320,8 +367,15 @@ def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
     return ReshardPart(collected_at=t, entries=tuple(entries))
 
 
-def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[str, Callable[[], Any]]:
-    generations = IndexGenerations()
+def source_functions(
+    mgr: Any,
+    settings: Callable[[], ModuleSettings],
+    latest: Callable[[str], Any] = lambda name: None,
+    thresholds: Callable[[], Thresholds] = Thresholds,
+) -> dict[str, Callable[[], Any]]:
+    """Each source's collector; `latest(name)` is another source's last good part (the bucket
+    poll reads the reshard queue's and the settings')."""
+    buckets = BucketPolling(latest, thresholds)
     functions: dict[str, Callable[[], Any]] = {
         "osd_map": lambda: collect_osd_map(mgr),
         "capacity": lambda: collect_capacity(mgr),
@@ -329,7 +383,7 @@ def source_functions(mgr: Any, settings: Callable[[], ModuleSettings]) -> dict[s
         "pgs": lambda: collect_pgs(mgr),
         "settings": lambda: collect_settings(mgr, settings()),
         "health": lambda: collect_health(mgr),
-        "buckets": lambda: generations.attach(mgr, collect_buckets(mgr, settings())),
+        "buckets": lambda: buckets.collect(mgr, settings()),
         "reshard": lambda: collect_reshard(mgr, settings()),
     }
     if set(functions) != set(registry.SOURCE_NAMES):

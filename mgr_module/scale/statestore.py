@@ -32,15 +32,14 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-def _chunk_key(i: int, value: str) -> str:
-    return f"{CHUNK_PREFIX}{i}/{zlib.crc32(value.encode()):08x}"
+# The bucket poll's state (core/bucket_poll.py): its own header and chunks, written every
+# few minutes rather than on every change (its stats change at every poll).
+POLL_HEADER_KEY = "bucket_poll"
+POLL_CHUNK_PREFIX = "bucket_poll/"
 
 
-def encode(durable: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
-    """Store entries (key -> value) for `DerivationState.durable()`."""
-    header = json.loads(_dumps(durable))  # deep copy, plain JSON types
-    reshard = header.get("reshard")
-    table = reshard.pop("buckets", {}) if isinstance(reshard, dict) else {}
+def _chunks(table: dict, prefix: str, max_value: int) -> dict[str, str]:
+    """The table in compressed chunks under `prefix`, each key in chunk crc32(key) % N."""
     n = 1
     while True:
         parts: list[dict] = [{} for _ in range(n)]
@@ -50,11 +49,53 @@ def encode(durable: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
         if max(len(c) for c in chunks) <= max_value or n >= MAX_CHUNKS:
             break
         n *= 2
-    out = {_chunk_key(i, c): c for i, c in enumerate(chunks)}
+    return {f"{prefix}{i}/{zlib.crc32(c.encode()):08x}": c for i, c in enumerate(chunks)}
+
+
+def _unchunk(get: Callable[[str], str | None], keys: list[str], problems: list[str]) -> dict:
+    table: dict = {}
+    for i, key in enumerate(keys):
+        chunk = get(key)
+        if chunk is None:
+            problems.append(f"state chunk {i} of {len(keys)} is missing")
+            continue
+        try:
+            table.update(json.loads(zlib.decompress(base64.b64decode(chunk))))
+        except (ValueError, zlib.error) as e:
+            problems.append(f"state chunk {i} of {len(keys)} is unreadable: {e}")
+    return table
+
+
+def encode(durable: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
+    """Store entries (key -> value) for `DerivationState.durable()`."""
+    header = json.loads(_dumps(durable))  # deep copy, plain JSON types
+    reshard = header.get("reshard")
+    table = reshard.pop("buckets", {}) if isinstance(reshard, dict) else {}
+    out = _chunks(table, CHUNK_PREFIX, max_value)
     if isinstance(reshard, dict):
         reshard["bucket_chunk_keys"] = list(out)
     out[HEADER_KEY] = _dumps(header)
     return out
+
+
+def encode_poll(data: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
+    """Store entries for `BucketPoll.to_dict()`: its bucket table in chunks, the rest in the header."""
+    header = json.loads(_dumps(data))
+    out = _chunks(header.pop("buckets", {}), POLL_CHUNK_PREFIX, max_value)
+    header["chunk_keys"] = list(out)
+    out[POLL_HEADER_KEY] = _dumps(header)
+    return out
+
+
+def decode_poll(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
+    """(`BucketPoll.to_dict()` as stored, or None when nothing is; problems found)."""
+    raw = get(POLL_HEADER_KEY)
+    if raw is None:
+        return None, []
+    header = json.loads(raw)
+    problems: list[str] = []
+    header["buckets"] = _unchunk(get, [str(k) for k in header.pop("chunk_keys", [])], problems)
+    return header, problems
 
 
 def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
@@ -63,7 +104,7 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     if raw is None:
         return None, []
     header = json.loads(raw)
-    problems = []
+    problems: list[str] = []
     reshard = header.get("reshard")
     keys: list[str] | None = None
     if isinstance(reshard, dict) and "bucket_chunk_keys" in reshard:
@@ -71,29 +112,21 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     elif isinstance(reshard, dict) and "bucket_chunks" in reshard:  # the first format: state/buckets/<i>
         keys = [f"{CHUNK_PREFIX}{i}" for i in range(int(reshard.pop("bucket_chunks")))]
     if keys is not None:
-        table: dict = {}
-        for i, key in enumerate(keys):
-            chunk = get(key)
-            if chunk is None:
-                problems.append(f"state chunk {i} of {len(keys)} is missing")
-                continue
-            try:
-                table.update(json.loads(zlib.decompress(base64.b64decode(chunk))))
-            except (ValueError, zlib.error) as e:
-                problems.append(f"state chunk {i} of {len(keys)} is unreadable: {e}")
-        reshard["buckets"] = table
+        reshard["buckets"] = _unchunk(get, keys, problems)
     return header, problems
 
 
-def plan_writes(previous: dict[str, str], new: dict[str, str]) -> list[tuple[str, str | None]]:
+def plan_writes(
+    previous: dict[str, str], new: dict[str, str], header_key: str = HEADER_KEY
+) -> list[tuple[str, str | None]]:
     """set_store calls: new chunks, then the header, then removals (value None).
 
     `previous` is what the store holds, leftovers of an interrupted write included."""
     writes: list[tuple[str, str | None]] = [
-        (k, v) for k, v in sorted(new.items()) if k != HEADER_KEY and previous.get(k) != v
+        (k, v) for k, v in sorted(new.items()) if k != header_key and previous.get(k) != v
     ]
-    if previous.get(HEADER_KEY) != new.get(HEADER_KEY) and HEADER_KEY in new:
-        writes.append((HEADER_KEY, new[HEADER_KEY]))
+    if previous.get(header_key) != new.get(header_key) and header_key in new:
+        writes.append((header_key, new[header_key]))
     writes += [(k, None) for k in sorted(previous) if k not in new]
     return writes
 

@@ -26,8 +26,13 @@ def test_the_sidecars_sources_on_canned_clients_give_the_parsers_parts(small):
     now = json.loads((small / "manifest.json").read_text())["now"]
     raws = bench_run.load_raws(small)
     expected = bench_run.parts_from_decoded(bench_run.parse_all(raws), now)
+    side = {name: bench_run.sidecar_source(name, raws, small, now) for name in SOURCE_NAMES}
     for name in SOURCE_NAMES:
-        assert bench_run.sidecar_source(name, raws, small, now) == expected[name], name
+        if name != "buckets":
+            assert side[name] == expected[name], name
+    # The bucket poll in its steady state: every bucket's stats as read over the last hours
+    assert bench_run.same_parts(side, expected)
+    assert side["buckets"].poll.reads <= side["buckets"].poll.budget
 
 
 def test_a_command_the_canned_cluster_does_not_know_fails_as_a_cluster_would(small):
@@ -40,10 +45,15 @@ def test_the_modules_collectors_on_the_canned_manager_give_the_same_parts(small)
     dec = bench_run.parse_all(bench_run.load_raws(small))
     counters = inputs.counters_from_prometheus_text(dec["mgr_prometheus_metrics.txt"])
     module = canned_mgr.mgr_package()
-    parts = canned_mgr.mgr_parts(module, canned_mgr.CannedMgr(dec, counters), dec)
+    raws = bench_run.load_raws(small)
+    buckets = canned_mgr.mgr_bucket_poll(module, small, canned.bucket_source(raws, small).ctx.rgw)
+    parts = canned_mgr.mgr_parts(module, canned_mgr.CannedMgr(dec, counters), dec, buckets)
     expected = bench_run.parts_from_decoded(dec, now)
     for name in canned_mgr.MANAGER_DATA_SOURCES:  # the module's own copy of the core: compared as data
         assert fields(parts[name]) == fields(expected[name]), name
+    assert {b.key: b.num_objects for b in parts["buckets"].buckets} == {
+        b.key: b.num_objects for b in expected["buckets"].buckets
+    }
 
 
 def fields(part) -> dict:

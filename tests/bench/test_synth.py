@@ -255,8 +255,11 @@ def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
 def test_cli_writes_the_files(tmp_path):
     assert synth.main(["--osds", "12", "--pgs", "80", "--buckets", "50", "--rgws", "2", "--out", str(tmp_path)]) == 0
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["params"] == {"osds": 12, "pgs": 80, "pools": 7, "buckets": 50, "rgws": 2, "seed": 1}
-    assert set(manifest["files"]) == set(JSON_FILES) | {"mgr_prometheus_metrics.txt"}
+    assert manifest["params"] == {"format": synth.FORMAT, "osds": 12, "pgs": 80, "pools": 7, "buckets": 50, "rgws": 2,
+                                  "seed": 1}  # fmt: skip
+    poll_files = {"admin_api_metadata_bucket.json", "admin_api_metadata_bucket_instance.json", "bucket_offsets.json",
+                  "state.json.buckets"}  # fmt: skip
+    assert set(manifest["files"]) == set(JSON_FILES) | {"mgr_prometheus_metrics.txt"} | poll_files
 
 
 # --- the series budget at study scale (a count) --------------------------------------

@@ -94,3 +94,13 @@ def test_report_on_the_pacific_captures(suffix):
         assert sig["reshard"]["offenders"][0]["bucket"] == "queued-reshard"
     text = render_text(report)
     assert text.count("\n") > 20
+
+
+def test_the_reshard_section_says_what_the_bucket_poll_costs_and_whether_it_keeps_up(rich):
+    fams, checks = rich
+    section = build_report(fams, checks=checks)["signals"]["reshard"]
+    assert section["data"]["bucket_poll"] == {"last_reads": 11_990, "budget_reads": 12_000, "overdue": 0,
+                                              "unread": 0, "oldest_stats_age_seconds": 3 * 3600}  # fmt: skip
+    assert "bucket poll: 11990 RADOS reads of 12000 budgeted; oldest stats 3.0 h; 0 bucket(s) overdue" in "\n".join(
+        section["lines"]
+    )

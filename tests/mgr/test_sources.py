@@ -154,13 +154,15 @@ def test_rgw_mode_auto():
 def test_buckets_without_endpoint_or_tool_fail_clearly(monkeypatch):
     monkeypatch.setattr(sources.rgw, "radosgw_admin_available", lambda: False)
     with pytest.raises(sources.rgw.RgwError, match="set mgr/scale/rgw_endpoint"):
-        sources.collect_buckets(fake(), ModuleSettings())
+        sources.BucketPolling(lambda name: None, Thresholds).collect(fake(), ModuleSettings())
 
 
 def test_buckets_unreachable_endpoint_fails_without_the_secret():
     settings = ModuleSettings(rgw_endpoint="http://127.0.0.1:9", rgw_access_key="AK", rgw_secret_key="s3cr3t")
     with pytest.raises(sources.rgw.AdminOpsError) as e:  # the core's client, shared with the sidecar
-        sources.collect_buckets(fake(), dataclasses.replace(settings, rgw_timeout=2))
+        sources.BucketPolling(lambda name: None, Thresholds).collect(
+            fake(), dataclasses.replace(settings, rgw_timeout=2)
+        )
     assert "127.0.0.1:9" in str(e.value) and "s3cr3t" not in str(e.value)
 
 
@@ -178,3 +180,30 @@ def test_every_registered_source_has_a_collector_and_a_schedule_of_module_option
     assert tuple(sources.SCHEDULES) == sources.registry.SOURCE_NAMES
     for interval_option, timeout_option in sources.SCHEDULES.values():
         assert interval_option in options and (timeout_option is None or timeout_option in options)
+
+
+def test_the_bucket_poll_state_is_kept_in_the_store_and_a_new_manager_goes_on_from_it(monkeypatch):
+    """Saved every SAVE_EVERY seconds in chunks of the manager's store, restored by the next
+    active manager: the buckets it knows are not read again at once, the new one is."""
+    from tests.unit.bucket_reader import Clock, MemoryBuckets
+
+    clock = Clock()
+    cluster = MemoryBuckets(clock)
+    for i in range(300):
+        cluster.create(f"b{i:03d}", 11, i)
+    mgr = fake()
+    monkeypatch.setattr(sources.BucketPolling, "_reader", lambda self, mgr, settings: cluster)
+    monkeypatch.setattr(sources.BucketPolling, "_exists", lambda self, mgr: cluster.exists)
+    first = sources.BucketPolling(lambda name: None, Thresholds)
+    part = first.collect(mgr, ModuleSettings())
+    assert len(part.buckets) == 300 and not any(k.startswith("bucket_poll") for k in mgr.store)
+    first.saved_at -= sources.SAVE_EVERY  # ten minutes later
+    first.collect(mgr, ModuleSettings())
+    chunks = [k for k in mgr.store if k.startswith("bucket_poll/")]
+    assert chunks and "bucket_poll" in mgr.store
+    cluster.create("new-while-failing-over", 11, 5)
+    cluster.stats_read.clear()
+    after = sources.BucketPolling(lambda name: None, Thresholds).collect(mgr, ModuleSettings())
+    assert cluster.stats_read[0] == "new-while-failing-over"
+    assert {b.key: b.num_objects for b in after.buckets} == {**{f"b{i:03d}": i for i in range(300)},
+                                                             "new-while-failing-over": 5}  # fmt: skip

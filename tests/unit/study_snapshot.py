@@ -7,6 +7,7 @@ from exporter.core.derive import DerivationState, derive
 from exporter.core.snapshot import (
     BlueFsCounters,
     Bucket,
+    BucketPollReport,
     BucketsPart,
     CapacityPart,
     ClusterSettings,
@@ -116,10 +117,31 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
             ),
             rgw_daemons=3,
         ),
-        buckets=BucketsPart(t, bucket_list),
+        buckets=BucketsPart(t, bucket_list, poll=poll_report(t, grow)),
         reshard=ReshardPart(t, (ReshardEntry("bucket-12", "", "zone.12.0", 11, 23, True),)),
         health=HealthPart(t, "HEALTH_WARN", (HealthCheck("BLUEFS_SPILLOVER", "HEALTH_WARN", 159, "spillover"),)),
         sources=sources,
+    )
+
+
+def poll_report(t: float, grow: int) -> BucketPollReport:
+    """A bucket poll at study scale in its sweep: 12,000 reads of its 100 reads/s every 120 s."""
+    return BucketPollReport(
+        budget=12_000.0,
+        reads=11_990,
+        reads_total=(("list", 700 * (grow + 1)), ("meta", 0), ("stats", 11_290 * (grow + 1)), ("probe", 0)),
+        buckets_read_total=(
+            ("new", grow),
+            ("changed", 0),
+            ("queued", 1),
+            ("due", 40 * grow),
+            ("unread", 0),
+            ("sweep", 700 * (grow + 1)),
+        ),  # fmt: skip
+        overdue=0,
+        unread=0,
+        oldest_stats_at=t - 3 * 3600,
+        bound_exceeded_total=grow,
     )
 
 

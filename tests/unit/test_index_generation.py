@@ -10,9 +10,9 @@ import dataclasses
 
 import pytest
 
-from exporter.core.index_generation import GenerationProber, index_generation, probe_plan, shard0_oid
+from exporter.core.index_generation import GenerationProber, index_generation, shard0_oid
 from exporter.core.signals.reshard import ReshardState
-from exporter.core.snapshot import Bucket, BucketsPart
+from exporter.core.snapshot import Bucket
 
 ID = "33c4a9af-a769-4f96-a3a6-30d2b9113c39.4161.1"
 
@@ -49,24 +49,18 @@ def test_the_generation_is_the_newest_index_that_exists():
     assert walk.reads == [f".dir.{ID}.4.0", f".dir.{ID}.5.0", f".dir.{ID}.6.0"]  # from the known one, not 0
 
 
-def test_the_plan_probes_changed_buckets_first_within_the_budget():
-    probed = {"a": (ID, 7, 1), "b": (ID, 1, 0)}
-    buckets = [bucket("a", shards=7), bucket("b", shards=13), bucket("c", shards=3), bucket("d", shards=11)]
-    assert [b.name for b in probe_plan(buckets, probed, 10)] == ["b", "d", "c"]
-    assert [b.name for b in probe_plan(buckets, probed, 2)] == ["b", "d"]
-
-
-def test_the_prober_attaches_what_it_read_and_says_what_it_could_not():
-    part = BucketsPart(collected_at=1.0, buckets=(bucket("a"), bucket("b", bucket_id="other.1")))
-    out = GenerationProber().attach(part, pool(f".dir.{ID}.1.0"))
-    assert [b.index_gen for b in out.buckets] == [1, None] and out.generation_error == ""
+def test_the_prober_counts_its_reads_and_says_what_it_could_not_read():
+    prober = GenerationProber()
+    assert prober.start_poll()
+    assert prober.probe(pool(f".dir.{ID}.1.0"), ID) == (1, 3)  # gen 0 absent, 1 there, 2 absent
+    assert prober.probe(pool(f".dir.{ID}.3.0"), ID, known=2) == (3, 3)
 
     def refused(oid: str) -> bool:
         raise PermissionError("EACCES")
 
-    out = GenerationProber().attach(part, refused)
-    assert [b.index_gen for b in out.buckets] == [None, None]
-    assert out.generation_error.startswith("PermissionError")
+    assert prober.probe(refused, ID) == (None, 1)
+    assert prober.error.startswith("PermissionError")
+    assert prober.probe(pool(f".dir.{ID}.0"), ID) == (None, 0)  # no more this poll
 
 
 def observe(state: ReshardState, t: float, *buckets: Bucket) -> int:
@@ -153,7 +147,6 @@ def test_new_fields_default_so_old_parts_still_build(field):
 
 
 def test_a_failed_probe_ends_the_poll_and_backs_off():
-    part = BucketsPart(collected_at=1.0, buckets=tuple(bucket(f"b{i}", bucket_id=f"id.{i}") for i in range(5)))
     calls: list[str] = []
 
     def unanswered(oid: str) -> bool:
@@ -161,13 +154,17 @@ def test_a_failed_probe_ends_the_poll_and_backs_off():
         raise TimeoutError("no answer in 2s")
 
     prober = GenerationProber()
-    skipped = []
+    probed = []
     for _ in range(8):
-        out = prober.attach(part, unanswered)
-        assert out.generation_error.startswith("TimeoutError")
-        skipped.append(len(calls))
+        if prober.start_poll():
+            for i in range(5):
+                prober.probe(unanswered, f"id.{i}")
+        prober.end_poll()
+        assert prober.error.startswith("TimeoutError")
+        probed.append(len(calls))
     # one read per probing poll, then 1, 2, 4 polls skipped: probing polls 1, 3, 6
-    assert skipped == [1, 1, 2, 2, 2, 3, 3, 3]
+    assert probed == [1, 1, 2, 2, 2, 3, 3, 3]
     prober.skip = 0
-    out = prober.attach(part, pool(".dir.id.0.0"))
-    assert out.generation_error == "" and prober.failures == 0
+    assert prober.start_poll() and prober.probe(pool(".dir.id.0.0"), "id.0") == (0, 2)
+    prober.end_poll()
+    assert prober.error == "" and prober.failures == 0

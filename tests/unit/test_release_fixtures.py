@@ -12,7 +12,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from exporter.core import inputs
 from exporter.core.config import Thresholds
 from exporter.core.derive import DerivationState, derive
-from exporter.core.index_generation import GenerationProber
 from exporter.core.snapshot import Snapshot
 from tests.unit.test_fixtures import values
 
@@ -135,15 +134,34 @@ def test_tentacles_bucket_stats_carry_the_index_generation():
     """Tentacle's Admin Ops bucket stats name each bucket's index generation: it counts the
     reshards without reading the index pool (Reef's do not)."""
     raw = (FIXTURES / "tentacle" / "admin_api_bucket_stats_resharded.json").read_bytes()
-    part = inputs.buckets_part_from_json(raw, 0.0)
-    assert part == inputs.buckets_part(json.loads(raw), 0.0)  # the chunked and the checked parse agree
+    part = inputs.buckets_part(json.loads(raw), 0.0)
     gens = {b.name: b.index_gen for b in part.buckets}
     assert gens == {"reshard-me": 1, "queued-reshard": 1}  # each resharded once
 
-    def no_probe(oid: str) -> bool:
-        raise AssertionError(f"probed {oid} though the stats named its generation")
-
-    attached = GenerationProber().attach(part, no_probe)
-    assert attached.generation_error == "" and attached.buckets == part.buckets
     reef = inputs.buckets_part(loader("reef")("admin_api_bucket_stats_resharded.json"), 0.0)
     assert {b.index_gen for b in reef.buckets} == {None}
+    # One bucket's stats (what the bucket poll reads) carry it too: nothing to probe
+    # (tests/unit/test_bucket_poll.py polls such buckets without a probe).
+    one = inputs.bucket_record(loader("tentacle")("admin_api_bucket.json"), 0.0)
+    assert one.index_gen == 1 and one.num_shards == 3
+    assert inputs.bucket_record(loader("reef")("admin_api_bucket.json"), 0.0).index_gen is None
+
+
+@pytest.mark.parametrize("release", ["pacific", *RELEASES])
+def test_the_bucket_polls_reads_parse_on_every_release(release):
+    """What the bucket poll reads through the Admin Ops API: a listing page, one instance's
+    shard count, one bucket's stats (captured on a bucket resharded to 3 shards)."""
+    load = loader(release)
+    keys, marker = inputs.metadata_page(load("admin_api_metadata_bucket_page.json"), "bucket")
+    assert len(keys) == 1 and marker  # truncated at max-entries=1: the marker of the next page
+    instances, _ = inputs.metadata_page(load("admin_api_metadata_bucket_instance_page.json"), "bucket.instance")
+    assert all(inputs.instance_key(k)[1] for k in instances)
+    one = inputs.bucket_record(load("admin_api_bucket.json"), 5.0)
+    assert one.num_shards == 3 and one.stats_at == 5.0 and one.key == "s1-000001"
+    assert inputs.instance_shards(load("admin_api_metadata_bucket_instance.json")) == 3
+    # Pacific resharded it to a new instance, Reef on kept the id
+    assert (one.marker != one.bucket_id) is (release == "pacific")
+    assert inputs.metadata_page(["a", "tnt/b"], "bucket") == (["a", "tnt/b"], "")  # no max-entries: a plain list
+    assert inputs.instance_key("tnt/b:zone.1.2") == ("tnt/b", "zone.1.2")
+    with pytest.raises(inputs.InputError, match="marker: missing"):
+        inputs.metadata_page({"keys": [], "truncated": "true"}, "bucket")

@@ -14,6 +14,7 @@ a reshard that completes while the producer is down is lost; it is kept compact 
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 
@@ -52,7 +53,9 @@ class ReshardState:
         self.rates: dict[str, float] = {}
         self.rates_span = 0.0
 
-    def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
+    def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
+        """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
+        what is known of them."""
         if t <= self.seen_at:
             return
         if not self.watch_start:
@@ -62,7 +65,7 @@ class ReshardState:
             first_poll = False
         self.seen_at = t
         previous = self.buckets
-        current: dict[str, tuple[str, str, int, int]] = {}
+        current: dict[str, tuple[str, str, int, int]] = {k: previous[k] for k in unread if k in previous}
         for b in buckets:
             old = previous.get(b.key)
             gen = b.index_gen
@@ -120,32 +123,34 @@ class ReshardState:
 
 
 class BucketGrowth:
-    """Object growth of every bucket from two reference counts, not a series per bucket.
+    """Object growth of every bucket from two reference reads, not a series per bucket.
 
-    100,000+ buckets cannot each keep a history; two snapshots of the counts, the older
-    between half a window and a window old, give each bucket's mean growth over that span
-    at the cost of two dicts. A bucket created since the newer reference joins it when
-    first seen, with its own time, so a new bucket filling fast is predicted at once.
+    100,000+ buckets cannot each keep a history; two references, the older between half
+    a window and a window old, give each bucket's mean growth over that span at the cost
+    of two dicts of the (shared) bucket records. Each record carries the time its stats
+    were read (the bucket poll reads buckets on their own schedules), so a rate is the
+    growth between two reads of that bucket, over the time between them. A bucket first
+    seen since the newer reference joins it, so a new bucket filling fast is predicted
+    at once.
     """
 
     def __init__(self, window: float) -> None:
         self.window = window
-        # (time of the reference, bucket -> objects, bucket -> time first seen if later)
-        self.older: tuple[float, dict[str, int], dict[str, float]] | None = None
-        self.newer: tuple[float, dict[str, int], dict[str, float]] | None = None
+        # (time of the reference, bucket key -> its record then)
+        self.older: tuple[float, dict[str, Bucket]] | None = None
+        self.newer: tuple[float, dict[str, Bucket]] | None = None
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if self.newer is not None and t <= self.newer[0]:
             return
         if self.newer is None or t - self.newer[0] >= self.window / 2:
             self.older = self.newer
-            self.newer = (t, {b.key: b.num_objects for b in buckets}, {})
+            self.newer = (t, {b.key: b for b in buckets})
             return
-        counts, late = self.newer[1], self.newer[2]
+        known = self.newer[1]
         for b in buckets:
-            if b.key not in counts:
-                counts[b.key] = b.num_objects
-                late[b.key] = t
+            if b.key not in known:  # first seen now: its growth counts from now
+                known[b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
 
     def span(self, t: float) -> float:
         """History behind the rates: back to the older reference where there is one."""
@@ -153,17 +158,20 @@ class BucketGrowth:
         return t - ref[0] if ref is not None else 0.0
 
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
-        """Objects per second of each bucket that grew since its reference count (the older
-        reference where it has one: half a window to a window back)."""
+        """Objects per second of each bucket that grew since its reference read (the older
+        reference where it has an earlier read of the bucket: half a window to a window back)."""
         out = {}
         for b in buckets:
+            now = b.stats_at or t
             for ref in (self.older, self.newer):
                 if ref is None or b.key not in ref[1]:
                     continue
-                span = t - ref[2].get(b.key, ref[0])
                 before = ref[1][b.key]
-                if span > 0 and b.num_objects > before:
-                    out[b.key] = (b.num_objects - before) / span
+                span = now - (before.stats_at or ref[0])
+                if span <= 0:
+                    continue  # the same read: try the newer reference
+                if b.num_objects > before.num_objects:
+                    out[b.key] = (b.num_objects - before.num_objects) / span
                 break
         return out
 
@@ -203,8 +211,12 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
     families: list[Family] = []
     part = snap.buckets
     if part is not None:
-        state.observe(part.collected_at, part.buckets)
-        families.append(gauge("rgw_buckets", "Buckets seen.").add(len(part.buckets)))
+        state.observe(part.collected_at, part.buckets, part.unread)
+        families.append(
+            gauge("rgw_buckets", "Buckets listed (with stats read or not yet).").add(
+                len(part.buckets) + len(part.unread)
+            )
+        )
         families.append(gauge("rgw_objects", "Objects over all buckets.").add(sum(b.num_objects for b in part.buckets)))
         counts = [0] * len(FILL_BUCKETS)
         total = 0.0

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from ...core.admin_ops import AdminOps
+from ...core.config import Thresholds
 from ...core.registry import SOURCE_BY_NAME
 from ..ceph_client import CephClient
 
@@ -22,6 +23,11 @@ class SourceContext:
     rgw_log_pool: str = "default.rgw.log"  # the zone's log pool, home of the reshard queue
     rgw_index_pool: str = "default.rgw.buckets.index"  # the zone's index pool: bucket index generations
     reshard_backend: str = "rados"  # or "radosgw-admin"
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    state_file: str | None = None  # the bucket poll keeps its own next to it (<state_file>.buckets)
+    # Another source's last good part, by name (the bucket poll reads the reshard queue's and the
+    # settings'); set by the collector.
+    latest: Callable[[str], Any] = lambda name: None
 
 
 class Deadline:

@@ -1,35 +1,75 @@
 from __future__ import annotations
 
+import json
+import logging
+import os
 import time
 
-from ...core import inputs
-from ...core.index_generation import GenerationProber
+from ...core.admin_ops import AdminOpsBuckets
+from ...core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
 from .base import Deadline, Source
+
+log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap, or PGs down
 
 
 class BucketsSource(Source):
-    """Every bucket's stats in one Admin Ops request (`GET /admin/bucket?stats=true`), and the
-    index generation (reshards, Reef+) of the buckets that changed, from the index pool."""
+    """The bucket poll (core/bucket_poll.py) over the Admin Ops API: the bucket listings each
+    poll, a bucket's stats when it is due, within a budget of RADOS reads; index generations
+    (reshards, Reef+) from the index pool. Its state is kept in `<state_file>.buckets`."""
 
     name = field = "buckets"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.prober = GenerationProber()
+        self.path = f"{ctx.state_file}.buckets" if ctx.state_file else None
+        self.poll = self._load()
+        self.saved_at = time.time()
 
     def collect(self, deadline: Deadline):
         if self.ctx.rgw is None:
             raise RuntimeError("no RGW admin endpoint configured (--rgw-endpoint and credentials)")
         t = time.time()
-        # ~95 MB of JSON at 100,000 buckets: decoded a chunk at a time, never whole.
-        raw = self.ctx.rgw.bucket_stats_raw(deadline.left())
-        part = inputs.buckets_part_from_json(raw, t, self.ctx.rgw.decode_bucket_stats)
+        limits, queued = poll_inputs(self.ctx.thresholds, self.ctx.latest("settings"), self.ctx.latest("reshard"))
+
+        def time_left() -> float:
+            return max(0.0, deadline.end - time.monotonic())
 
         def exists(oid: str) -> bool:
             # Bounded per read, and together by half of what the source has left.
-            wait = min(PROBE_TIMEOUT, deadline.left() / 2)
-            return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid, wait)
+            deadline.waiting_on = f"stat of {self.ctx.rgw_index_pool}/{oid}"
+            return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid, min(PROBE_TIMEOUT, time_left() / 2))
 
-        return self.prober.attach(part, exists)
+        part = self.poll.poll(t, AdminOpsBuckets(self.ctx.rgw), limits, queued, time_left, exists)
+        deadline.waiting_on = ""
+        if t - self.saved_at >= SAVE_EVERY:
+            self._save()
+            self.saved_at = t
+        return part
+
+    def _load(self) -> BucketPoll:
+        if not self.path or not os.path.exists(self.path):
+            return BucketPoll()
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                poll = BucketPoll.from_dict(json.load(f))
+            log.info("restored the bucket poll's state of %d bucket(s) from %s", len(poll.entries), self.path)
+            return poll
+        except (OSError, ValueError, TypeError, KeyError) as e:
+            # Without it every bucket is read again, at the budget's pace: slower, never wrong.
+            log.error("ignoring unreadable bucket poll state %s: %s", self.path, e)
+            return BucketPoll()
+
+    def _save(self) -> None:
+        if not self.path:
+            return
+        tmp = f"{self.path}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(self.poll.to_dict(), f, separators=(",", ":"))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as e:
+            log.error("cannot write the bucket poll's state %s: %s", self.path, e)

@@ -1,0 +1,427 @@
+"""Every bucket's stats at 100,000+ buckets, within a budget of RADOS reads [000, 004].
+
+`GET /admin/bucket?stats=true` reads the header of every index shard of every bucket and
+the metadata of each: at the 10B study's 100,000+ buckets of 11+ shards, 1.5 M reads per
+poll, about 12,000 reads/s every 120 s (docs/cluster-cost.md has the measurements). This
+poll reads instead, each time:
+
+- the bucket and bucket-instance metadata listings (a few reads per thousand buckets):
+  buckets created or deleted, and on Pacific a reshard's new instance id (every poll while
+  they cost at most half the budget; at a million buckets every few polls);
+- the stats (one read per index shard, plus the bucket's metadata) of the buckets that must
+  be read: new ones, those whose instances changed, those in the reshard queue (and once
+  more after they left it), and those whose growth bound says they may have crossed a line
+  (`rgw_shard_warn_ratio` or the limit itself) since their last read;
+- with what the budget leaves, the generation of buckets never probed, then the buckets
+  read longest ago (a sweep: every bucket is read again within the sweep's period).
+
+The bound: a bucket with n objects on s shards, growing at most g objects/s, cannot reach
+r x limit x s objects before (r x limit x s - n) / g seconds after its read. g is the
+larger of `rgw_bucket_growth_floor` and `rgw_bucket_growth_safety` x the bucket's observed
+growth: an assumption. A bucket that crosses a line is seen at the first poll after it
+did, within one interval, as long as it grows within its bound and the budget suffices;
+`ceph_scale_rgw_bucket_stats_overdue` counts the buckets the budget left unread, and
+`ceph_scale_rgw_bucket_growth_bound_exceeded_total` the reads that found a bucket had grown
+faster than assumed. The budget is a token bucket: `rgw_bucket_reads_per_second` on
+average, never more than `rgw_bucket_poll_max_reads` in one poll.
+
+Pure: the reads go through a `BucketReader` (core/admin_ops.AdminOpsBuckets, or
+core/radosgw_admin.RadosgwAdminBuckets) and a librados `exists` for the generation probes.
+The state (one small record per bucket) is durable (`to_dict`/`from_dict`): a restart
+goes on from the saved stats, their ages bounding what may have changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from .config import Thresholds
+from .derive import shard_limit_and_origin
+from .index_generation import GenerationProber
+from .snapshot import Bucket, BucketPollReport, BucketsPart, ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+
+READ_KINDS = ("list", "meta", "stats", "probe")
+IN_QUEUE, LEFT_QUEUE = 2, 1
+# Reads of a generation probe kept in reserve with a stats read: shard 0 of the known
+# generation and of the next two (one reshard since the last read; each further one costs a read more).
+PROBE_RESERVE = 3
+READ_REASONS = ("new", "changed", "queued", "due", "unread", "sweep")
+# Stop reading with this much of the source's timeout left: the part must still be returned.
+TIME_RESERVE = 1.0
+# At most this share of what the budget leaves after the reads that must be made goes to
+# probing generations of buckets never probed; the rest to the sweep.
+PROBE_SHARE = 0.25
+# The listings (new and deleted buckets, Pacific's new instances) take at most this share of
+# the budget over time: every poll up to ~250,000 buckets at the defaults, every few above.
+LIST_SHARE = 0.5
+# How often the producers save the poll's state: a restart then re-reads at most what changed
+# in this long, bounded by the ages the saved stats carry.
+SAVE_EVERY = 600.0
+
+
+class BucketReader(Protocol):
+    stats_overhead: int  # RADOS reads of a stats read beyond one per index shard
+    meta_reads: int  # RADOS reads of reading one instance's shard count
+
+    def list_instances(self, time_left: Callable[[], float]) -> tuple[dict[str, tuple[str, ...]], int]:
+        """Every bucket key with its listed instance ids, and the RADOS reads the listing cost."""
+        ...
+
+    def shards(self, key: str, instance_id: str, time_left: Callable[[], float]) -> int | None: ...
+
+    def stats(self, key: str, time_left: Callable[[], float]) -> Bucket | None: ...
+
+
+@dataclass(frozen=True)
+class PollLimits:
+    reads_per_second: float
+    max_reads: int
+    growth_floor: float
+    growth_safety: float
+    max_age: float
+    warn_ratio: float
+    shard_limit: int
+
+    @classmethod
+    def of(cls, th: Thresholds, shard_limit: int) -> PollLimits:
+        return cls(
+            reads_per_second=th.rgw_bucket_reads_per_second,
+            max_reads=th.rgw_bucket_poll_max_reads,
+            growth_floor=th.rgw_bucket_growth_floor,
+            growth_safety=th.rgw_bucket_growth_safety,
+            max_age=th.rgw_bucket_stats_max_age_seconds,
+            warn_ratio=th.rgw_shard_warn_ratio,
+            shard_limit=shard_limit,
+        )
+
+    def growth_bound(self, rate: float) -> float:
+        return max(self.growth_floor, self.growth_safety * rate)
+
+
+def poll_inputs(
+    th: Thresholds, settings: ClusterSettings | None, reshard: ReshardPart | None
+) -> tuple[PollLimits, frozenset[str]]:
+    """The limits of a poll (with the per-shard limit the derivation judges by) and the queued
+    buckets, from the latest parts of the settings and reshard sources (None before they succeed)."""
+    limit, _ = shard_limit_and_origin(Snapshot(taken_at=0.0, settings=settings), th)
+    return PollLimits.of(th, limit), queued_keys(reshard.entries) if reshard is not None else frozenset()
+
+
+def may_cross_at(b: Bucket, rate: float, lim: PollLimits) -> float:
+    """The earliest time the bucket may reach its next line (the warn ratio, then the limit)
+    under its growth bound, or its stats reach max_age, whichever comes first."""
+    stale = b.stats_at + lim.max_age
+    cap = max(1, b.num_shards) * lim.shard_limit
+    growth = lim.growth_bound(rate)
+    for ratio in (lim.warn_ratio, 1.0):
+        room = ratio * cap - b.num_objects
+        if room > 0:
+            return min(stale, b.stats_at + room / growth) if growth > 0 else stale
+    return stale
+
+
+def fingerprint(instance_ids: Iterable[str]) -> int:
+    return zlib.crc32(",".join(instance_ids).encode())
+
+
+def queued_keys(entries: Iterable[ReshardEntry]) -> frozenset[str]:
+    return frozenset(f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket for e in entries)
+
+
+class Entry:
+    """What the poll keeps of one bucket: ~200 bytes, 100,000+ of them."""
+
+    __slots__ = ("bucket", "read_fp", "listed_fp", "ids", "rate", "queued", "fresh")
+
+    def __init__(self, listed_fp: int, ids: tuple[str, ...] = (), fresh: bool = False) -> None:
+        self.bucket: Bucket | None = None  # None: never read
+        self.read_fp = -1  # the instances' fingerprint when last read
+        self.listed_fp = listed_fp  # ... in the latest listing
+        self.ids = ids  # listed instance ids, kept until the first read
+        self.rate = 0.0  # observed object growth, objects/s (decaying maximum)
+        self.queued = 0  # IN_QUEUE, LEFT_QUEUE (to be read once more) or 0
+        self.fresh = fresh  # created while watched, and not yet read twice (its growth unknown)
+
+
+class _Spent:
+    def __init__(self) -> None:
+        self.reads = dict.fromkeys(READ_KINDS, 0)
+        self.buckets = dict.fromkeys(READ_REASONS, 0)
+
+    @property
+    def total(self) -> int:
+        return sum(self.reads.values())
+
+
+class BucketPoll:
+    def __init__(self) -> None:
+        self.entries: dict[str, Entry] = {}
+        self.tokens: float | None = None  # None: nothing spent yet, a full poll's worth
+        self.refilled_at = 0.0
+        self.listed = False  # a first listing was made: later arrivals are new buckets
+        self.listed_at = 0.0  # when the listings were last made (not durable: at once after a start)
+        self.list_reads = 0  # ... and what they cost
+        self.bound_exceeded = 0
+        self.reads_total = dict.fromkeys(READ_KINDS, 0)
+        self.buckets_read_total = dict.fromkeys(READ_REASONS, 0)
+        self.prober = GenerationProber()
+
+    # --- the budget -----------------------------------------------------------------
+
+    def _refill(self, now: float, lim: PollLimits) -> float:
+        if self.tokens is None:
+            self.tokens = float(lim.max_reads)
+        else:
+            self.tokens += max(0.0, now - self.refilled_at) * lim.reads_per_second
+        self.refilled_at = now
+        self.tokens = min(self.tokens, float(lim.max_reads))
+        return max(0.0, self.tokens)
+
+    # --- one poll -------------------------------------------------------------------
+
+    def poll(
+        self,
+        now: float,
+        reader: BucketReader,
+        lim: PollLimits,
+        queued: frozenset[str],
+        time_left: Callable[[], float],
+        exists: Callable[[str], bool] | None = None,
+    ) -> BucketsPart:
+        budget = self._refill(now, lim)
+        spent = _Spent()
+        if self._listing_due(now, lim):
+            listing, list_reads = reader.list_instances(time_left)
+            spent.reads["list"] += list_reads
+            self.listed_at, self.list_reads = now, list_reads
+            self._merge_listing(listing)
+        self._merge_queue(queued)
+
+        probing = exists is not None and self.prober.start_poll()
+        probe = exists if probing else None
+        read_now: set[str] = set()
+        overdue = 0
+        for reason, key in self._must_read(now, lim):
+            if self._read(key, reason, reader, budget, spent, time_left, probe, lim):
+                read_now.add(key)
+            elif reason != "unread":
+                overdue += 1
+        if probe is not None:
+            self._probe_unknown(probe, budget, spent)
+        for key in self._oldest_first(read_now):
+            if budget - spent.total < reader.stats_overhead + 1 or time_left() < TIME_RESERVE:
+                break
+            self._read(key, "sweep", reader, budget, spent, time_left, probe, lim)
+        self.prober.end_poll()
+        self.tokens = (self.tokens or 0.0) - spent.total
+        return self._part(now, budget, spent, overdue)
+
+    def _listing_due(self, now: float, lim: PollLimits) -> bool:
+        """Every poll while the listings cost at most LIST_SHARE of the budget; past that (a
+        million buckets) every few polls, as the budget's share allows."""
+        if not self.listed_at:
+            return True
+        return self.list_reads <= LIST_SHARE * lim.reads_per_second * (now - self.listed_at)
+
+    def _merge_listing(self, listing: dict[str, tuple[str, ...]]) -> None:
+        first = not self.listed
+        self.listed = True
+        for key in [k for k in self.entries if k not in listing]:
+            del self.entries[key]  # deleted
+        for key, ids in listing.items():
+            fp = fingerprint(ids)
+            e = self.entries.get(key)
+            if e is None:
+                e = self.entries[key] = Entry(fp, ids, fresh=not first)
+            else:
+                e.listed_fp = fp
+                if e.bucket is None:
+                    e.ids = ids
+
+    def _merge_queue(self, queued: frozenset[str]) -> None:
+        for key, e in self.entries.items():
+            if key in queued:
+                e.queued = IN_QUEUE
+            elif e.queued == IN_QUEUE:
+                e.queued = LEFT_QUEUE
+
+    def _must_read(self, now: float, lim: PollLimits) -> list[tuple[str, str]]:
+        """(reason, key) in the order they are read: what changed first, then what may have crossed
+        a line (the most overdue first), then, after a first start, the buckets never read."""
+        new: list[str] = []
+        changed: list[str] = []
+        queued: list[str] = []
+        unread: list[str] = []
+        due: list[tuple[float, str]] = []
+        for key, e in self.entries.items():
+            b = e.bucket
+            if b is None or e.fresh:
+                (new if e.fresh else unread).append(key)
+            elif e.listed_fp != e.read_fp:
+                changed.append(key)
+            elif e.queued:
+                queued.append(key)
+            else:
+                at = may_cross_at(b, e.rate, lim)
+                if at <= now:
+                    due.append((at, key))
+        due.sort()
+        return (
+            [("new", k) for k in new]
+            + [("changed", k) for k in changed]
+            + [("queued", k) for k in queued]
+            + [("due", k) for _, k in due]
+            + [("unread", k) for k in unread]
+        )
+
+    def _oldest_first(self, skip: set[str]) -> list[str]:
+        held = [(e.bucket.stats_at, k) for k, e in self.entries.items() if e.bucket is not None and k not in skip]
+        held.sort()
+        return [k for _, k in held]
+
+    def _read(
+        self,
+        key: str,
+        reason: str,
+        reader: BucketReader,
+        budget: float,
+        spent: _Spent,
+        time_left: Callable[[], float],
+        probe: Callable[[str], bool] | None,
+        lim: PollLimits,
+    ) -> bool:
+        """Read one bucket's stats if the budget and the time allow; False if it was not read."""
+        e = self.entries.get(key)
+        if e is None or time_left() < TIME_RESERVE:
+            return False
+        old = e.bucket
+        if old is None:
+            shards = None
+            for instance in e.ids[::-1]:
+                if spent.total + reader.meta_reads > budget:
+                    return False
+                spent.reads["meta"] += reader.meta_reads
+                shards = reader.shards(key, instance, time_left)
+                if shards is not None:
+                    break
+            if shards is None:
+                return False  # gone since the listing, or listed without an instance yet
+        else:
+            shards = old.num_shards
+        # A probe follows a change of instance or shard count: keep room for one.
+        if spent.total + shards + reader.stats_overhead + (PROBE_RESERVE if probe else 0) > budget:
+            return False
+        if time_left() < TIME_RESERVE:
+            return False
+        b = reader.stats(key, time_left)
+        spent.reads["stats"] += (b.num_shards if b is not None else shards) + reader.stats_overhead
+        if b is None:
+            del self.entries[key]  # deleted since the listing
+            return True
+        spent.buckets[reason] += 1
+        self._update(e, b, lim, probe, spent)
+        return True
+
+    def _update(self, e: Entry, b: Bucket, lim: PollLimits, probe: Callable[[str], bool] | None, spent: _Spent) -> None:
+        old = e.bucket
+        if b.index_gen is None and old is not None and old.bucket_id == b.bucket_id and old.num_shards == b.num_shards:
+            b = dataclasses.replace(b, index_gen=old.index_gen)  # unchanged: the generation holds
+        elif b.index_gen is None and probe is not None:
+            same = old is not None and old.bucket_id == b.bucket_id and old.index_gen is not None
+            gen, reads = self.prober.probe(probe, b.bucket_id, old.index_gen if same else 0)  # type: ignore[union-attr,arg-type]
+            spent.reads["probe"] += reads
+            if gen is not None:
+                b = dataclasses.replace(b, index_gen=gen)
+        if old is not None and b.stats_at > old.stats_at:
+            span = b.stats_at - old.stats_at
+            grown = b.num_objects - old.num_objects
+            if grown > lim.growth_bound(e.rate) * span + 1:
+                self.bound_exceeded += 1
+            e.rate = max(max(0.0, grown) / span, e.rate / 2)
+            e.fresh = False  # read twice: its growth is known
+        e.bucket, e.read_fp, e.ids = b, e.listed_fp, ()
+        if e.queued == LEFT_QUEUE:
+            e.queued = 0
+
+    def _probe_unknown(self, probe: Callable[[str], bool], budget: float, spent: _Spent) -> None:
+        """Generations of buckets never probed (a bucket's first generation makes its later
+        reshards exact), most shards first, within PROBE_SHARE of what the budget leaves."""
+        allowance = spent.total + max(0.0, budget - spent.total) * PROBE_SHARE
+        unknown = [e for e in self.entries.values() if e.bucket is not None and e.bucket.index_gen is None]
+        unknown.sort(key=lambda e: -e.bucket.num_shards)  # type: ignore[union-attr]
+        for e in unknown:
+            if spent.total + 2 > allowance:
+                return
+            b = e.bucket
+            assert b is not None
+            gen, reads = self.prober.probe(probe, b.bucket_id)
+            spent.reads["probe"] += reads
+            if self.prober.error:
+                return
+            if gen is not None:
+                e.bucket = dataclasses.replace(b, index_gen=gen)
+
+    def _part(self, now: float, budget: float, spent: _Spent, overdue: int) -> BucketsPart:
+        for kind, n in spent.reads.items():
+            self.reads_total[kind] += n
+        for reason, n in spent.buckets.items():
+            self.buckets_read_total[reason] += n
+        buckets = tuple(e.bucket for e in self.entries.values() if e.bucket is not None)
+        unread = frozenset(k for k, e in self.entries.items() if e.bucket is None)
+        report = BucketPollReport(
+            budget=budget,
+            reads=spent.total,
+            reads_total=tuple(self.reads_total.items()),
+            buckets_read_total=tuple(self.buckets_read_total.items()),
+            overdue=overdue,
+            unread=len(unread),
+            oldest_stats_at=min((b.stats_at for b in buckets), default=None),
+            bound_exceeded_total=self.bound_exceeded,
+        )
+        return BucketsPart(
+            collected_at=now, buckets=buckets, generation_error=self.prober.error, unread=unread, poll=report
+        )
+
+    # --- durable state --------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """One list per bucket read: [id, marker or "", shards, objects, stats_at, rate, gen or -1,
+        instances' fingerprint, creation time, owner, queue state + 4 if read only once since its creation]."""
+        out = {}
+        for key, e in self.entries.items():
+            b = e.bucket
+            if b is None:
+                continue
+            marker = "" if b.marker == b.bucket_id else b.marker
+            gen = -1 if b.index_gen is None else b.index_gen
+            out[key] = [b.bucket_id, marker, b.num_shards, b.num_objects, round(b.stats_at, 3),
+                        round(e.rate, 6), gen, e.read_fp, b.created, b.owner, e.queued + 4 * e.fresh]  # fmt: skip
+        return {"version": 1, "tokens": self.tokens, "refilled_at": self.refilled_at, "buckets": out}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BucketPoll:
+        if data.get("version") != 1:
+            raise ValueError(f"unsupported bucket poll state version {data.get('version')!r}")
+        poll = cls()
+        tokens = data.get("tokens")
+        poll.tokens = None if tokens is None else float(tokens)
+        poll.refilled_at = float(data.get("refilled_at", 0.0))
+        for key, v in dict(data.get("buckets", {})).items():
+            bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags = v
+            tenant, _, name = str(key).rpartition("/")
+            e = Entry(int(fp))
+            e.bucket = Bucket(name=name, tenant=tenant, bucket_id=str(bucket_id), num_shards=int(shards),
+                              num_objects=int(objects), owner=str(owner), marker=str(marker) or str(bucket_id),
+                              created=str(created),
+                              index_gen=None if int(gen) < 0 else int(gen), stats_at=float(stats_at))  # fmt: skip
+            e.read_fp, e.rate, e.queued, e.fresh = int(fp), float(rate), int(flags) & 3, bool(int(flags) & 4)
+            if not math.isfinite(e.rate) or e.rate < 0:
+                raise ValueError(f"bucket {key!r}: growth rate {rate!r}")
+            poll.entries[str(key)] = e
+        poll.listed = bool(poll.entries)
+        return poll

@@ -1,0 +1,108 @@
+"""A cluster's buckets in memory, read the way the bucket poll reads them.
+
+Each bucket is a bucket-stats record captured from a real cluster
+(tests/fixtures/<release>/admin_api_bucket.json, what `GET /admin/bucket?bucket=B&stats=true`
+answers) with its name, ids, shards and object count set by the test. Reads are counted
+with the costs measured on the real cluster (core/admin_ops.py), so a test can check
+what a poll would have cost.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from exporter.core import inputs
+from exporter.core.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, listing_reads
+from exporter.core.index_generation import shard0_oid
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+class Clock:
+    def __init__(self, t: float = 1_800_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class MemoryBuckets:
+    stats_overhead = STATS_OVERHEAD_READS
+    meta_reads = META_READS
+
+    def __init__(self, clock: Clock, release: str = "pacific") -> None:
+        self.clock = clock
+        self.template = json.loads((FIXTURES / release / "admin_api_bucket.json").read_text())
+        self.template.pop("index_generation", None)
+        self.buckets: dict[str, dict] = {}
+        self.gens: dict[str, int] = {}  # bucket id -> index generation
+        self.index_pool: set[str] = set()  # shard 0 of each bucket's current generation
+        self.probes = 0
+        self.stats_read: list[str] = []
+        self.meta_read: list[str] = []
+        self.listings = 0
+        self.with_generation = "index_generation" in json.loads(
+            (FIXTURES / release / "admin_api_bucket.json").read_text()
+        )
+
+    # --- the cluster --------------------------------------------------------------
+
+    def create(self, key: str, shards: int = 11, objects: int = 0) -> None:
+        tenant, _, name = key.rpartition("/")
+        bucket_id = f"zone.{len(self.buckets) + 1000}.1"
+        self.buckets[key] = {**copy.deepcopy(self.template), "bucket": name, "tenant": tenant, "id": bucket_id,
+                             "marker": bucket_id, "num_shards": shards}  # fmt: skip
+        self._generation(bucket_id, 0)
+        self.set_objects(key, objects)
+
+    def _generation(self, bucket_id: str, gen: int) -> None:
+        if bucket_id in self.gens:
+            self.index_pool.discard(shard0_oid(bucket_id, self.gens[bucket_id]))
+        self.gens[bucket_id] = gen
+        self.index_pool.add(shard0_oid(bucket_id, gen))
+
+    def set_objects(self, key: str, objects: int) -> None:
+        self.buckets[key]["usage"] = {"rgw.main": {"num_objects": objects}} if objects else {}
+
+    def objects(self, key: str) -> int:
+        return self.buckets[key]["usage"].get("rgw.main", {}).get("num_objects", 0)
+
+    def reshard(self, key: str, shards: int, new_instance: bool) -> None:
+        """Pacific gives the bucket a new instance id; Reef on keeps it and counts a generation up."""
+        b = self.buckets[key]
+        b["num_shards"] = shards
+        if new_instance:
+            b["id"] = f"{b['id']}.r"
+            self._generation(b["id"], 0)
+        else:
+            self._generation(b["id"], self.gens[b["id"]] + 1)
+
+    def delete(self, key: str) -> None:
+        del self.buckets[key]
+
+    # --- the reads ----------------------------------------------------------------
+
+    def list_instances(self, time_left):
+        self.listings += 1
+        pages = max(1, -(-len(self.buckets) // LIST_PAGE))
+        return {k: (b["id"],) for k, b in self.buckets.items()}, listing_reads(pages, pages)
+
+    def shards(self, key, instance_id, time_left):
+        self.meta_read.append(key)
+        b = self.buckets.get(key)
+        return b["num_shards"] if b is not None and b["id"] == instance_id else None
+
+    def stats(self, key, time_left):
+        self.stats_read.append(key)
+        b = self.buckets.get(key)
+        if b is None:
+            return None
+        raw = {**b, "index_generation": self.gens[b["id"]]} if self.with_generation else b
+        return inputs.bucket_record(raw, self.clock())
+
+    def exists(self, oid: str) -> bool:
+        """A stat in the index pool."""
+        self.probes += 1
+        return oid in self.index_pool

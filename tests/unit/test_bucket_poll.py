@@ -1,0 +1,296 @@
+"""The bucket poll: what it reads, when, and within what budget (core/bucket_poll.py).
+
+The buckets are real captured bucket-stats records (tests/unit/bucket_reader.py) whose
+object counts the tests drive; the reads are counted at the costs measured on a real
+cluster. The properties: the budget is never exceeded, a bucket that crosses a line is
+shown past it at the next poll while it grows within its bound, new buckets and queue
+entries are read at once, and the state survives a restart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from exporter.core.bucket_poll import BucketPoll, PollLimits, may_cross_at, poll_inputs
+from exporter.core.config import Thresholds
+from exporter.core.derive import DerivationState, derive
+from exporter.core.snapshot import ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+from tests.unit.bucket_reader import Clock, MemoryBuckets
+
+LIM = PollLimits(reads_per_second=100.0, max_reads=15_000, growth_floor=1.0, growth_safety=2.0,
+                 max_age=86_400.0, warn_ratio=0.8, shard_limit=1000)  # fmt: skip
+INTERVAL = 120.0
+LISTING = 18 + 6  # both listings, one page each
+ONE_READ = dataclasses.replace(LIM, max_reads=LISTING + 2 + 16 + 3)  # the listing and one new bucket of 11 shards
+
+
+def setup(n: int = 0, shards: int = 11, release: str = "pacific") -> tuple[BucketPoll, MemoryBuckets, Clock]:
+    clock = Clock()
+    cluster = MemoryBuckets(clock, release)
+    for i in range(n):
+        cluster.create(f"b{i:05d}", shards)
+    return BucketPoll(), cluster, clock
+
+
+def poll(p: BucketPoll, cluster: MemoryBuckets, clock: Clock, lim: PollLimits = LIM, queued=frozenset(), left=60.0):
+    cluster.stats_read.clear()
+    cluster.meta_read.clear()
+    return p.poll(clock(), cluster, lim, frozenset(queued), lambda: left, cluster.exists)
+
+
+def held(part) -> dict[str, int]:
+    return {b.key: b.num_objects for b in part.buckets}
+
+
+def line(shards: int, lim: PollLimits = LIM, ratio: float | None = None) -> int:
+    return int((lim.warn_ratio if ratio is None else ratio) * lim.shard_limit * shards)
+
+
+def test_the_first_poll_reads_every_bucket_it_can_afford_and_lists_the_rest_as_unread():
+    p, cluster, clock = setup(2000)
+    part = poll(p, cluster, clock)
+    reads = dict(part.poll.reads_total)
+    # 15,000 reads: the listing, then 2 (shard count) + 11 + 5 per bucket, and probes
+    assert part.poll.reads <= LIM.max_reads
+    assert reads["list"] == 2 * LISTING and reads["stats"] == 16 * len(part.buckets)
+    assert 700 < len(part.buckets) < 850 and part.poll.unread == 2000 - len(part.buckets)
+    assert part.unread.isdisjoint(b.key for b in part.buckets) and len(part.unread) == part.poll.unread
+    assert part.poll.overdue == 0  # buckets never read are unread, not overdue
+    # the budget refills at 100 reads/s: two minutes later, 12,000 more
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock)
+    assert 12_000 - 16 <= part.poll.reads <= 12_000
+
+
+def test_new_buckets_are_read_at_once_and_again_the_next_poll_for_their_growth():
+    p, cluster, clock = setup(50)
+    poll(p, cluster, clock)
+    clock.t += INTERVAL
+    poll(p, cluster, clock)
+    cluster.create("fresh", 11)
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock, lim=ONE_READ)  # no room for a sweep
+    assert cluster.stats_read == ["fresh"] and held(part)["fresh"] == 0
+    cluster.set_objects("fresh", 2000)
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock, lim=ONE_READ)
+    assert cluster.stats_read == ["fresh"] and dict(part.poll.buckets_read_total)["new"] == 2
+    assert p.entries["fresh"].rate == pytest.approx(2000 / INTERVAL)
+    # 6,800 objects from the line at 2 x 16.7 objects/s: 204 s; the next poll's budget goes to the sweep
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock, lim=ONE_READ)
+    assert cluster.stats_read != ["fresh"] and dict(part.poll.buckets_read_total)["due"] == 0
+    cluster.set_objects("fresh", 6000)
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock, lim=ONE_READ)
+    assert cluster.stats_read == ["fresh"] and dict(part.poll.buckets_read_total)["due"] == 1
+
+
+def test_a_queued_bucket_is_read_every_poll_while_queued_and_once_after():
+    p, cluster, clock = setup(30)
+    poll(p, cluster, clock)
+    for queued, again in ((["b00007"], True), (["b00007"], True), ([], True), ([], False)):
+        clock.t += INTERVAL
+        poll(p, cluster, clock, lim=ONE_READ, queued=queued)
+        assert (cluster.stats_read[0] == "b00007") is again
+
+
+def test_reef_reshards_are_counted_exactly_from_the_generation_probed_after_the_queue():
+    p, cluster, clock = setup(20, release="reef")
+    state = DerivationState(Thresholds())
+
+    def observe():
+        part = poll(p, cluster, clock, lim=ONE_READ, queued=queued)
+        derive(Snapshot(taken_at=clock(), buckets=part), state)
+        return part
+
+    queued: list[str] = []
+    poll(p, cluster, clock)  # every bucket read, its generation probed (0)
+    assert all(e.bucket is not None and e.bucket.index_gen == 0 for e in p.entries.values())
+    derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock)), state)
+    queued = ["b00003"]
+    clock.t += INTERVAL
+    observe()
+    cluster.reshard("b00003", 23, new_instance=False)
+    cluster.reshard("b00003", 47, new_instance=False)  # twice before the next read
+    queued = []
+    clock.t += INTERVAL
+    part = observe()
+    assert cluster.stats_read == ["b00003"]  # once after it left the queue
+    assert next(b for b in part.buckets if b.key == "b00003").index_gen == 2
+    assert state.reshard.events == 2
+
+
+def test_pacifics_new_instance_id_in_the_listing_triggers_a_read():
+    p, cluster, clock = setup(20)
+    poll(p, cluster, clock)
+    cluster.reshard("b00011", 13, new_instance=True)
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock, lim=ONE_READ)
+    assert cluster.stats_read == ["b00011"]
+    b = next(b for b in part.buckets if b.key == "b00011")
+    assert b.num_shards == 13 and b.bucket_id.endswith(".r") and b.marker != b.bucket_id
+
+
+def test_tentacles_stats_carry_the_generation_so_nothing_is_probed():
+    p, cluster, clock = setup(20, release="tentacle")
+    part = poll(p, cluster, clock)
+    assert cluster.probes == 0 and dict(part.poll.reads_total)["probe"] == 0
+    assert all(b.index_gen == 0 for b in part.buckets)
+
+
+def test_a_bucket_past_its_bound_is_read_and_a_surprise_counted():
+    p, cluster, clock = setup(10, shards=1)
+    poll(p, cluster, clock)
+    room = line(1)  # 800 objects at 1 object/s floor: due after 800 s
+    assert may_cross_at(p.entries["b00001"].bucket, 0.0, LIM) == pytest.approx(clock() + room)
+    small = dataclasses.replace(LIM, max_reads=12)  # one bucket's stats: no sweep besides
+    clock.t += 700
+    poll(p, cluster, clock, lim=small)
+    assert "b00001" not in cluster.stats_read
+    cluster.set_objects("b00001", 900)  # far faster than the 1 object/s floor: past the line
+    clock.t += 101
+    part = poll(p, cluster, clock, lim=dataclasses.replace(small, max_reads=70))
+    assert held(part)["b00001"] == 900 and part.poll.bound_exceeded_total == 1
+
+
+def test_a_budget_too_small_leaves_buckets_overdue_and_says_so():
+    p, cluster, clock = setup(100, shards=1)
+    for i in range(100):
+        cluster.set_objects(f"b{i:05d}", line(1) - 10)  # all within 10 objects of the line
+    poll(p, cluster, clock)
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock, lim=dataclasses.replace(LIM, max_reads=100, reads_per_second=1))
+    assert part.poll.reads <= 100 and len(cluster.stats_read) < 20
+    assert part.poll.overdue == 100 - len(cluster.stats_read)
+
+
+def test_out_of_time_no_read_is_started():
+    p, cluster, clock = setup(10)
+    part = poll(p, cluster, clock, left=0.5)
+    assert cluster.stats_read == [] and part.poll.unread == 10
+
+
+def test_the_sweep_reads_the_oldest_stats_first():
+    p, cluster, clock = setup(300, shards=1)
+    poll(p, cluster, clock)
+    sweep = dataclasses.replace(LIM, max_reads=1000)  # ~160 buckets of 1 shard a poll
+    clock.t += 10
+    poll(p, cluster, clock, lim=sweep)
+    second = list(cluster.stats_read)
+    assert 100 < len(second) < 200 and second == sorted(second)  # equally old: in key order
+    clock.t += 10
+    part = poll(p, cluster, clock, lim=sweep)
+    left = sorted(set(cluster.buckets) - set(second))
+    assert cluster.stats_read[: len(left)] == left  # the rest of the first read, before any second one
+    assert set(cluster.stats_read[len(left) :]) <= set(second[: len(cluster.stats_read) - len(left)])
+    assert dict(part.poll.buckets_read_total)["sweep"] == len(second) + len(cluster.stats_read)
+    assert clock() - part.poll.oldest_stats_at == 10
+
+
+def test_deleted_buckets_disappear_and_a_vanishing_one_costs_no_error():
+    p, cluster, clock = setup(5)
+    poll(p, cluster, clock)
+    cluster.delete("b00002")
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock)
+    assert "b00002" not in held(part) and "b00002" not in p.entries
+    # listed, then gone before its stats are read
+    original = cluster.stats
+
+    def vanished(key, time_left):
+        cluster.buckets.pop(key, None)
+        return original(key, time_left)
+
+    cluster.stats = vanished  # type: ignore[method-assign]
+    cluster.create("short-lived")
+    clock.t += INTERVAL
+    part = poll(p, cluster, clock)
+    assert "short-lived" not in held(part)
+
+
+def test_the_state_survives_a_restart_and_goes_on_from_the_saved_stats():
+    p, cluster, clock = setup(40)
+    cluster.set_objects("b00004", 1234)
+    poll(p, cluster, clock)
+    restored = BucketPoll.from_dict(p.to_dict())
+    assert {k: e.bucket for k, e in restored.entries.items()} == {k: e.bucket for k, e in p.entries.items()}
+    cluster.create("while-down")
+    clock.t += 600
+    part = poll(restored, cluster, clock, lim=dataclasses.replace(LIM, reads_per_second=0.1))
+    assert cluster.stats_read[0] == "while-down" and part.poll.unread == 0
+    assert held(part)["b00004"] == 1234
+
+
+def test_limits_and_queue_come_from_the_other_sources_parts():
+    th = Thresholds(rgw_shard_warn_ratio=0.5)
+    lim, queued = poll_inputs(th, None, None)
+    assert lim.shard_limit == 100_000 and lim.warn_ratio == 0.5 and queued == frozenset()
+    settings = ClusterSettings(collected_at=0.0, rgw_max_objs_per_shard=100)
+    entries = (ReshardEntry("b", "", "id", 1, 7), ReshardEntry("c", "tnt", "id2", 1, 7))
+    lim, queued = poll_inputs(th, settings, ReshardPart(0.0, entries))
+    assert lim.shard_limit == 100 and queued == {"b", "tnt/c"}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), budget=st.sampled_from([300, 3_000, 15_000]))
+def test_property_the_budget_holds_and_crossings_are_seen_within_a_poll(seed, budget):
+    """Buckets of 1 to 600 shards growing within their bound, some created on the way, polls
+    at random intervals: no poll reads more than its budget, the average stays under the
+    rate, and whenever no bucket was left overdue every bucket past a line is shown past it."""
+    rnd = random.Random(seed)
+    lim = dataclasses.replace(LIM, max_reads=budget, reads_per_second=budget / INTERVAL)
+    p, cluster, clock = setup()
+    rates: dict[str, float] = {}
+    for i in range(150):
+        key = f"b{i:04d}"
+        cluster.create(key, rnd.choice([1, 1, 3, 11, 11, 64, 600]), 0)
+        cap = cluster.buckets[key]["num_shards"] * lim.shard_limit
+        cluster.set_objects(key, rnd.randrange(0, cap))
+        rates[key] = rnd.choice([0.0, 0.0, 0.5, lim.growth_floor])  # never observed: within the floor
+    start, spent, over = clock(), 0, 0.0
+    for step in range(40):
+        dt = rnd.uniform(1.0, 2 * INTERVAL)
+        for key in list(rates):
+            cluster.set_objects(key, cluster.objects(key) + int(rates[key] * dt))
+        if step and rnd.random() < 0.2:  # a new bucket, filled fast: observed from its second read
+            key = f"new{step}"
+            cluster.create(key, 11, 0)
+            rates[key] = 50.0
+        clock.t += dt
+        listed = dict(p.reads_total)["list"]
+        part = poll(p, cluster, clock, lim=lim)
+        listing = dict(p.reads_total)["list"] - listed  # always made: new and deleted buckets
+        assert part.poll.reads <= max(part.poll.budget, listing) and part.poll.budget <= lim.max_reads
+        spent += part.poll.reads
+        over += max(0.0, listing - part.poll.budget)
+        assert spent <= lim.max_reads + lim.reads_per_second * (clock() - start) + over + 1e-6
+        if part.poll.overdue or part.poll.unread:
+            continue
+        shown = {b.key: b for b in part.buckets}
+        for key in shown:  # listed (a small budget lists every few polls: new buckets wait for it)
+            for ratio in (lim.warn_ratio, 1.0):
+                if cluster.objects(key) >= ratio * lim.shard_limit * cluster.buckets[key]["num_shards"]:
+                    assert shown[key].num_objects >= ratio * lim.shard_limit * shown[key].num_shards, key
+
+
+def test_listings_past_half_the_budget_are_made_every_few_polls():
+    """At a million buckets the listings alone would exceed the budget: they take at most half
+    of it over time, and new buckets wait for the next one."""
+    p, cluster, clock = setup(5000, shards=1)  # 5 pages of each listing: 120 reads
+    lim = dataclasses.replace(LIM, reads_per_second=0.5)  # half of 60 reads a poll: a listing every 4 polls
+    poll(p, cluster, clock, lim=lim)
+    cluster.create("late")
+    known = []
+    for _ in range(8):
+        clock.t += INTERVAL
+        part = poll(p, cluster, clock, lim=lim)
+        known.append("late" in part.unread or "late" in {b.key for b in part.buckets})
+    assert cluster.listings == 2  # polls 0 and 4 (then 5,001 buckets: 6 pages, 144 reads, the next at poll 9)
+    assert known == [False, False, False, True, True, True, True, True]
+    assert "late" in {b.key for b in part.buckets}  # read once the budget recovered from the listing
