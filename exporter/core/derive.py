@@ -8,6 +8,7 @@ table for reshard events) and its durable part can be saved and restored.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from . import inputs
@@ -140,7 +141,7 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    given = SignalInput(snap, th, shard_limit[0])
+    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals))
     for signal in SIGNALS:
         families += signal.derive(given, state.signals.get(signal.name))
         if signal.name == "reshard":  # the running options explain the shard limit: listed after it

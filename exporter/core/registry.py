@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .config import Thresholds
 from .families import Family
-from .signals import degraded, fill, health, latency, load, reshard, scrub, spillover
+from .signals import degraded, fill, health, latency, load, plunge, reshard, scrub, spillover
 from .signals.signal_input import SignalInput
 
 
@@ -81,6 +81,8 @@ SIGNALS: tuple[SignalSpec, ...] = (
     SignalSpec("load", load, load.LoadState),
     SignalSpec("latency", latency, latency.LatencyState),
     SignalSpec("degraded", degraded),
+    # After the signals whose causes it attributes a plunge to: it reads their states.
+    SignalSpec("plunge", plunge, plunge.PlungeState),
     SignalSpec("health", health, alerts=False),
 )
 # The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 
 from ..config import Thresholds
 from ..families import Family, counter, gauge, histogram
@@ -27,6 +28,7 @@ from .signal_input import SignalInput
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
 
 UNKNOWN_GEN = -1
+RECENT_EVENTS = 50
 
 
 def created_at(b: Bucket) -> float | None:
@@ -48,10 +50,14 @@ class ReshardState:
         # bucket key -> (marker, instance id, num_shards, index generation or UNKNOWN_GEN)
         self.buckets: dict[str, tuple[str, str, int, int]] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
+        # The latest reshards seen, for the plunge signal's evidence (not durable): (the poll
+        # before, the poll that saw it, bucket, shards before, shards after).
+        self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if t <= self.seen_at:
             return
+        before_poll = self.seen_at
         if not self.watch_start:
             self.watch_start = t
             first_poll = True
@@ -72,6 +78,7 @@ class ReshardState:
                 continue
             if old[0] and b.marker and old[0] != b.marker:
                 continue  # deleted and created again under the same name
+            events = self.events
             if gen != UNKNOWN_GEN and old[3] != UNKNOWN_GEN and gen > old[3]:
                 self.events += gen - old[3]
             elif old[1] != b.bucket_id:
@@ -81,6 +88,8 @@ class ReshardState:
                 # instance id that is not the marker is Pacific's new instance of a reshard already
                 # counted: a poll between its switch of instance and of shard count sees it twice.
                 self.events += 1
+            if self.events > events:
+                self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
         self.buckets = current
 
     def _before_first_sight(self, b: Bucket, gen: int) -> int:

@@ -24,6 +24,9 @@ class ScrubState:
         self.stamps: dict[str, tuple[float, float]] = {}
         self.completed = {"scrub": 0, "deep_scrub": 0}
         self.completed_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
+        # What the last PG poll showed (PGs scrubbing by kind, recovering by activity), for the
+        # plunge signal's evidence.
+        self.activity: dict[str, int] = {}
 
     def retuned(self, th: Thresholds) -> ScrubState:
         """New thresholds restart the rate windows; the completed counters go on."""
@@ -98,6 +101,7 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
     if fresh:
         state.stamps = new_stamps
         state.seen_at = now
+        state.activity = {**scrubbing, **recovering}
         for kind in KINDS:
             state.completed_history[kind].add(now, state.completed[kind])
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 from ..config import Thresholds
 from ..snapshot import Snapshot
@@ -15,3 +18,6 @@ class SignalInput:
     # The per-shard object limit buckets are judged by, from wherever it came
     # (derive.shard_limit_and_origin): worked out once, used by the reshard and config families.
     shard_limit: int
+    # Every signal's state by name, read only: a signal listed after others in the registry (the
+    # plunge signal) reads what they kept from this snapshot.
+    states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
