@@ -114,14 +114,14 @@ class SteadyLoad:
             if self.stopping.is_set():
                 return
             bucket, key = self._next_put()
-            self._one("put", lambda: self.s3.put_object(Bucket=bucket, Key=key, Body=self.body))
+            self._one("put", lambda b=bucket, k=key: self.s3.put_object(Bucket=b, Key=k, Body=self.body))
             with self.lock:
                 written = min(self.written + 1, self.keys) if bucket == self.bucket else self.written
                 self.written = written
             get_key = f"obj-{n % max(1, min(written, self.keys)):05d}"
             n += self.concurrency
             if written:
-                self._one("get", lambda: self.s3.get_object(Bucket=self.bucket, Key=get_key)["Body"].read())
+                self._one("get", lambda k=get_key: self.s3.get_object(Bucket=self.bucket, Key=k)["Body"].read())
 
     def _one(self, op: str, call) -> None:
         if not self.running.is_set() or self.stopping.is_set():
