@@ -90,12 +90,15 @@ class PlungeState:
         in_plunge = False
         if p is not None:
             going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
-            if going and w.t - p.start <= th.plunge_baseline_seconds:
+            if not going:
+                p.end = w.t
+            elif w.t - p.start > th.plunge_baseline_seconds:
+                p.end = w.t
+                self.windows.clear()  # the new level: the next baseline is made of it
+            else:
                 in_plunge = True
                 for v in going:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
-            else:
-                p.end = w.t
         else:
             slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
             # Two windows in a row: a window that straddles a change in demand can read as a
