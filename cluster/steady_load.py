@@ -46,6 +46,7 @@ class SteadyLoad:
         self.stopping = threading.Event()
         self.put_bucket = bucket
         self.growing = False
+        self.grow_body = self.body
         self.next_key = 0
         self.written = 0
         # (monotonic time, "put" | "get" | "error") of recent completions, for rates
@@ -85,27 +86,28 @@ class SteadyLoad:
     def resume(self) -> None:
         self.running.set()
 
-    def grow_puts(self, bucket: str) -> None:
-        """PUTs write new keys into `bucket` (created if missing), so it grows; GETs stay on the
-        steady bucket."""
+    def grow_puts(self, bucket: str, size: int | None = None) -> None:
+        """PUTs write new keys into `bucket` (created if missing), so it grows, with objects of
+        `size` bytes (default: the steady ones); GETs stay on the steady bucket."""
         try:
             self.s3.create_bucket(Bucket=bucket)
         except (self.s3.exceptions.BucketAlreadyOwnedByYou, self.s3.exceptions.BucketAlreadyExists):
             pass
         with self.lock:
             self.put_bucket, self.growing, self.next_key = bucket, True, 0
+            self.grow_body = self.body if size is None else os.urandom(size)
 
     def steady_puts(self) -> None:
         with self.lock:
             self.put_bucket, self.growing = self.bucket, False
 
-    def _next_put(self) -> tuple[str, str]:
+    def _next_put(self) -> tuple[str, str, bytes]:
         with self.lock:
             n = self.next_key
             self.next_key += 1
             if self.growing:
-                return self.put_bucket, f"grow-{n:08d}"
-            return self.bucket, f"obj-{n % self.keys:05d}"
+                return self.put_bucket, f"grow-{n:08d}", self.grow_body
+            return self.bucket, f"obj-{n % self.keys:05d}", self.body
 
     def _work(self, worker: int) -> None:
         n = worker
@@ -113,8 +115,8 @@ class SteadyLoad:
             self.running.wait()
             if self.stopping.is_set():
                 return
-            bucket, key = self._next_put()
-            self._one("put", lambda b=bucket, k=key: self.s3.put_object(Bucket=b, Key=k, Body=self.body))
+            bucket, key, body = self._next_put()
+            self._one("put", lambda b=bucket, k=key, d=body: self.s3.put_object(Bucket=b, Key=k, Body=d))
             with self.lock:
                 written = min(self.written + 1, self.keys) if bucket == self.bucket else self.written
                 self.written = written

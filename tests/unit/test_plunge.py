@@ -123,6 +123,34 @@ def test_clients_pausing_is_a_demand_drop_never_a_plunge_nor_blamed():
     assert s.counted() == {} and s.value("ceph_scale_s3_demand_drops") == 1
 
 
+def test_a_pause_with_a_noisy_in_flight_gauge_is_never_taken_for_a_stall():
+    """A handful of clients: the RGW's requests-in-flight gauge reads anything from 0 to 4 at a
+    poll. The window's mean keeps the old level for a while after a pause; the last poll does not."""
+    s = Stream()
+    for i in range(30):
+        s.in_flight = (4, 1, 3, 0, 4)[i % 5]
+        s.run(STEP)
+    s.stall()
+    s.in_flight = 0
+    for _ in range(10):
+        s.run(STEP)
+        assert s.value("ceph_scale_s3_plunge_active") == 0
+    assert s.value("ceph_scale_s3_demand_drop_active") == 1
+
+
+def test_a_plunge_starting_while_the_last_one_takes_late_evidence_counts_the_last_one():
+    s = Stream().run(60)
+    s.stall()
+    s.run(12)
+    s.normal()
+    s.run(12)  # over, still taking evidence for a window
+    assert s.value("ceph_scale_s3_plunge_active") == 0 and s.info() is not None
+    s.stall()
+    s.run(12)
+    assert s.value("ceph_scale_s3_plunge_active") == 1
+    assert s.counted() == {"none": 1}
+
+
 def test_a_bucket_resharding_under_writes_is_named():
     s = Stream().run(60)
     s.stall()

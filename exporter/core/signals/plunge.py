@@ -65,7 +65,8 @@ class PlungeState:
         self.verdicts: dict[str, OpVerdict] = {}
         self.base: Baseline | None = None
         self.demand_drop = False
-        self.slower_before = False  # the last window read as a slower cluster
+        self.slower_since: float | None = None  # the first of the windows in a row read as slower
+        self.calm_since: float | None = None  # the first of the windows in a row a plunge was not on
         self.counts = dict.fromkeys(ALL_CAUSES, 0)
         self.demand_drops = 0
 
@@ -90,8 +91,9 @@ class PlungeState:
         in_plunge = False
         if p is not None:
             going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
-            if not going:
-                p.end = w.t
+            self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
+            if self.calm_since is not None and w.t - self.calm_since >= self.rates.refresh_seconds():
+                p.end = self.calm_since  # back, over two refreshes of the counters as for the start
             elif w.t - p.start > th.plunge_baseline_seconds:
                 p.end = w.t
                 self.windows.clear()  # the new level: the next baseline is made of it
@@ -101,16 +103,27 @@ class PlungeState:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
         else:
             slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
-            # Two windows in a row: a window that straddles a change in demand can read as a
-            # slower cluster for one poll (the ops and the demand do not move in step within it).
-            if slower and self.slower_before and base is not None and self.plunge is None:
-                self.plunge = Plunge(start=w.t - th.plunge_window_seconds, base=base, peak=slower)
+            # Read so over two refreshes of the counters at least: a window that straddles a change
+            # in demand can read as a slower cluster until the next refresh (the ops, the latency and
+            # the requests in flight do not move in step within it).
+            since = self.slower_since
+            if slower and since is not None and w.t - since >= self.rates.refresh_seconds() and base is not None:
+                if self.plunge is not None:  # the last one is still taking evidence: it is over now
+                    self._count(self.plunge)
+                # The first of those windows began when the drop may have: a cause must have been
+                # active since then (its effect reaches the counters up to a window later).
+                self.plunge = Plunge(start=since - th.plunge_window_seconds, base=base, peak=slower)
+                self.calm_since = None
                 in_plunge = True
-            self.slower_before = bool(slower)
-        demand = not in_plunge and any(v.kind == DEMAND for v in self.verdicts.values())
-        if demand and not self.demand_drop:
-            self.demand_drops += 1
-        self.demand_drop = demand
+            self.slower_since = (w.t if since is None else since) if slower else None
+        down = any(v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())
+        if in_plunge:
+            self.demand_drop = False
+        elif any(v.kind == DEMAND for v in self.verdicts.values()):
+            self.demand_drops += 0 if self.demand_drop else 1
+            self.demand_drop = True
+        elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
+            self.demand_drop = False
         self.windows.append((w, in_plunge))
 
     def attribute(self, now: float, th: Thresholds) -> None:
@@ -121,8 +134,11 @@ class PlungeState:
         end = p.end if p.end is not None else now
         p.candidates = rank(p.start, end, p.peak, self.evidence.current(now))
         if p.end is not None and now >= p.end + th.plunge_window_seconds:
-            self.counts[p.cause] += 1
-            self.last, self.plunge = p, None
+            self._count(p)
+
+    def _count(self, p: Plunge) -> None:
+        self.counts[p.cause] += 1
+        self.last, self.plunge = p, None
 
     @property
     def active(self) -> bool:
@@ -145,8 +161,11 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
     active.add(1 if state.active else 0)
     demand.add(1 if state.demand_drop else 0)
     drop = gauge("s3_plunge_drop_ratio", "S3 ops below the baseline, as a share of it (negative: above).", "op")
+    clients = gauge("s3_plunge_demand_ratio", "The clients' demand now / in the baseline (Little's law).", "op")
     for op, v in sorted(state.verdicts.items()):
         drop.add(v.drop, op)
+        if v.demand is not None:
+            clients.add(v.demand, op)
     score = gauge("s3_plunge_cause_score", "How well each candidate cause explains the current plunge (0..1).", "cause")
     info = gauge("s3_plunge_info", "1 for the likely cause of the current plunge, its evidence.", "cause", "evidence")
     p = state.plunge
@@ -161,4 +180,4 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
         plunges.add(state.counts[cause], cause)
     drops = counter("s3_demand_drops", "S3 op drops the clients made (demand fell with the ops).")
     drops.add(state.demand_drops)
-    return [active, demand, drop, score, info, plunges, drops]
+    return [active, demand, drop, clients, score, info, plunges, drops]

@@ -41,6 +41,8 @@ class Evidence:
     end: float
     text: str  # what was seen, e.g. "bucket hot resharded 1 -> 7 shards"
     effect: dict[str, float] | None = None  # the study's drop per op for what was seen, if it varies
+    strength: float = 1.0  # how much was seen (PGs scrubbing, bytes spilled): the strongest is told
+    subject: str = ""  # what it is about where there can be several (a bucket)
 
 
 @dataclass(frozen=True)
@@ -92,10 +94,9 @@ def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[E
         latest = max(seen, key=lambda e: e.end)
         share_explained = explained(latest.effect or STUDY_EFFECT.get(cause), drops)
         weight = (1 + (UNMEASURED if share_explained is None else share_explained)) / 2
-        texts = []
-        for e in sorted(seen, key=lambda e: -e.end):
-            if e.text not in texts:
-                texts.append(e.text)
-        out.append(Candidate(cause, share * weight, share, share_explained, "; ".join(texts[:2])))
+        told = max(seen, key=lambda e: (e.strength, e.end))
+        others = len({e.subject for e in seen if e.subject} - {told.subject})
+        text = told.text + (f" (and {others} more)" if others else "")
+        out.append(Candidate(cause, share * weight, share, share_explained, text))
     out.sort(key=lambda c: (-c.score, CAUSES.index(c.cause)))
     return out

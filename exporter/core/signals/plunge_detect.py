@@ -34,7 +34,7 @@ class Window:
     t: float
     ops: dict[str, float]  # op -> ops/s
     busy: dict[str, float] = field(default_factory=dict)  # op -> seconds spent in the op per second
-    in_flight: float | None = None  # requests in the RGWs, the mean of the window's polls
+    in_flight: float | None = None  # requests in the RGWs (plunge_rates.py: window mean or last poll)
     requests: float | None = None  # requests received per second, every kind
     failed: float | None = None  # requests failed per second
 

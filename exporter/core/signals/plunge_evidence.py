@@ -30,6 +30,7 @@ from .degraded import expected_drop
 from .plunge_causes import Evidence
 
 MIB = 1024**2
+RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
 
 
 class Measure:
@@ -79,8 +80,11 @@ class EvidenceTracker:
         m.add(t, value)
         return usual
 
-    def _seen(self, cause: str, start: float, end: float, text: str, effect: dict[str, float] | None = None) -> None:
-        self.evidence.append(Evidence(cause, start, end, text, effect))
+    def _seen(
+        self, cause: str, start: float, end: float, text: str, effect: dict[str, float] | None = None,
+        strength: float = 1.0, subject: str = "",
+    ) -> None:  # fmt: skip
+        self.evidence.append(Evidence(cause, start, end, text, effect, strength, subject))
 
     def current(self, now: float) -> list[Evidence]:
         while self.evidence and self.evidence[0].end < now - self.keep:
@@ -98,21 +102,18 @@ class EvidenceTracker:
     def _reshard(self, snap: Snapshot, reshard: Any) -> None:
         for before, t, bucket, old, new in list(getattr(reshard, "recent", ())):
             if t > self.reshards_seen:
-                self._seen("reshard", before, t, f"bucket {bucket} resharded {old} -> {new} shards")
+                shards = f"{old} -> {new}" if old else f"to {new}"
+                self._seen("reshard", before, t, f"bucket {bucket} resharded {shards} shards", subject=bucket)
         recent = getattr(reshard, "recent", ())
         if recent:
             self.reshards_seen = max(self.reshards_seen, max(e[1] for e in recent))
         queue = snap.reshard
         if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
             return
-        busy = [e for e in queue.entries if e.in_progress]
-        if busy:
-            names = ", ".join(
-                f"{e.tenant + '/' if e.tenant else ''}{e.bucket} {e.old_num_shards} -> {e.new_num_shards}"
-                for e in busy[:2]
-            )
-            more = f" and {len(busy) - 2} more" if len(busy) > 2 else ""
-            self._seen("reshard", before, queue.collected_at, f"resharding now: bucket {names} shards{more}")
+        for e in [e for e in queue.entries if e.in_progress][:RESHARDS_TOLD]:
+            bucket = f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
+            text = f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards"
+            self._seen("reshard", before, queue.collected_at, text, subject=bucket)
 
     def _scrub_and_recovery(self, snap: Snapshot, scrub: Any, th: Thresholds) -> None:
         pgs = snap.pgs
@@ -129,6 +130,7 @@ class EvidenceTracker:
             self._seen(
                 "deep_scrub", before, t,
                 f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})",
+                strength=deep,
             )  # fmt: skip
         recovering = activity.get("recovery", 0) + activity.get("backfill", 0)
         usual = self._usual("recovery", t, recovering)
@@ -137,6 +139,7 @@ class EvidenceTracker:
                 "recovery", before, t,
                 f"{recovering} PGs recovering or backfilling (backfill {activity.get('backfill', 0)}, "
                 f"usually {usual:g})",
+                strength=recovering,
             )  # fmt: skip
 
     def _spillover(self, snap: Snapshot) -> None:
@@ -164,6 +167,7 @@ class EvidenceTracker:
             "spillover", before, t,
             f"BlueFS spilled +{(total - total0) / MIB:.0f} MiB in {t - t0:.0f} s, most on osd.{osd} "
             f"(+{grew / MIB:.0f} MiB, now {per_osd[osd] / MIB:.0f} MiB)",
+            strength=total - total0,
         )  # fmt: skip
 
     def _osds(self, snap: Snapshot, th: Thresholds) -> None:
@@ -187,6 +191,7 @@ class EvidenceTracker:
                 f"{', '.join(named)}: {failed:.0%} of {len(osds)} OSDs; the degraded-state table expects "
                 f"-{effect['put']:.0%} PUT, -{effect['get']:.0%} GET [004]",
                 effect,
+                strength=failed,
             )  # fmt: skip
         full = sorted(
             ((o.used_bytes / o.size_bytes, o) for o in osds if o.up and o.in_cluster and o.size_bytes > 0),
@@ -200,4 +205,5 @@ class EvidenceTracker:
                 "fill", before, t,
                 f"{len(past)} OSD(s) past the {th.fill_target_ratio:.0%} fill target, fullest {o.ceph_daemon} "
                 f"at {ratio:.0%}",
+                strength=len(past),
             )  # fmt: skip

@@ -4,8 +4,10 @@ Counters are summed over the RGWs into cluster totals that only grow: a restarte
 lower than before) counts its new value as the increase, as Prometheus' rate() does; an RGW seen
 for the first time counts from its first poll. Each poll of the perf source then gives one
 window: the increase since the last poll at least `plunge_window_seconds` back, per second, and
-the mean of the requests in flight at the polls since (a mean, as the ops are one: the two must
-move together when clients send less, even in a window that straddles the change).
+the requests in flight: the smaller of their mean over the window's polls and the last poll. The
+mean moves with the ops (a window that straddles a change holds both levels); the last poll says
+at once that clients stopped (0) or that requests are stuck (all still there); the smaller of the
+two claims a held demand only when the window and the present agree on it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections import deque
 
 from ..snapshot import RgwOpCounters
 from .plunge_detect import OPS, Window
+
+REFRESH_GAPS = 9
 
 
 def _counters(r: RgwOpCounters) -> dict[str, float | None]:
@@ -35,6 +39,10 @@ class RgwRates:
         self.totals: dict[str, float] = {}
         # (poll time, totals then, requests in flight then)
         self.points: deque[tuple[float, dict[str, float], float | None]] = deque()
+        # When the totals last changed, and the gaps between changes: how often the counters
+        # are refreshed upstream (the mgr prometheus module caches them for its scrape_interval).
+        self.changed_at: float | None = None
+        self.gaps: deque[float] = deque(maxlen=REFRESH_GAPS)
 
     def add(self, t: float, rgws: tuple[RgwOpCounters, ...]) -> Window | None:
         """Take one poll; the window ending with it, once the polls span a window."""
@@ -52,12 +60,21 @@ class RgwRates:
                     self.totals.setdefault(name, 0.0)
                 last[(r.instance_id, name)] = float(raw)
         self.last = last
+        if not self.points or self.totals != self.points[-1][1]:
+            if self.changed_at is not None:
+                self.gaps.append(t - self.changed_at)
+            self.changed_at = t
         flights = [r.in_flight for r in rgws if r.in_flight is not None]
         self.points.append((t, dict(self.totals), float(sum(flights)) if flights else None))
         # Keep the newest point at least a window back, and everything after it.
         while len(self.points) > 2 and self.points[1][0] <= t - self.window:
             self.points.popleft()
         return self._window()
+
+    def refresh_seconds(self) -> float:
+        """How often the counters bring new values: the median gap between changes (0 until
+        two changes were seen)."""
+        return statistics.median(self.gaps) if self.gaps else 0.0
 
     def _window(self) -> Window | None:
         t1, now, _ = self.points[-1]
@@ -78,7 +95,7 @@ class RgwRates:
             t=t1,
             ops=ops,
             busy=busy,
-            in_flight=statistics.fmean(flights) if flights else None,
+            in_flight=min(statistics.fmean(flights), flights[-1]) if flights else None,
             requests=rate("requests"),
             failed=rate("failed"),
         )

@@ -51,7 +51,7 @@ class ReshardState:
         self.buckets: dict[str, tuple[str, str, int, int]] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
         # The latest reshards seen, for the plunge signal's evidence (not durable): (the poll
-        # before, the poll that saw it, bucket, shards before, shards after).
+        # before, the poll that saw it, bucket, shards before (0: not seen), shards after).
         self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
@@ -73,8 +73,9 @@ class ReshardState:
                 gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
             current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen)
             if old is None:
-                if not first_poll:
-                    self.events += self._before_first_sight(b, gen)
+                if not first_poll and (unseen := self._before_first_sight(b, gen)):
+                    self.events += unseen
+                    self.recent.append((before_poll, t, b.key, 0, b.num_shards))
                 continue
             if old[0] and b.marker and old[0] != b.marker:
                 continue  # deleted and created again under the same name
