@@ -8,10 +8,11 @@ the S3 ops fell, so that nobody correlates five boards by eye.
 
 Detection (plunge_detect.py, on windows of the RGW counters from plunge_rates.py): an op rate
 below the median of the windows of the last `plunge_baseline_seconds` by `plunge_drop_ratio`, with
-the clients' demand still there. A plunge starts one window before the first such window, holds
-the baseline it started from, and ends when no op is down by half the threshold any more, or
-after `plunge_baseline_seconds` (the new level is then the cluster's). A drop the clients made
-(demand fell with the ops) is reported as a demand drop: no plunge, no cause.
+the clients' demand still there, over two refreshes of the counters. A plunge starts one window
+before the first such window, holds the baseline it started from, and ends when no op has been
+down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
+is then the cluster's). A drop the clients made (demand fell with the ops) is reported as a
+demand drop: no plunge, no cause.
 
 Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the plunge, ranked by
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge

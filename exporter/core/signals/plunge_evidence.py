@@ -14,7 +14,7 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
 - spillover: BlueFS spilled bytes grew over the last window, faster than over the baseline [000];
 - osds_down: a larger share of the in OSDs down than usual, or more OSDs out; the study's
   degraded-state table gives the drop expected for that share [004];
-- recovery: more PGs recovering or backfilling (or waiting to) than usual;
+- recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual;
 - fill: more up and in OSDs at or past `fill_target_ratio` than usual [001, 000].
 """
 
@@ -132,14 +132,13 @@ class EvidenceTracker:
                 f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})",
                 strength=deep,
             )  # fmt: skip
-        recovering = activity.get("recovery", 0) + activity.get("backfill", 0)
+        moving = {k: activity.get(k, 0) for k in ("recovery", "backfill", "remapped")}
+        recovering = sum(moving.values())
         usual = self._usual("recovery", t, recovering)
         if recovering > usual:
+            told = ", ".join(f"{n} {k}" for k, n in moving.items() if n)
             self._seen(
-                "recovery", before, t,
-                f"{recovering} PGs recovering or backfilling (backfill {activity.get('backfill', 0)}, "
-                f"usually {usual:g})",
-                strength=recovering,
+                "recovery", before, t, f"{recovering} PGs moving data ({told}; usually {usual:g})", strength=recovering
             )  # fmt: skip
 
     def _spillover(self, snap: Snapshot) -> None:
@@ -182,17 +181,21 @@ class EvidenceTracker:
         share = len(down) / len(holding) if holding else 0.0
         usual_share = self._usual("down_share", t, share)
         usual_out = self._usual("out", t, len(out))
-        if share > usual_share or len(out) > usual_out:
-            failed = (len(down) + max(0, len(out) - int(usual_out))) / len(osds)
-            effect = {"put": expected_drop(failed, 0), "get": expected_drop(failed, 1)}
-            named = [f"{o.ceph_daemon} down" for o in down[:3]] + [f"{o.ceph_daemon} out" for o in out[:3]]
+        if share > usual_share:
+            # The study's table is for failed disks: the in OSDs down, as the degraded signal counts them.
+            effect = {"put": expected_drop(share, 0), "get": expected_drop(share, 1)}
+            named = ", ".join(o.ceph_daemon for o in down[:3]) + (f" and {len(down) - 3} more" if len(down) > 3 else "")
             self._seen(
                 "osds_down", before, t,
-                f"{', '.join(named)}: {failed:.0%} of {len(osds)} OSDs; the degraded-state table expects "
+                f"{named} down: {share:.0%} of {len(holding)} in OSDs; the degraded-state table expects "
                 f"-{effect['put']:.0%} PUT, -{effect['get']:.0%} GET [004]",
                 effect,
-                strength=failed,
+                strength=share,
             )  # fmt: skip
+        elif len(out) > usual_out:
+            # Out and up: it serves its PGs until their data has moved; no drop measured for that.
+            named = ", ".join(o.ceph_daemon for o in out[:3]) + (f" and {len(out) - 3} more" if len(out) > 3 else "")
+            self._seen("osds_down", before, t, f"{named} out ({len(out)} of {len(osds)} OSDs): their data moves")
         full = sorted(
             ((o.used_bytes / o.size_bytes, o) for o in osds if o.up and o.in_cluster and o.size_bytes > 0),
             key=lambda x: (-x[0], x[1].osd_id),
