@@ -337,6 +337,42 @@ def reshard_annotation(panel_ids: list[int]) -> db.AnnotationQuery:
     )
 
 
+class PrometheusAnnotation(dm.AnnotationQuery):
+    """Grafana's Prometheus annotation fields the SDK's model leaves out: the title, text and tags
+    made from each series' labels."""
+
+    def __init__(self, title_format: str, text_format: str, tag_keys: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.title_format, self.text_format, self.tag_keys = title_format, text_format, tag_keys
+
+    def to_json(self) -> dict[str, object]:
+        payload = super().to_json()
+        payload.update(titleFormat=self.title_format, textFormat=self.text_format, tagKeys=self.tag_keys)
+        payload["useValueForTime"] = False
+        return payload
+
+
+class PlungeAnnotation:
+    """S3 throughput plunges, a region each, titled with the likely cause and its evidence (the
+    plunge signal, core/signals/plunge.py), on the given panels only."""
+
+    def __init__(self, panel_ids: list[int]) -> None:
+        self.panel_ids = panel_ids
+
+    def build(self) -> PrometheusAnnotation:
+        return PrometheusAnnotation(
+            "S3 plunge, likely cause: {{cause}}",
+            "{{evidence}} (cluster {{cluster}})",
+            "cause",
+            name="Plunges",
+            datasource=DS,
+            enable=True,
+            icon_color="red",
+            expr=f"max by (cluster, cause, evidence) ({m('ceph_scale_s3_plunge_info')})",
+            filter_val=db.AnnotationPanelFilter().ids(self.panel_ids).build(),
+        )
+
+
 def new_board(
     name: str,
     title: str,
@@ -345,10 +381,12 @@ def new_board(
     extra_vars: list = (),
     reshards_on=(),
     time_from: str = "now-6h",
+    plunges_on=(),
 ):
     """A dashboard with the shared variables, links and settings; `panels` mixes rows (db.Row) and
     panels, laid out by the SDK's grid placement. Panel ids are given in order (1, 2, ...).
-    reshards_on: titles of the panels that show completed reshards as annotations.
+    reshards_on: titles of the panels that show completed reshards as annotations; plunges_on:
+    of those that show S3 throughput plunges with their likely cause.
     time_from: the default range, as long as the board's signals take to play out (fill and
     scrub backlogs move over days, ops over minutes)."""
     d = (
@@ -364,14 +402,21 @@ def new_board(
         .variables(variables(extra_vars))
         .links(board_links())
     )
-    annotated = []
+    annotated: list[int] = []
+    plunged: list[int] = []
     for i, p in enumerate(panels, start=1):
         p = p.id(i)
         d = d.with_row(p) if isinstance(p, db.Row) else d.with_panel(p)
         if p.build().title in reshards_on:
             annotated.append(i)
+        if p.build().title in plunges_on:
+            plunged.append(i)
     if len(annotated) != len(reshards_on):
         raise ValueError(f"{name}: reshard annotations for {reshards_on}, panels found {annotated}")
+    if len(plunged) != len(plunges_on):
+        raise ValueError(f"{name}: plunge annotations for {plunges_on}, panels found {plunged}")
     if annotated:
         d = d.annotation(reshard_annotation(annotated))
+    if plunged:
+        d = d.annotation(PlungeAnnotation(plunged))
     return d

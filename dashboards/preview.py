@@ -158,29 +158,35 @@ class Renderer:
         # Titles of the panels that showed no data or an error (with the error): each one fails
         # the command and the tests.
         self.missing: list[str] = []
-        self.marks: dict[int, list[tuple[float, str]]] = {}
+        self.marks: dict[int, list[tuple[float, float, str, str]]] = {}
 
     def expr(self, t: dict) -> str:
         return substitute(t["expr"], self.values)
 
-    def annotations(self, board: dict) -> dict[int, list[tuple[float, str]]]:
-        """{panel id: [(time, colour)]} of the board's Prometheus annotation queries (a mark at
-        the start of each run of samples, as Grafana draws a region's start)."""
-        marks: dict[int, list[tuple[float, str]]] = {}
+    def annotations(self, board: dict) -> dict[int, list[tuple[float, float, str, str]]]:
+        """{panel id: [(start, end, colour, title)]} of the board's Prometheus annotation queries:
+        one per run of samples of a series, as Grafana draws a region, titled with the query's
+        titleFormat over the series' labels (empty without one)."""
+        marks: dict[int, list[tuple[float, float, str, str]]] = {}
         for a in (board.get("annotations") or {}).get("list") or []:
             if not a.get("expr") or not a.get("enable", True):
                 continue
-            times = []
+            regions = []
             for r in self.prom.range(substitute(a["expr"], self.values), self.start, self.end, self.step):
-                prev = None
+                title = legend(a["titleFormat"], r["metric"]) if a.get("titleFormat") else ""
+                first = prev = None
                 for ts_, _v in r["values"]:
                     t = float(ts_)
-                    if prev is None or t - prev > self.step * 1.5:
-                        times.append(t)
+                    if prev is not None and t - prev > self.step * 1.5:
+                        regions.append((first, prev, title))
+                        first = None
+                    first = t if first is None else first
                     prev = t
+                if first is not None and prev is not None:
+                    regions.append((first, prev, title))
             ids = (a.get("filter") or {}).get("ids") or [p["id"] for p in panels(board)]
             for i in ids:
-                marks.setdefault(i, []).extend((t, a.get("iconColor", "orange")) for t in times)
+                marks.setdefault(i, []).extend((t0, t1, a.get("iconColor", "orange"), ttl) for t0, t1, ttl in regions)
         return marks
 
     def board(self, board: dict, out: Path) -> Path:
@@ -359,8 +365,13 @@ class Renderer:
                     ax.axhline(s["value"], color=color(s["color"]), linestyle="--" if mode == "dashed" else "-",
                                linewidth=1.0, alpha=0.9)  # fmt: skip
             ax.set_ylim(bottom, top)
-        for t, c in self.marks.get(p["id"], []):
-            ax.axvline(datetime.fromtimestamp(t), color=color(c), linewidth=1.2, alpha=0.8, linestyle=":")
+        for t0, t1, c, title in self.marks.get(p["id"], []):
+            ax.axvline(datetime.fromtimestamp(t0), color=color(c), linewidth=1.2, alpha=0.8, linestyle=":")
+            if title:  # a region with its title, as Grafana shows it on hover
+                ax.axvspan(datetime.fromtimestamp(t0), datetime.fromtimestamp(max(t1, t0 + self.step)),
+                           color=color(c), alpha=0.15, linewidth=0)  # fmt: skip
+                ax.text(datetime.fromtimestamp(t0), ax.get_ylim()[1], " " + title, color=color(c), fontsize=7,
+                        va="top", ha="left", clip_on=True)  # fmt: skip
         if scale.get("type") == "log" or unit != "none":
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: fmt(v, unit)))
         if scale.get("type") == "log":

@@ -24,6 +24,7 @@ RB = {
     "deep_scrub_storm": "cephscaledeepscrubstorm",
     "load": "cephscales3loadabovehddbaseline",
     "latency": "cephscales3slowerwhileopsfall",
+    "plunge": "cephscales3throughputplunge",
     "hot_osd": "cephscalehddosdhotspot",
     "degraded": "cephscaleosdsdownexpecteddrop",
     "source": "cephscalesourcefailing",

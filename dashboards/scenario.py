@@ -11,7 +11,8 @@ previews and stops everything it started, by PID.
 Conditions: BlueFS spillover (built into the test cluster: osd.0 has a 256 MiB DB), scrubs blocked
 with short intervals until PGs are overdue then released, a mixed 64 KB S3 load, a bucket filled
 past the per-shard limit so that RGW reshards it, and deep scrubs of every PG, slowed down so that
-they are seen running (a deep-scrub storm under S3 load).
+they are seen running (a deep-scrub storm under S3 load); then a steady S3 load during which an OSD
+stops for 40 s (a plunge, annotated with its cause on the S3 ops panels).
 
 It exits 1 if a panel had no data, or if a signal the conditions make happen (MUST_BE_NONZERO,
 NONZERO_OVER_RUN) stayed at zero.
@@ -71,6 +72,9 @@ NONZERO_OVER_RUN = {
     "PGs scrubbing now": "max_over_time(ceph_scale_pg_scrubbing[{window}])",
     "S3 ops rate": "max_over_time(ceph_scale_s3_ops_per_second[{window}])",
 }
+
+
+PLUNGE_SEEN = "max by (cause) (max_over_time(ceph_scale_s3_plunge_info[{window}]))"
 
 
 def rule_files() -> list[Path]:
@@ -231,22 +235,30 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
 
 
 def sustain_load(cluster, seconds: float, log: Callable[[str], None] = print) -> None:
-    """A steady mixed 64 KB S3 load for `seconds` (the same 80 keys rewritten and read: no new
-    objects, no reshard), with one more round of (slowed-down) deep scrubs of every PG half-way
-    through, so the previews show ops over time and a deep-scrub storm under load."""
+    """A steady mixed 64 KB S3 load for `seconds` (cluster/steady_load.py: 50 keys rewritten and
+    read, no new objects, no reshard). A third of the way in, osd.2 stops for 40 s: requests to its
+    PGs stall, a plunge the exporter names with its cause (OSDs down) on the S3 ops panels. Two
+    thirds in, one more round of (slowed-down) deep scrubs of every PG: a deep-scrub storm under
+    load. The previews show ops over time, the plunge's annotation, and the storm."""
+    from cluster.steady_load import SteadyLoad
+
     access, secret = cluster.user_keys
-    end = time.monotonic() + seconds
-    scrubbed = False
-    rounds = 0
-    with slow_scrubs(cluster, log):
-        while time.monotonic() < end:
-            if not scrubbed and end - time.monotonic() < seconds / 2:
-                cluster.ceph("osd", "deep-scrub", "all", fmt_json=False)
-                scrubbed = True
-            s3load.run(cluster.rgw_endpoint, access, secret, "dash-load-1", objects=80, size=65536, concurrency=4,
-                       max_seconds=max(1.0, end - time.monotonic()))  # fmt: skip
-            rounds += 1
-    log(f"sustained S3 load: {rounds} rounds of 80 PUT + 80 GET in {seconds:.0f} s")
+    start = time.monotonic()
+    with slow_scrubs(cluster, log), SteadyLoad(cluster.rgw_endpoint, access, secret, "dash-steady") as load:
+        load.wait_warm()
+        time.sleep(max(0.0, seconds / 3 - (time.monotonic() - start)))
+        cluster.stop_daemon("osd.2")
+        log("osd.2 stopped under the steady load")
+        try:
+            time.sleep(40)
+        finally:
+            cluster.osd_up(2)
+        log("osd.2 back")
+        time.sleep(max(0.0, 2 * seconds / 3 - (time.monotonic() - start)))
+        cluster.ceph("osd", "deep-scrub", "all", fmt_json=False)
+        time.sleep(max(0.0, seconds - (time.monotonic() - start)))
+        rates = load.rates(10)
+    log(f"sustained S3 load for {time.monotonic() - start:.0f} s, last 10 s: {rates}")
 
 
 def restore_scrubs(cluster) -> None:
@@ -271,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("--out", type=Path, default=REPO / "dashboards" / "previews")
     p.add_argument("--workdir", type=Path, help="scratch directory, kept (default: a temp dir, removed)")
-    p.add_argument("--settle", type=float, default=120, help="seconds of steady S3 load after the conditions")
+    p.add_argument("--settle", type=float, default=180, help="seconds of steady S3 load after the conditions")
     args = p.parse_args(argv)
     from cluster.testcluster import TestCluster
     from demo.sidecar import Sidecar
@@ -302,6 +314,13 @@ def main(argv: list[str] | None = None) -> int:
         for what in undriven(prom, start, end):
             missing_any = True
             print("not driven:", what)
+        # The steady load's OSD stop (sustain_load): a plunge named with its cause on the boards.
+        window = f"{math.ceil(end - start) + 10}s"
+        causes = {r["metric"].get("cause") for r in prom.query(PLUNGE_SEEN.format(window=window), at=end)}
+        print("plunges annotated:", sorted(c for c in causes if c) or "none")
+        if "osds_down" not in causes:
+            missing_any = True
+            print("not driven: no plunge blamed on the OSD stopped under load")
     finally:
         if prom:
             prom.stop()

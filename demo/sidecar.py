@@ -25,6 +25,12 @@ FAST_SOURCES = {
 }
 
 
+# Plunges on the test cluster (3 OSDs on files, one RGW, 2 shared cores; its counters refresh every
+# 5 s): a 15 s window, a 2 min baseline, and a 25 % drop, since neighbours alone move a 15 s
+# window of its small closed-loop load by 10-20 % (tests/integration/test_plunge_cluster.py).
+MINUTES_PLUNGES = {"plunge_window_seconds": 15, "plunge_baseline_seconds": 120, "plunge_drop_ratio": 0.25}
+
+
 def parse_exposition(text: str) -> dict[str, dict[tuple, float]]:
     """{family sample name: {sorted label pairs: value}} of a text exposition."""
     from prometheus_client.parser import text_string_to_metric_families
@@ -72,8 +78,9 @@ class Sidecar:
             "cluster_label": cluster_label,
             "state_file": str(self.state_file),
             # The demo and the tests watch a cluster for minutes, not hours: forecasts from a
-            # minute of history (the default, an hour, would leave their panels empty).
-            "thresholds": {"forecast_min_span_seconds": 60, **(thresholds or {})},
+            # minute of history (the default, an hour, would leave their panels empty), plunges
+            # judged on windows of seconds.
+            "thresholds": {"forecast_min_span_seconds": 60, **MINUTES_PLUNGES, **(thresholds or {})},
             "sources": {**FAST_SOURCES, **(sources or {})},
             "rgw": {"endpoint": cluster.rgw_endpoint, "credentials_file": str(creds)},
             **(config or {}),

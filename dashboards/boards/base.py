@@ -97,7 +97,8 @@ def s3_ops(title: str, w: int) -> object:
         "ops",
         [Q(S3_OPS, f"{CL} {{{{op}}}}")],
         desc="S3 PUT and GET operations per second from the RGW perf counters. Orange marks: completed "
-        "bucket reshards; the study saw 'sudden plunges' in throughput at each one [000].",
+        "bucket reshards; the study saw 'sudden plunges' in throughput at each one [000]. Red regions: "
+        "plunges the exporter detected, titled with their likely cause and its evidence.",
         runbook=RB["reshard"],
         w=w,
         min_val=0,

@@ -33,6 +33,10 @@ from .base import (
     top,
 )
 
+PER_HDD_OPS = "S3 ops/s per HDD OSD vs 60 PUT / 90 GET"
+PLUNGE = "S3 ops below their recent baseline, and the clients' demand"
+COUNTED = rate("ceph_scale_s3_plunges_total", fn="increase")
+
 
 def load():
     panels = [
@@ -90,7 +94,7 @@ def load():
         ),
         db.Row("Against the single-HDD baseline [004]"),
         ts(
-            "S3 ops/s per HDD OSD vs 60 PUT / 90 GET",
+            PER_HDD_OPS,
             "ops",
             [
                 Q(S3_OPS + PER_HDD, f"{CL} {{{{op}}}} per HDD OSD"),
@@ -153,6 +157,38 @@ def load():
             runbook=RB["latency"],
             min_val=0,
         ),
+        db.Row("S3 throughput plunges, with their likely cause [000, 001, 004]"),
+        ts(
+            PLUNGE,
+            "percentunit",
+            [
+                Q(m("ceph_scale_s3_plunge_drop_ratio"), f"{CL} {{{{op}}}} below the baseline"),
+                Q(m("ceph_scale_s3_plunge_demand_ratio"), f"{CL} {{{{op}}}} demand vs the baseline"),
+                Q(config("plunge_drop_ratio"), f"{CL} line {{{{option}}}}"),
+            ],
+            desc="How far each op's rate over the last plunge_window_seconds is below the median of its recent "
+            "windows, and the clients' demand against that baseline (ops in flight by Little's law, requests in "
+            "the RGW, requests received). Down past the dashed line with the demand near 100 %: the cluster is "
+            "slower (a plunge, red region titled with its likely cause); the demand down as much as the ops: "
+            "the clients asked less. The study: 5.4K to 3.9K ops/s with plunges at each reshard [000], a brief "
+            "significant drop from deep scrubs [001], 21 % PUT / 25 % GET with one node down [004].",
+            runbook=RB["plunge"],
+            overrides=[dashed(".* line .*")],
+            w=16,
+        ),
+        ts(
+            "Plunges counted, by likely cause",
+            "none",
+            [
+                Q(f"max by (cluster, cause) ({COUNTED})", f"{CL} {{{{cause}}}}"),
+                Q(f"max by (cluster) ({rate('ceph_scale_s3_demand_drops_total', fn='increase')})", f"{CL} clients"),
+            ],
+            desc="Plunges as they end, under the cause they were attributed to (none: no known cause was "
+            "active), and the drops the clients made (no cluster fault, no cause).",
+            runbook=RB["plunge"],
+            min_val=0,
+            w=8,
+        ),
         db.Row("Per OSD"),
         ts(
             "Client ops/s per OSD and the mean",
@@ -191,4 +227,5 @@ def load():
         panels,
         extra_vars=[osd_variable("ceph_scale_osd_ops_per_second")],
         time_from="now-3h",
+        plunges_on=[PER_HDD_OPS, PLUNGE],
     )

@@ -201,6 +201,7 @@ def overview():
         "distance to 80 % fill, RGW resharding, scrub backlog, load against the HDD baseline.",
         panels,
         reshards_on=[OVERVIEW_OPS],
+        plunges_on=[OVERVIEW_OPS],
         time_from="now-24h",
     )
 

@@ -181,6 +181,7 @@ def rgw():
         "the buckets to pre-shard [000, 004].",
         panels,
         reshards_on=[RGW_OPS],
+        plunges_on=[RGW_OPS],
         time_from="now-24h",
     )
     return board

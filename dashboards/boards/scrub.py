@@ -126,7 +126,8 @@ def scrub():
             "none",
             [Q(m("ceph_scale_pg_scrubbing"), f"{CL} scrubbing {{{{kind}}}}"), Q(S3_OPS, f"{CL} S3 {{{{op}}}}")],
             desc="At ~500 M objects deep scrubbing 'at a high rate' under heavy PUTs cut PUT and GET ops "
-            "[001, 003]: many deep scrubs while S3 ops drop is a storm; lower osd_scrub priority / rate.",
+            "[001, 003]: many deep scrubs while S3 ops drop is a storm; lower osd_scrub priority / rate. Red "
+            "regions: S3 plunges, titled with their likely cause.",
             runbook=RB["deep_scrub_storm"],
             overrides=[right_axis(".* S3 .*", "ops", "S3 ops/s")],
             axis_label="PGs",
@@ -141,6 +142,7 @@ def scrub():
         "and the time to clear the backlog [004, 001, 003].",
         panels,
         time_from="now-7d",
+        plunges_on=["PGs scrubbing now vs S3 ops/s"],
     )
 
 

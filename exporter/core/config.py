@@ -161,6 +161,46 @@ class Thresholds:
         "one OSD on a single host.",
     )
     plan_top_buckets: int = _setting(5, 0, 1000, "Buckets listed with their own pre-shard series in the plan.")
+    # S3 throughput plunges [000: ~5.4K -> 3.9K ops/s with "sudden plunges" at each reshard;
+    # 001: deep scrubs at a high rate, "a brief, significant drop"; 004: one node down cost
+    # 21 % of PUT and 25 % of GET ops/s]. Detection and attribution: docs/metrics.md.
+    plunge_drop_ratio: float = _setting(
+        0.2,
+        0.01,
+        1.0,
+        "S3 ops below the recent baseline by this share make a plunge (the one-node failure cost 21 % PUT "
+        "[004]; 5.4K -> 3.9K ops/s is 28 % [000]).",
+    )
+    plunge_window_seconds: int = _setting(
+        60, 5, 3600, "Window of the op rates a plunge is judged on (four polls of the perf source by default)."
+    )
+    plunge_baseline_seconds: int = _setting(
+        1800,
+        10,
+        86400,
+        "Recent history before that window the rates are compared with (its median); a plunge lasting "
+        "longer is the cluster's new level and ends.",
+    )
+    plunge_min_ops_per_second: float = _setting(
+        5.0,
+        0.0,
+        1e9,
+        "Baseline S3 ops/s of an op below which it is not judged: fewer requests in a window are chance, not a level.",
+    )
+    plunge_demand_drop_share: float = _setting(
+        0.5,
+        0.01,
+        1.0,
+        "A drop is the clients' (no cluster fault) when their demand (ops in flight, requests) fell by at "
+        "least this share of the ops' own drop.",
+    )
+    plunge_deep_scrub_above_usual_ratio: float = _setting(
+        1.5,
+        1.0,
+        100.0,
+        "Deep scrubs count as a cause from this multiple of their usual concurrency (the baseline's "
+        "median) and at least one more [001].",
+    )
     # The names the operator set; a cluster_value setting set here wins over the cluster's.
     explicit: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
@@ -187,6 +227,11 @@ class Thresholds:
                 f"forecast_min_span_seconds ({result.forecast_min_span_seconds}) must not exceed the forecast "
                 "windows (fill_forecast_window_seconds, bluefs_growth_window_seconds, runway_window_seconds: "
                 f"{windows}): no forecast could ever be made"
+            )
+        if result.plunge_window_seconds > result.plunge_baseline_seconds:
+            raise ConfigError(
+                f"plunge_window_seconds ({result.plunge_window_seconds}) must not exceed plunge_baseline_seconds "
+                f"({result.plunge_baseline_seconds}): the baseline is what a window is compared with"
             )
         return result
 

@@ -9,6 +9,7 @@ table for reshard events) and its durable part can be saved and restored.
 from __future__ import annotations
 
 import traceback
+from types import MappingProxyType
 from typing import Any
 
 from . import inputs
@@ -166,7 +167,7 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    given = SignalInput(snap, th, shard_limit[0], state.signals)
+    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals))
     for signal in SIGNALS:
         try:
             produced = signal.derive(given, state.signals.get(signal.name))

@@ -686,6 +686,9 @@ PERF_COUNTERS = (
     "rgw.get_b",
     "rgw.put_b",
     "rgw.req",  # every RGW has it: tells an RGW without S3 op counters from no RGW
+    "rgw.failed_req",
+    "rgw.qlen",
+    "rgw.qactive",
     *(f"{path}.{part}" for path in AVERAGED_COUNTERS[:2] for part in ("sum", "count")),
     *RENAMED_COUNTERS,
 )
@@ -746,6 +749,19 @@ def _latency(c: dict[str, float], op: str, daemon: str) -> dict[str, Any]:
     return {f"{op}_latency_sum": _float(total, where + ".sum"), f"{op}_latency_count": _int(count, where + ".count")}
 
 
+def _demand(c: dict[str, float], daemon: str) -> dict[str, Any]:
+    """Requests in flight, received and failed, where the RGW reports them (every release here)."""
+    out: dict[str, Any] = {}
+    queued = c.get("rgw.qlen", c.get("rgw.qactive"))
+    if queued is not None:
+        out["in_flight"] = _int(queued, f"perf[{daemon}].rgw.qlen")
+    if "rgw.req" in c:
+        out["requests"] = _int(c["rgw.req"], f"perf[{daemon}].rgw.req")
+    if "rgw.failed_req" in c:
+        out["failed_requests"] = _int(c["rgw.failed_req"], f"perf[{daemon}].rgw.failed_req")
+    return out
+
+
 @refuses_bad_shapes
 def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> PerfPart:
     """counters: daemon name ("osd.3", "rgw.<id>") -> {counter path: value}."""
@@ -788,6 +804,7 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
                     put_bytes=_int(c.get("rgw.put_b", 0), f"perf[{daemon}].rgw.put_b"),
                     **_latency(c, "get", daemon),
                     **_latency(c, "put", daemon),
+                    **_demand(c, daemon),
                 )
             )
     return PerfPart(

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .config import Thresholds
 from .families import Family
-from .signals import bucket_watch, degraded, fill, health, latency, load, reshard, runway, scrub, spillover
+from .signals import bucket_watch, degraded, fill, health, latency, load, plunge, reshard, runway, scrub, spillover
 from .signals.signal_input import SignalInput
 
 
@@ -89,6 +89,8 @@ SIGNALS: tuple[SignalSpec, ...] = (
     SignalSpec("load", load, load.LoadState),
     SignalSpec("latency", latency, latency.LatencyState),
     SignalSpec("degraded", degraded),
+    # After the signals whose causes it attributes a plunge to: it reads their states.
+    SignalSpec("plunge", plunge, plunge.PlungeState),
     SignalSpec("health", health, alerts=False),
     # Last: it reads the growth the signals above fitted in this very derivation.
     SignalSpec("runway", runway, runway.RunwayState),

@@ -125,6 +125,11 @@ class RgwOpCounters:
     get_latency_count: int | None = None
     put_latency_sum: float | None = None
     put_latency_count: int | None = None
+    # Demand, whatever the ops' fate: requests in the RGW now (`rgw.qlen`, else `rgw.qactive`: both
+    # gauges), requests received and requests failed (`rgw.req`, `rgw.failed_req`); None where unread.
+    in_flight: int | None = None
+    requests: int | None = None
+    failed_requests: int | None = None
 
 
 @_record

@@ -21,6 +21,7 @@ TITLES = {
     "reshard": "3. RGW dynamic bucket resharding",
     "scrub": "4. Scrub backlog",
     "load": "5. S3 load per HDD OSD against the study's baseline",
+    "plunge": "S3 throughput plunges, with their likely cause",
     "degraded": "Degraded state",
 }
 
@@ -314,9 +315,51 @@ def degraded(v: View) -> dict:
     return _section("WARN" if down > 0 else "OK", lines, {"osds_down_ratio": down, "expected_drop": drop}, [])
 
 
+def plunge(v: View, checks: dict, top: int) -> dict:
+    if not v.has("s3_plunge_active"):
+        return _section("NO DATA", ["no S3 op counters yet (source perf)"], {}, [])
+    active = bool(v.value("s3_plunge_active"))
+    drop = v.by_label("s3_plunge_drop_ratio", "op")
+    demand = v.by_label("s3_plunge_demand_ratio", "op")
+    scores = sorted(v.by_label("s3_plunge_cause_score", "cause").items(), key=lambda kv: (-kv[1], kv[0]))
+    info = [lb for lb, _ in v.samples("s3_plunge_info")]
+    counts = {c: n for c, n in v.by_label("s3_plunges_total", "cause").items() if n}
+    demand_drops = v.value("s3_demand_drops_total") or 0
+    ops = ", ".join(f"{op.upper()} {pct(d)}" for op, d in sorted(drop.items(), reverse=True))
+    lines = []
+    if not drop:
+        lines.append("no baseline yet (it takes three windows of plunge_window_seconds)")
+    elif active:
+        held = ", ".join(f"{op.upper()} {pct(d)}" for op, d in sorted(demand.items(), reverse=True))
+        lines.append(f"PLUNGE: S3 ops below their recent baseline by {ops}; the clients' demand held ({held} of it)")
+    elif v.value("s3_demand_drop_active"):
+        lines.append(f"S3 ops below their recent baseline by {ops}: the clients asked less, no cluster fault")
+    else:
+        lines.append(f"no plunge: S3 ops against their recent baseline: {ops} below")
+    if info:
+        cause, evidence = info[0]["cause"], info[0]["evidence"]
+        when = "likely cause" if active else "the plunge just over: likely cause"
+        lines.append(f"{when}: {'no known cause' if cause == 'none' else cause} ({evidence})")
+        for cause, score in scores[:top]:
+            lines.append(f"  {cause}: score {score:.2f}")
+    told = ", ".join(f"{c} {number(n)}" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    lines.append(f"plunges counted: {told or 'none'}; drops the clients made: {number(demand_drops)}")
+    data = {
+        "active": active,
+        "drop_ratio": drop,
+        "demand_ratio": demand,
+        "likely_cause": info[0] if info else None,
+        "cause_scores": dict(scores),
+        "plunges": counts,
+        "demand_drops": demand_drops,
+    }
+    offenders = [{"cause": c, "score": sc} for c, sc in scores]
+    return _section(_status(True, active), lines, data, offenders)
+
+
 # A section per study signal that has one, in the registry's order (degraded and Ceph's own
 # health checks have their own parts of the report).
-SECTIONS = {"spillover": spillover, "fill": fill, "reshard": reshard, "scrub": scrub, "load": load}
+SECTIONS = {"spillover": spillover, "fill": fill, "reshard": reshard, "scrub": scrub, "load": load, "plunge": plunge}
 SIGNALS = tuple(s.name for s in registry.SIGNALS if s.name in SECTIONS)
 
 

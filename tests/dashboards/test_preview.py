@@ -26,6 +26,7 @@ LABELS = {
     "level": "L1",
     "option": "baseline_put_ops_per_hdd",
     "alertname": "CephScaleX",
+    "cause": "reshard",
 }
 
 
@@ -108,6 +109,24 @@ def test_a_failing_annotation_query_fails_the_run(fake_prometheus, tmp_path):
     failed = {Path(path).name: missing for path, missing in res.items() if missing}
     assert {"overview.png", "rgw-resharding.png"} <= set(failed)
     assert any(m.startswith("annotations (error:") for m in failed["overview.png"])
+
+
+def test_annotations_are_regions_titled_from_their_labels(fake_prometheus):
+    """Each run of samples of an annotation series is one region; a query with a titleFormat
+    titles it from the series' labels (the plunge's likely cause), as Grafana does."""
+    end = time.time()
+    r = preview.Renderer(preview.Prom(fake_prometheus), end - 900, end, {})
+    board = preview.load_boards()["load"]
+    marks = r.annotations(board)
+    from dashboards.boards.load import PER_HDD_OPS, PLUNGE
+
+    plunged = {p["id"] for p in preview.panels(board) if p["title"] in (PER_HDD_OPS, PLUNGE)}
+    assert len(plunged) == 2 and plunged == set(marks)
+    for i in plunged:
+        ((t0, t1, colour, title),) = marks[i]
+        assert t0 < t1 and colour == "red" and title == "S3 plunge, likely cause: reshard"
+    rgw = r.annotations(preview.load_boards()["rgw-resharding"])
+    assert {title for regions in rgw.values() for *_x, title in regions} == {"", "S3 plunge, likely cause: reshard"}
 
 
 @pytest.mark.parametrize("panel_h", range(4, 16))

@@ -257,7 +257,7 @@ def test_status_command_reports_every_signal(scale, ceph_cluster):
         assert title in text
     assert "osd.0:" in text  # the spilling OSD is named
     data = ceph_cluster.ceph("scale", "status")  # --format json
-    assert set(data["signals"]) == {"spillover", "fill", "reshard", "scrub", "load"}
+    assert set(data["signals"]) == {"spillover", "fill", "reshard", "scrub", "load", "plunge"}
     assert data["signals"]["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
     assert data["sources"]["buckets"]["success"] is True
 

@@ -104,3 +104,28 @@ def test_the_reshard_section_says_what_the_bucket_poll_costs_and_whether_it_keep
     assert "bucket poll: 11990 RADOS reads of 12000 budgeted; oldest stats 3.0 h; 0 bucket(s) overdue" in "\n".join(
         section["lines"]
     )
+
+
+def test_the_plunge_section_names_the_likely_cause_and_the_counts(rich):
+    fams, checks = rich
+    section = build_report(fams, checks=checks)["signals"]["plunge"]
+    assert section["status"] == "WARN" and section["data"]["active"]
+    text = "\n".join(section["lines"])
+    # The study snapshot's cluster is 60 % slower from 1030 s on, a bucket resharding meanwhile.
+    assert "PLUNGE: S3 ops below their recent baseline by PUT 60.0 %, GET 60.0 %" in text
+    assert f"likely cause: {section['data']['likely_cause']['cause']} (" in text
+    assert {o["cause"] for o in section["offenders"]} >= {"reshard"}
+    assert "plunges counted: none; drops the clients made: 0" in text
+
+
+def test_the_plunge_section_without_a_baseline_and_without_counters():
+    from exporter.core.config import Thresholds
+    from exporter.core.derive import DerivationState, derive
+    from exporter.core.snapshot import PerfPart, Snapshot
+    from tests.unit.study_snapshot import rgw_ops
+
+    th = Thresholds()
+    fams = derive(Snapshot(taken_at=1.0, perf=PerfPart(1.0, rgw_ops=rgw_ops(1.0))), DerivationState(th), th)
+    section = build_report(fams)["signals"]["plunge"]
+    assert section["status"] == "OK" and section["lines"][0].startswith("no baseline yet")
+    assert build_report([])["signals"]["plunge"]["status"] == "NO DATA"

@@ -123,6 +123,10 @@ def routes(labels: dict[str, str]) -> list[str]:
         ),
         ({"alertname": "CephScaleRgwReshardStorm", "severity": "warning", "signal": "reshard"}, ["ceph-scale-rgw"]),
         ({"alertname": "CephScaleHddOsdHotspot", "severity": "warning", "signal": "load"}, ["ceph-scale-rgw"]),
+        (
+            {"alertname": "CephScaleS3ThroughputPlunge", "severity": "warning", "signal": "plunge", "cause": "reshard"},
+            ["ceph-scale-rgw"],
+        ),
         ({"alertname": "CephScaleFillAboveWarnLine", "severity": "info", "signal": "fill"}, ["ceph-scale-ticket"]),
         (
             {"alertname": "CephScalePoolPredictedToCrossTarget", "severity": "warning", "signal": "fill"},
@@ -153,6 +157,7 @@ TEAM = {
     "reshard": "ceph-scale-rgw",
     "load": "ceph-scale-rgw",
     "latency": "ceph-scale-rgw",
+    "plunge": "ceph-scale-rgw",
     "exporter": "ceph-scale-monitoring",
 }
 
@@ -284,6 +289,48 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleFillPastTarget", "c5", None): True,
         ("CephScaleSourceStale", "c5", None): True,
         ("CephScaleSourceStale", "c6", None): False,
+    }
+    assert inhibited(alertmanager, expected) == expected
+
+
+def test_a_plunge_inhibits_the_alerts_it_explains_and_only_those(alertmanager):
+    """The latency symptom whatever the cause; the cause's own alert about the drop only when the
+    plunge names that cause; another cluster's alerts never."""
+    plunge = "CephScaleS3ThroughputPlunge"
+    post_alerts(
+        alertmanager,
+        [
+            with_rule_labels(plunge, cluster="p1", cause="deep_scrub"),
+            with_rule_labels("CephScaleS3SlowerWhileOpsFall", cluster="p1", op="put"),
+            with_rule_labels("CephScaleDeepScrubStorm", cluster="p1"),
+            with_rule_labels("CephScaleOsdsDownExpectedDrop", cluster="p1"),
+            with_rule_labels(plunge, cluster="p2", cause="osds_down"),
+            with_rule_labels("CephScaleOsdsDownExpectedDrop", cluster="p2"),
+            with_rule_labels("CephScaleOsdsDownLargeDrop", cluster="p2"),
+            with_rule_labels("CephScaleRgwReshardStorm", cluster="p2"),
+            with_rule_labels(plunge, cluster="p3", cause="reshard"),
+            with_rule_labels("CephScaleRgwReshardStorm", cluster="p3"),
+            with_rule_labels(plunge, cluster="p4", cause="none"),
+            with_rule_labels("CephScaleS3SlowerWhileOpsFall", cluster="p4", op="get"),
+            with_rule_labels("CephScaleDeepScrubStorm", cluster="p4"),
+            with_rule_labels("CephScaleDeepScrubStorm", cluster="p5"),
+            with_rule_labels("CephScaleS3SlowerWhileOpsFall", cluster="p5", op="put"),
+        ],
+    )
+    expected = {
+        (plunge, "p1", None): False,
+        ("CephScaleS3SlowerWhileOpsFall", "p1", None): True,
+        ("CephScaleDeepScrubStorm", "p1", None): True,
+        ("CephScaleOsdsDownExpectedDrop", "p1", None): False,
+        (plunge, "p2", None): False,
+        ("CephScaleOsdsDownExpectedDrop", "p2", None): True,
+        ("CephScaleOsdsDownLargeDrop", "p2", None): False,
+        ("CephScaleRgwReshardStorm", "p2", None): False,
+        ("CephScaleRgwReshardStorm", "p3", None): True,
+        ("CephScaleS3SlowerWhileOpsFall", "p4", None): True,
+        ("CephScaleDeepScrubStorm", "p4", None): False,
+        ("CephScaleDeepScrubStorm", "p5", None): False,
+        ("CephScaleS3SlowerWhileOpsFall", "p5", None): False,
     }
     assert inhibited(alertmanager, expected) == expected
 

@@ -30,7 +30,33 @@ from exporter.core.snapshot import (
 )
 
 
-def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0) -> Snapshot:
+def rgw_ops(t: float, slow_from: float | None = None) -> tuple[RgwOpCounters, ...]:
+    """12 RGWs, each 80 GETs and 120 PUTs a second at 27 ms and 510 ms [004], 50 requests in flight;
+    from `slow_from` on, a cluster slower by 60 %: 40 % of the ops, each 2.5 times as long."""
+    slow = max(0.0, t - slow_from) if slow_from is not None else 0.0
+    done = t - 0.6 * slow  # seconds' worth of ops at the full rate
+    return tuple(
+        RgwOpCounters(
+            str(4000 + r),
+            int(done * 80),
+            int(done * 120),
+            int(done * 10**6),
+            0,
+            t * 80 * 0.027,
+            int(done * 80),
+            t * 120 * 0.51,
+            int(done * 120),
+            50,
+            int(done * 200),
+            0,
+        )
+        for r in range(12)
+    )
+
+
+def study_snapshot(
+    t: float, osds: int = 318, buckets: int = 2000, grow: int = 0, slow_from: float | None = None
+) -> Snapshot:
     osd_list = tuple(
         Osd(
             i,
@@ -55,21 +81,7 @@ def study_snapshot(t: float, osds: int = 318, buckets: int = 2000, grow: int = 0
         collected_at=t,
         bluefs=tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + grow * 10**6, (i % 2) * 10**9) for i in range(osds)),
         osd_ops=tuple(OsdOpCounters(i, int(t) * (i + 1), int(t) * 2, int(t) * 65536, int(t)) for i in range(osds)),
-        # 80 GETs and 120 PUTs a second per RGW, 27 ms and 510 ms each [004].
-        rgw_ops=tuple(
-            RgwOpCounters(
-                str(4000 + r),
-                int(t) * 80,
-                int(t) * 120,
-                int(t) * 10**6,
-                0,
-                t * 80 * 0.027,
-                int(t) * 80,
-                t * 120 * 0.51,
-                int(t) * 120,
-            )
-            for r in range(12)
-        ),
+        rgw_ops=rgw_ops(t, slow_from),
     )
     pgs = tuple(
         PgScrubState(
@@ -147,9 +159,14 @@ def poll_report(t: float, grow: int) -> BucketPollReport:
 
 def rich_families():
     # Three snapshots a minute apart stand for hours of history: forecasts from their 2 minutes.
-    th = Thresholds(forecast_min_span_seconds=120)
+    # Before them, four minutes of S3 ops alone make the plunge detector's baseline; the cluster
+    # is then 60 % slower from 1030 s on, with a bucket resharding (a plunge with its cause).
+    th = Thresholds(forecast_min_span_seconds=120, plunge_window_seconds=30, plunge_baseline_seconds=240)
     state = DerivationState(th)
+    for t in range(760, 1000, 30):
+        derive(Snapshot(taken_at=t, perf=PerfPart(t, rgw_ops=rgw_ops(t))), state, th, cluster="study")
     fams = []
     for step in range(3):
-        fams = derive(study_snapshot(1000.0 + 60 * step, grow=step), state, th, cluster="study")
+        t = 1000.0 + 60 * step
+        fams = derive(study_snapshot(t, grow=step, slow_from=1030.0), state, th, cluster="study")
     return fams

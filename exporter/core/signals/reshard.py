@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
+from collections import deque
 
 from ..config import Thresholds
 from ..families import Family, counter, gauge, histogram
@@ -28,6 +29,7 @@ from .signal_input import SignalInput
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
 
 UNKNOWN_GEN = -1
+RECENT_EVENTS = 50
 
 
 def created_at(b: Bucket) -> float | None:
@@ -52,12 +54,16 @@ class ReshardState:
         # The last rates of the buckets that grew, and the history behind them (the runway reads them).
         self.rates: dict[str, float] = {}
         self.rates_span = 0.0
+        # The latest reshards seen, for the plunge signal's evidence (not durable): (the poll
+        # before, the poll that saw it, bucket, shards before (0: not seen), shards after).
+        self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
         """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
         what is known of them."""
         if t <= self.seen_at:
             return
+        before_poll = self.seen_at
         if not self.watch_start:
             self.watch_start = t
             first_poll = True
@@ -73,11 +79,13 @@ class ReshardState:
                 gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
             current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen)
             if old is None:
-                if not first_poll:
-                    self.events += self._before_first_sight(b, gen)
+                if not first_poll and (unseen := self._before_first_sight(b, gen)):
+                    self.events += unseen
+                    self.recent.append((before_poll, t, b.key, 0, b.num_shards))
                 continue
             if old[0] and b.marker and old[0] != b.marker:
                 continue  # deleted and created again under the same name
+            events = self.events
             if gen != UNKNOWN_GEN and old[3] != UNKNOWN_GEN and gen > old[3]:
                 self.events += gen - old[3]
             elif old[1] != b.bucket_id:
@@ -87,6 +95,8 @@ class ReshardState:
                 # instance id that is not the marker is Pacific's new instance of a reshard already
                 # counted: a poll between its switch of instance and of shard count sees it twice.
                 self.events += 1
+            if self.events > events:
+                self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
         self.buckets = current
 
     def _before_first_sight(self, b: Bucket, gen: int) -> int:

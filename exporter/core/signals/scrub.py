@@ -25,6 +25,9 @@ class ScrubState:
         self.completed = {"scrub": 0, "deep_scrub": 0}
         self.completed_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
         self.scrubbing_history = {k: Series(th.scrub_rate_window_seconds) for k in KINDS}
+        # What the last PG poll showed (PGs scrubbing by kind, recovering by activity, remapped
+        # otherwise), for the plunge signal's evidence.
+        self.activity: dict[str, int] = {}
 
     def retuned(self, th: Thresholds) -> ScrubState:
         """New thresholds restart the rate windows; the completed counters go on."""
@@ -72,6 +75,7 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
     # OSDs do not start scrubs while they recover (osd_scrub_during_recovery is off by default):
     # a backlog that grows during a recovery is the recovery's, not a scrub capacity problem.
     recovering = {"recovery": 0, "backfill": 0}
+    remapped = 0  # neither recovering nor backfilling, but not where CRUSH puts them: data to move
     new_stamps: dict[str, tuple[float, float]] = {}
     fresh = now > state.seen_at
     for pg in part.pgs:
@@ -96,9 +100,12 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
             recovering["backfill"] += 1
         elif "recover" in pg.state:
             recovering["recovery"] += 1
+        elif "remapped" in pg.state:
+            remapped += 1
     if fresh:
         state.stamps = new_stamps
         state.seen_at = now
+        state.activity = {**scrubbing, **recovering, "remapped": remapped}
         for kind in KINDS:
             state.completed_history[kind].add(now, state.completed[kind])
             state.scrubbing_history[kind].add(now, scrubbing[kind])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ..config import Thresholds
@@ -17,5 +18,6 @@ class SignalInput:
     # The per-shard object limit buckets are judged by, from wherever it came
     # (derive.shard_limit_and_origin): worked out once, used by the reshard and config families.
     shard_limit: int
-    # Every signal's state by name, read only: the runway reads the growth the others fitted.
-    states: Mapping[str, Any] = field(default_factory=dict)
+    # Every signal's state by name, read only: a signal listed after others in the registry (the
+    # plunge and runway signals) reads what they kept from this snapshot.
+    states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))

@@ -1,0 +1,184 @@
+"""S3 throughput plunges and their likely cause [000, 001, 004].
+
+The study's headline symptom: throughput fell from ~5.4K to ~3.9K ops/s with "sudden plunges" at
+each dynamic reshard [000]; deep scrubbing at a high rate caused "a brief, significant drop" in
+PUT and GET [001]; spillover growth cut write ops [000]; one failed node cost 21 % of PUT and 25 %
+of GET ops/s [004]. Each cause has its own signal; this one says which of them was active while
+the S3 ops fell, so that nobody correlates five boards by eye.
+
+Detection (plunge_detect.py, on windows of the RGW counters from plunge_rates.py): an op rate
+below the median of the windows of the last `plunge_baseline_seconds` by `plunge_drop_ratio`, with
+the clients' demand still there, over two refreshes of the counters. A plunge starts one window
+before the first such window, holds the baseline it started from, and ends when no op has been
+down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
+is then the cluster's). A drop the clients made (demand fell with the ops) is reported as a
+demand drop: no plunge, no cause.
+
+Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the plunge, ranked by
+overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
+ends (a bucket poll may come later than the end of a short plunge); then the plunge is counted
+under its top cause. Everything is one series per cause, never per event.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..config import Thresholds
+from ..families import Family, counter, gauge
+from .plunge_causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
+from .plunge_detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
+from .plunge_evidence import EvidenceTracker
+from .plunge_rates import RgwRates
+from .signal_input import SignalInput
+
+ALL_CAUSES = (*CAUSES, NO_KNOWN_CAUSE)
+EVIDENCE_MAX_CHARS = 200
+
+
+@dataclass
+class Plunge:
+    start: float
+    base: Baseline  # the baseline it started from, held while it lasts
+    peak: dict[str, float]  # op -> its largest drop
+    end: float | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+
+    @property
+    def cause(self) -> str:
+        return self.candidates[0].cause if self.candidates else NO_KNOWN_CAUSE
+
+    @property
+    def evidence(self) -> str:
+        if not self.candidates:
+            return "no reshard, deep-scrub burst, spillover growth, OSD down or out, recovery or fill seen"
+        return self.candidates[0].text[:EVIDENCE_MAX_CHARS]
+
+
+class PlungeState:
+    def __init__(self, th: Thresholds) -> None:
+        self.rates = RgwRates(th.plunge_window_seconds)
+        self.windows: deque[tuple[Window, bool]] = deque()  # (window, part of a plunge)
+        self.evidence = EvidenceTracker(th)
+        self.plunge: Plunge | None = None
+        self.last: Plunge | None = None  # the latest plunge counted, for `ceph scale status`
+        self.verdicts: dict[str, OpVerdict] = {}
+        self.base: Baseline | None = None
+        self.demand_drop = False
+        self.slower_since: float | None = None  # the first of the windows in a row read as slower
+        self.calm_since: float | None = None  # the first of the windows in a row a plunge was not on
+        self.counts = dict.fromkeys(ALL_CAUSES, 0)
+        self.demand_drops = 0
+
+    def retuned(self, th: Thresholds) -> PlungeState:
+        """New windows start a new history; the counts go on."""
+        fresh = PlungeState(th)
+        fresh.counts, fresh.demand_drops, fresh.last = dict(self.counts), self.demand_drops, self.last
+        return fresh
+
+    def step(self, w: Window, th: Thresholds) -> None:
+        """Judge one new window."""
+        while self.windows and self.windows[0][0].t < w.t - th.plunge_window_seconds - th.plunge_baseline_seconds:
+            self.windows.popleft()
+        p = self.plunge if self.plunge is not None and self.plunge.end is None else None
+        if p is not None:
+            base: Baseline | None = p.base
+        else:
+            past = [x for x, in_plunge in self.windows if not in_plunge and x.t <= w.t - th.plunge_window_seconds]
+            base = baseline(past)
+        self.base = base
+        self.verdicts = judge(w, base, th) if base is not None else {}
+        in_plunge = False
+        if p is not None:
+            going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
+            self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
+            if self.calm_since is not None and w.t - self.calm_since >= self.rates.refresh_seconds():
+                p.end = self.calm_since  # back, over two refreshes of the counters as for the start
+            elif w.t - p.start > th.plunge_baseline_seconds:
+                p.end = w.t
+                self.windows.clear()  # the new level: the next baseline is made of it
+            else:
+                in_plunge = True
+                for v in going:
+                    p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
+        else:
+            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
+            # Read so over two refreshes of the counters at least: a window that straddles a change
+            # in demand can read as a slower cluster until the next refresh (the ops, the latency and
+            # the requests in flight do not move in step within it).
+            since = self.slower_since
+            if slower and since is not None and w.t - since >= self.rates.refresh_seconds() and base is not None:
+                if self.plunge is not None:  # the last one is still taking evidence: it is over now
+                    self._count(self.plunge)
+                # The first of those windows began when the drop may have: a cause must have been
+                # active since then (its effect reaches the counters up to a window later).
+                self.plunge = Plunge(start=since - th.plunge_window_seconds, base=base, peak=slower)
+                self.calm_since = None
+                in_plunge = True
+            self.slower_since = (w.t if since is None else since) if slower else None
+        down = any(v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())
+        if in_plunge:
+            self.demand_drop = False
+        elif any(v.kind == DEMAND for v in self.verdicts.values()):
+            self.demand_drops += 0 if self.demand_drop else 1
+            self.demand_drop = True
+        elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
+            self.demand_drop = False
+        self.windows.append((w, in_plunge))
+
+    def attribute(self, now: float, th: Thresholds) -> None:
+        """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""
+        p = self.plunge
+        if p is None:
+            return
+        end = p.end if p.end is not None else now
+        p.candidates = rank(p.start, end, p.peak, self.evidence.current(now))
+        if p.end is not None and now >= p.end + th.plunge_window_seconds:
+            self._count(p)
+
+    def _count(self, p: Plunge) -> None:
+        self.counts[p.cause] += 1
+        self.last, self.plunge = p, None
+
+    @property
+    def active(self) -> bool:
+        return self.plunge is not None and self.plunge.end is None
+
+
+def derive(given: SignalInput, state: PlungeState) -> list[Family]:
+    snap, th = given.snap, given.th
+    state.evidence.observe(snap, given.states, th)
+    perf = snap.perf
+    if perf is None or not perf.rgw_ops:
+        return []
+    window = state.rates.add(perf.collected_at, perf.rgw_ops)
+    if window is not None:
+        state.step(window, th)
+    state.attribute(max(snap.taken_at, perf.collected_at), th)
+
+    active = gauge("s3_plunge_active", "1 while S3 ops are down against their recent baseline, the demand still there.")
+    demand = gauge("s3_demand_drop_active", "1 while S3 ops are down because clients asked less: no cluster fault.")
+    active.add(1 if state.active else 0)
+    demand.add(1 if state.demand_drop else 0)
+    drop = gauge("s3_plunge_drop_ratio", "S3 ops below the baseline, as a share of it (negative: above).", "op")
+    clients = gauge("s3_plunge_demand_ratio", "The clients' demand now / in the baseline (Little's law).", "op")
+    for op, v in sorted(state.verdicts.items()):
+        drop.add(v.drop, op)
+        if v.demand is not None:
+            clients.add(v.demand, op)
+    score = gauge("s3_plunge_cause_score", "How well each candidate cause explains the current plunge (0..1).", "cause")
+    info = gauge("s3_plunge_info", "1 for the likely cause of the current plunge, its evidence.", "cause", "evidence")
+    p = state.plunge
+    if p is not None:
+        for c in p.candidates:
+            score.add(c.score, c.cause)
+        if not p.candidates:
+            score.add(1.0, NO_KNOWN_CAUSE)
+        info.add(1, p.cause, p.evidence)
+    plunges = counter("s3_plunges", "S3 throughput plunges counted when over, by their likely cause.", "cause")
+    for cause in ALL_CAUSES:
+        plunges.add(state.counts[cause], cause)
+    drops = counter("s3_demand_drops", "S3 op drops the clients made (demand fell with the ops).")
+    drops.add(state.demand_drops)
+    return [active, demand, drop, clients, score, info, plunges, drops]

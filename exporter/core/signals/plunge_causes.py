@@ -1,0 +1,102 @@
+"""Which of the known causes was active while S3 throughput plunged, ranked. Pure.
+
+Each cause is seen active over intervals (core/signals/plunge_evidence.py: from one poll of its
+source to the next). A candidate's overlap is the share of the plunge during which it was active;
+its score weighs that overlap by how much of the drop the study's measurement of that cause
+explains, where the study measured one:
+
+    score = overlap x (1 + explained) / 2,  explained = min(1, study drop / observed drop)
+
+with explained = 1/2 for a cause the study named without a number (deep scrubs: "a brief,
+significant drop" [001]; recovery). Overlap ranks first (a score is at most the overlap); the
+effect size breaks near ties and demotes a cause too small for the drop (2 % of OSDs down, 6 %
+of PUTs [004], does not explain a 60 % plunge).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+CAUSES = ("reshard", "deep_scrub", "spillover", "osds_down", "recovery", "fill")
+NO_KNOWN_CAUSE = "none"
+
+# The drop the study measured for a cause, per op [study document].
+STUDY_EFFECT: dict[str, dict[str, float]] = {
+    # 5.4K -> 3.9K ops/s while one bucket resharded 16 -> 512 shards [000].
+    "reshard": {"put": 1 - 3.9 / 5.4, "get": 1 - 3.9 / 5.4},
+    # 8.8B -> 10B objects, metadata spilling to HDD and the cluster past 80 %: GET -29.8 %,
+    # PUT -5.3 % [001]; the study measured the two together.
+    "spillover": {"put": 0.053, "get": 0.298},
+    "fill": {"put": 0.053, "get": 0.298},
+    # OSDs down: the degraded-state table for the share down [004], carried by each observation.
+}
+UNMEASURED = 0.5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    cause: str
+    start: float
+    end: float
+    text: str  # what was seen, e.g. "bucket hot resharded 1 -> 7 shards"
+    effect: dict[str, float] | None = None  # the study's drop per op for what was seen, if it varies
+    strength: float = 1.0  # how much was seen (PGs scrubbing, bytes spilled): the strongest is told
+    subject: str = ""  # what it is about where there can be several (a bucket)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    cause: str
+    score: float
+    overlap: float
+    explained: float | None  # None: the study gave no number
+    text: str
+
+
+def overlap(intervals: Iterable[tuple[float, float]], start: float, end: float) -> float:
+    """The share of [start, end] covered by the intervals (merged, so never above 1)."""
+    if end <= start:
+        return 0.0
+    clipped = sorted((max(a, start), min(b, end)) for a, b in intervals if b > start and a < end)
+    covered, reach = 0.0, start
+    for a, b in clipped:
+        a = max(a, reach)
+        if b > a:
+            covered += b - a
+            reach = b
+    return covered / (end - start)
+
+
+def explained(effect: dict[str, float] | None, drops: dict[str, float]) -> float | None:
+    """How much of the largest op drop the study's effect for that op explains, capped at 1."""
+    if not effect or not drops:
+        return None
+    op = max(drops, key=lambda o: (drops[o], o))
+    drop = drops[op]
+    if drop <= 0:
+        return 1.0
+    return min(1.0, effect.get(op, 0.0) / drop)
+
+
+def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[Evidence]) -> list[Candidate]:
+    """The causes active during [start, end], best first; empty: no known cause.
+    drops: the plunge's largest drop per op."""
+    by_cause: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_cause.setdefault(e.cause, []).append(e)
+    out = []
+    for cause in CAUSES:
+        seen = [e for e in by_cause.get(cause, ()) if e.end > start and e.start < end]
+        share = overlap(((e.start, e.end) for e in seen), start, end)
+        if share <= 0:
+            continue
+        latest = max(seen, key=lambda e: e.end)
+        share_explained = explained(latest.effect or STUDY_EFFECT.get(cause), drops)
+        weight = (1 + (UNMEASURED if share_explained is None else share_explained)) / 2
+        told = max(seen, key=lambda e: (e.strength, e.end))
+        others = len({e.subject for e in seen if e.subject} - {told.subject})
+        text = told.text + (f" (and {others} more)" if others else "")
+        out.append(Candidate(cause, share * weight, share, share_explained, text))
+    out.sort(key=lambda c: (-c.score, CAUSES.index(c.cause)))
+    return out

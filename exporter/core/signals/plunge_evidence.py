@@ -1,0 +1,212 @@
+"""What each known cause of a plunge was doing, and when: evidence for core/signals/plunge_causes.py.
+
+Each time a source brings a new part, every cause it tells about is judged active or not, and an
+active one leaves an interval from that source's previous poll to this one (it may have been on
+for all of it). A condition counts only when it is new against the recent past, the median of its
+polls over the baseline before the current window: a cluster that has had an OSD down for a week,
+or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
+
+- reshard: a bucket the reshard signal saw reshard between two bucket polls, or an entry of the
+  reshard queue being processed (which bucket, shards before and after) [000];
+- deep_scrub: PGs deep scrubbing now plus deep scrubs completed since the last PG poll (a scrub of
+  a small PG lasts less than a poll), at least `plunge_deep_scrub_above_usual_ratio` times and one
+  more than usual [001];
+- spillover: BlueFS spilled bytes grew over the last window, faster than over the baseline [000];
+- osds_down: a larger share of the in OSDs down than usual, or more OSDs out; the study's
+  degraded-state table gives the drop expected for that share [004];
+- recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual;
+- fill: more up and in OSDs at or past `fill_target_ratio` than usual [001, 000].
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from typing import Any
+
+from ..config import Thresholds
+from ..snapshot import Snapshot
+from .degraded import expected_drop
+from .plunge_causes import Evidence
+
+MIB = 1024**2
+RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
+
+
+class Measure:
+    """(poll time, value) of one condition, kept for the baseline; its usual value."""
+
+    def __init__(self, keep: float) -> None:
+        self.keep = keep
+        self.points: deque[tuple[float, float]] = deque()
+
+    def add(self, t: float, value: float) -> None:
+        self.points.append((t, value))
+        while self.points and self.points[0][0] < t - self.keep:
+            self.points.popleft()
+
+    def usual(self, start: float, end: float) -> float:
+        """The median over [start, end]; 0 without polls there (a start with no history)."""
+        values = [v for t, v in self.points if start <= t <= end]
+        return statistics.median(values) if values else 0.0
+
+
+class EvidenceTracker:
+    def __init__(self, th: Thresholds) -> None:
+        self.window = th.plunge_window_seconds
+        self.baseline = th.plunge_baseline_seconds
+        self.keep = self.baseline + 3 * self.window
+        self.polled: dict[str, float] = {}  # source part -> its last collection time
+        self.measures: dict[str, Measure] = {}
+        self.evidence: deque[Evidence] = deque()
+        self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
+        self.deep_completed: int | None = None
+        self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
+
+    # --- helpers
+
+    def _fresh(self, part: str, t: float) -> float | None:
+        """The previous poll of `part` if `t` is a new one, else None."""
+        before = self.polled.get(part)
+        if before is not None and t <= before:
+            return None
+        self.polled[part] = t
+        return before if before is not None else t
+
+    def _usual(self, name: str, t: float, value: float) -> float:
+        """The usual value of a measure before this poll's window, then record this poll."""
+        m = self.measures.setdefault(name, Measure(self.keep))
+        usual = m.usual(t - self.window - self.baseline, t - self.window)
+        m.add(t, value)
+        return usual
+
+    def _seen(
+        self, cause: str, start: float, end: float, text: str, effect: dict[str, float] | None = None,
+        strength: float = 1.0, subject: str = "",
+    ) -> None:  # fmt: skip
+        self.evidence.append(Evidence(cause, start, end, text, effect, strength, subject))
+
+    def current(self, now: float) -> list[Evidence]:
+        while self.evidence and self.evidence[0].end < now - self.keep:
+            self.evidence.popleft()
+        return list(self.evidence)
+
+    # --- the causes
+
+    def observe(self, snap: Snapshot, states: Any, th: Thresholds) -> None:
+        self._reshard(snap, states.get("reshard"))
+        self._scrub_and_recovery(snap, states.get("scrub"), th)
+        self._spillover(snap)
+        self._osds(snap, th)
+
+    def _reshard(self, snap: Snapshot, reshard: Any) -> None:
+        for before, t, bucket, old, new in list(getattr(reshard, "recent", ())):
+            if t > self.reshards_seen:
+                shards = f"{old} -> {new}" if old else f"to {new}"
+                self._seen("reshard", before, t, f"bucket {bucket} resharded {shards} shards", subject=bucket)
+        recent = getattr(reshard, "recent", ())
+        if recent:
+            self.reshards_seen = max(self.reshards_seen, max(e[1] for e in recent))
+        queue = snap.reshard
+        if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
+            return
+        for e in [e for e in queue.entries if e.in_progress][:RESHARDS_TOLD]:
+            bucket = f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
+            text = f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards"
+            self._seen("reshard", before, queue.collected_at, text, subject=bucket)
+
+    def _scrub_and_recovery(self, snap: Snapshot, scrub: Any, th: Thresholds) -> None:
+        pgs = snap.pgs
+        if pgs is None or scrub is None or (before := self._fresh("pgs", pgs.collected_at)) is None:
+            return
+        t = pgs.collected_at
+        activity = getattr(scrub, "activity", {})
+        completed = int(getattr(scrub, "completed", {}).get("deep_scrub", 0))
+        done = completed - self.deep_completed if self.deep_completed is not None else 0
+        self.deep_completed = completed
+        deep = activity.get("deep_scrub", 0) + max(0, done)
+        usual = self._usual("deep_scrub", t, deep)
+        if deep >= max(usual * th.plunge_deep_scrub_above_usual_ratio, usual + 1):
+            self._seen(
+                "deep_scrub", before, t,
+                f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})",
+                strength=deep,
+            )  # fmt: skip
+        moving = {k: activity.get(k, 0) for k in ("recovery", "backfill", "remapped")}
+        recovering = sum(moving.values())
+        usual = self._usual("recovery", t, recovering)
+        if recovering > usual:
+            told = ", ".join(f"{n} {k}" for k, n in moving.items() if n)
+            self._seen(
+                "recovery", before, t, f"{recovering} PGs moving data ({told}; usually {usual:g})", strength=recovering
+            )  # fmt: skip
+
+    def _spillover(self, snap: Snapshot) -> None:
+        perf = snap.perf
+        if perf is None or not perf.bluefs or (before := self._fresh("perf", perf.collected_at)) is None:
+            return
+        t = perf.collected_at
+        per_osd = {c.osd_id: c.slow_used_bytes for c in perf.bluefs}
+        total = sum(per_osd.values())
+        self.spilled.append((t, total, per_osd))
+        while len(self.spilled) > 2 and self.spilled[1][0] <= t - self.window:
+            self.spilled.popleft()
+        m = self.measures.setdefault("spilled", Measure(self.keep))
+        m.add(t, total)
+        t0, total0, per_osd0 = self.spilled[0]
+        if t - t0 <= 0 or total <= total0:
+            return
+        # The baseline's growth over a window's time: from its first poll to the window's start.
+        past = [(pt, v) for pt, v in m.points if t - self.window - self.baseline <= pt <= t0]
+        usual = (past[-1][1] - past[0][1]) / (past[-1][0] - past[0][0]) if len(past) > 1 else 0.0
+        if (total - total0) / (t - t0) <= max(0.0, usual):
+            return
+        osd, grew = max(((o, b - per_osd0.get(o, b)) for o, b in per_osd.items()), key=lambda x: (x[1], -x[0]))
+        self._seen(
+            "spillover", before, t,
+            f"BlueFS spilled +{(total - total0) / MIB:.0f} MiB in {t - t0:.0f} s, most on osd.{osd} "
+            f"(+{grew / MIB:.0f} MiB, now {per_osd[osd] / MIB:.0f} MiB)",
+            strength=total - total0,
+        )  # fmt: skip
+
+    def _osds(self, snap: Snapshot, th: Thresholds) -> None:
+        osd_map = snap.osd_map
+        if osd_map is None or not osd_map.osds or (before := self._fresh("osd_map", osd_map.collected_at)) is None:
+            return
+        t = osd_map.collected_at
+        osds = osd_map.osds
+        holding = [o for o in osds if o.in_cluster]
+        down = [o for o in holding if not o.up]
+        out = [o for o in osds if not o.in_cluster]
+        share = len(down) / len(holding) if holding else 0.0
+        usual_share = self._usual("down_share", t, share)
+        usual_out = self._usual("out", t, len(out))
+        if share > usual_share:
+            # The study's table is for failed disks: the in OSDs down, as the degraded signal counts them.
+            effect = {"put": expected_drop(share, 0), "get": expected_drop(share, 1)}
+            named = ", ".join(o.ceph_daemon for o in down[:3]) + (f" and {len(down) - 3} more" if len(down) > 3 else "")
+            self._seen(
+                "osds_down", before, t,
+                f"{named} down: {share:.0%} of {len(holding)} in OSDs; the degraded-state table expects "
+                f"-{effect['put']:.0%} PUT, -{effect['get']:.0%} GET [004]",
+                effect,
+                strength=share,
+            )  # fmt: skip
+        elif len(out) > usual_out:
+            # Out and up: it serves its PGs until their data has moved; no drop measured for that.
+            named = ", ".join(o.ceph_daemon for o in out[:3]) + (f" and {len(out) - 3} more" if len(out) > 3 else "")
+            self._seen("osds_down", before, t, f"{named} out ({len(out)} of {len(osds)} OSDs): their data moves")
+        full = sorted(
+            ((o.used_bytes / o.size_bytes, o) for o in osds if o.up and o.in_cluster and o.size_bytes > 0),
+            key=lambda x: (-x[0], x[1].osd_id),
+        )
+        past = [(r, o) for r, o in full if r >= th.fill_target_ratio]
+        usual = self._usual("past_target", t, len(past))
+        if len(past) > usual:
+            ratio, o = past[0]
+            self._seen(
+                "fill", before, t,
+                f"{len(past)} OSD(s) past the {th.fill_target_ratio:.0%} fill target, fullest {o.ceph_daemon} "
+                f"at {ratio:.0%}",
+                strength=len(past),
+            )  # fmt: skip

@@ -1,0 +1,366 @@
+"""S3 throughput plunges made to happen for real under a steady S3 load, each cause on its own, in
+order on one cluster, judged by the exporter's plunge signal (docs/metrics.md): a load generator
+pause (the clients' drop, blamed on nothing), forced deep scrubs of the data pool, an OSD stopped,
+recovery after an OSD is marked out and back in, and a hot bucket resharding under writes.
+
+What "load" is on the test cluster (3 OSDs on files, one RGW, 2 cores shared with other
+clusters): cluster/steady_load.py, 4 closed-loop workers each PUTting a 64 KB object and GETting
+one, about 80-170 PUT and as many GET/s here. The Python client is the bottleneck, so the
+cluster's own slowdowns must be large to show: the detector runs with a 15 s window, a 120 s
+baseline and a 25 % drop (demo/sidecar.py MINUTES_PLUNGES; neighbours alone move a 15 s window by
+10-20 %), on counters the mgr prometheus module refreshes every 5 s. Each cause is made strong
+enough to plunge that load: 2.4 GB of 4 MB objects make the deep scrub and the backfill last
+seconds, deep scrubs read in 4 KB strides three at a time per OSD, recovery runs unthrottled at
+the clients' priority; a stopped OSD of a size-1 pool stalls every request that reaches its PGs.
+
+Pacific runs every scenario; Reef and Tentacle the pause and the OSD stop: the detector reads the
+same counters there (Tentacle's rgw_op set), and the causes' evidence comes from signals tested on
+every release elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cluster import s3load
+from cluster.helpers import wait_for
+from cluster.steady_load import SteadyLoad
+from demo.sidecar import Sidecar
+from tests.conftest import RELEASES
+from tests.integration.plunge_recording import Recorder, write_test
+
+pytestmark = pytest.mark.cluster
+
+REPO = Path(__file__).resolve().parents[2]
+EVERY = pytest.mark.parametrize("ceph_cluster", list(RELEASES), indirect=True)
+FULL = pytest.mark.parametrize("ceph_cluster", [r for r in RELEASES if r == "pacific"], indirect=True)
+HEAVY_DEEP_SCRUBS = {
+    "osd_max_scrubs": "3",
+    "osd_deep_scrub_stride": "4096",
+    "osd_scrub_chunk_min": "100",
+    "osd_scrub_chunk_max": "200",
+}
+FAST_RECOVERY = {
+    "osd_recovery_sleep_hdd": "0",
+    "osd_max_backfills": "8",
+    "osd_recovery_max_active_hdd": "16",
+    "osd_recovery_op_priority": "63",
+    "osd_recovery_max_chunk": "1048576",
+}
+STOPPED_OSD = 2  # osd.0 is the one whose DB spills
+GROWTH_OBJECT = 4096  # new keys: small, so that a minute of them is little data
+BULK_OBJECTS = 600  # of 4 MB: 2.4 GB for the deep scrubs and the backfill
+RECORD_INTERVAL = 5.0
+RECORDED_HEADER = """\
+# promtool unit tests on series recorded from a real run of tests/integration/test_plunge_cluster.py
+# (Pacific test cluster under a steady S3 load: a pause, deep scrubs, an OSD stopped for a minute
+# and more, recovery after an OSD out and in, a bucket resharding under writes), every 5 s, made with
+# CEPH_SCALE_PLUNGE_RECORDING=rules/tests/plunge_recorded.yml. The held OSD-down plunge alerts
+# with its cause; the pause never alerts; the shorter plunges end before the alert's minute.
+"""
+
+
+class Run:
+    """The cluster under load, the exporter judging it, and what was recorded."""
+
+    def __init__(self, cluster, sidecar: Sidecar, load: SteadyLoad, recorder: Recorder) -> None:
+        self.cluster, self.sidecar, self.load, self.recorder = cluster, sidecar, load, recorder
+        self.started = time.time()
+        self.scenarios: dict[str, tuple[float, float]] = {}
+        self.buckets: list[str] = ["plunge-steady"]
+
+    def values(self, name: str) -> dict[str, float]:
+        """{the sample's op / cause label or "": value}."""
+        found = self.sidecar.metrics().get(name, {})
+        return {(dict(k).get("op") or dict(k).get("cause") or ""): v for k, v in found.items()}
+
+    def counts(self) -> dict[str, float]:
+        return self.values("ceph_scale_s3_plunges_total")
+
+    def info(self) -> list[dict]:
+        return [dict(k) for k in self.sidecar.metrics().get("ceph_scale_s3_plunge_info", {})]
+
+    def steadily(self, what: str, ok, timeout: float) -> None:
+        """Until `ok(metrics)` three polls in a row."""
+        calm = [0]
+
+        def holds() -> bool:
+            calm[0] = calm[0] + 1 if ok(self.sidecar.metrics()) else 0
+            return calm[0] >= 3
+
+        wait_for(holds, timeout, 1.0, what=what)
+
+    def quiet(self, timeout: float = 150) -> None:
+        """Until no plunge is on or settling, no demand drop either, and the ops have a baseline."""
+        self.steadily(
+            "no plunge and a baseline",
+            lambda m: (
+                set(m.get("ceph_scale_s3_plunge_active", {}).values()) == {0.0}
+                and set(m.get("ceph_scale_s3_demand_drop_active", {}).values()) == {0.0}
+                and bool(m.get("ceph_scale_s3_plunge_drop_ratio"))
+                and not m.get("ceph_scale_s3_plunge_info")
+            ),
+            timeout,
+        )
+
+    def level(self, timeout: float = 180) -> None:
+        """Until the baseline has taken a new level of the load: no op more than 15 % off it."""
+        self.steadily(
+            "the baseline at the new level",
+            lambda m: (
+                bool(m.get("ceph_scale_s3_plunge_drop_ratio"))
+                and max(abs(v) for v in m["ceph_scale_s3_plunge_drop_ratio"].values()) < 0.15
+            ),
+            timeout,
+        )
+
+    def counted(self, cause: str, before: dict[str, float], timeout: float = 150) -> None:
+        wait_for(lambda: self.counts().get(cause, 0) > before.get(cause, 0), timeout, 1.0,
+                 what=f"a plunge counted under {cause}")  # fmt: skip
+
+    def blamed_on(self, cause: str, timeout: float = 120) -> dict:
+        return wait_for(lambda: next((i for i in self.info() if i["cause"] == cause), None), timeout, 1.0,
+                        what=f"a plunge blamed on {cause}")  # fmt: skip
+
+    @contextlib.contextmanager
+    def scenario(self, name: str):
+        self.quiet()
+        start = time.time()
+        try:
+            yield
+        finally:
+            self.scenarios[name] = (start, time.time())
+            print(f"scenario {name}: {time.time() - start:.0f} s")
+
+
+def tell_osds(cluster, settings: dict[str, str]) -> None:
+    for key, value in settings.items():
+        cluster.ceph("tell", "osd.*", "config", "set", key, value, fmt_json=False)
+
+
+def untell_osds(cluster, settings: dict[str, str]) -> None:
+    for key in settings:
+        cluster.ceph("tell", "osd.*", "config", "unset", key, fmt_json=False)
+
+
+def clean(cluster) -> bool:
+    stat = cluster.ceph("pg", "stat", fmt_json=False)
+    total = stat.split(" pgs:", 1)[0].strip()
+    return f"{total} active+clean;" in stat
+
+
+@pytest.fixture(scope="module")
+def run(ceph_cluster, tmp_path_factory):
+    cluster = ceph_cluster
+    access, secret = cluster.user_keys
+    full = cluster.release.name == "pacific"
+    t0 = time.monotonic()
+    cluster.ceph("osd", "set", "noscrub", fmt_json=False)  # scheduled scrubs would be causes too
+    cluster.ceph("osd", "set", "nodeep-scrub", fmt_json=False)
+    sidecar = recorder = load = None
+    buckets = ["plunge-steady"]
+    try:
+        if full:  # data for the deep scrubs and the backfill to chew on
+            r = s3load.run(cluster.rgw_endpoint, access, secret, "plunge-bulk", objects=BULK_OBJECTS, size=4 << 20,
+                           concurrency=4, gets=False, max_seconds=180)  # fmt: skip
+            buckets.append("plunge-bulk")
+            assert r.puts >= 0.9 * BULK_OBJECTS, r.as_dict()
+        # The load first, then the exporter: its first baseline is of the load, not of its start.
+        load = SteadyLoad(cluster.rgw_endpoint, access, secret, "plunge-steady", keys=50).start()
+        load.wait_warm()
+        sidecar = Sidecar(cluster, tmp_path_factory.mktemp("plunge-sidecar")).start()  # MINUTES_PLUNGES
+        recorder = Recorder(sidecar.metrics).start()
+        r = Run(cluster, sidecar, load, recorder)
+        r.buckets = buckets
+        r.level()
+        print(f"plunge run set up in {time.monotonic() - t0:.0f} s")
+        yield r
+    finally:
+        if recorder is not None:
+            timeline = Path(str(tmp_path_factory.getbasetemp())) / f"plunge-timeline-{cluster.release.name}.txt"
+            timeline.write_text("\n".join(recorder.timeline()) + "\n")
+            print(f"plunge timeline: {timeline}")
+        for step in (
+            lambda: load and load.stop(),
+            lambda: recorder and recorder.stop(),
+            lambda: sidecar and sidecar.stop(),
+            lambda: cluster.osd_up(STOPPED_OSD),
+            lambda: cluster.osd_in(STOPPED_OSD),
+            lambda: untell_osds(cluster, {**HEAVY_DEEP_SCRUBS, **FAST_RECOVERY}),
+            lambda: cluster.ceph("osd", "unset", "noscrub", fmt_json=False),
+            lambda: cluster.ceph("osd", "unset", "nodeep-scrub", fmt_json=False),
+            lambda: wait_for(lambda: clean(cluster), 180, 1.0, what="every PG active+clean"),
+            *(
+                (
+                    lambda b=b: cluster.radosgw_admin(
+                        "bucket", "rm", f"--bucket={b}", "--purge-objects", fmt_json=False, timeout=180
+                    )
+                )  # fmt: skip
+                for b in buckets
+            ),
+        ):
+            with contextlib.suppress(Exception):
+                step()
+        print(f"plunge run: {time.monotonic() - t0:.0f} s in all")
+
+
+@EVERY
+def test_a_load_generator_pause_is_a_demand_drop_blamed_on_nothing(run):
+    before, drops = run.counts(), run.values("ceph_scale_s3_demand_drops_total")[""]
+    with run.scenario("pause"):
+        run.load.pause()
+        try:
+            wait_for(lambda: run.values("ceph_scale_s3_demand_drop_active")[""] == 1, 60, 1.0,
+                     what="the demand drop")  # fmt: skip
+            time.sleep(5)
+        finally:
+            run.load.resume()
+        run.quiet()
+    start, end = run.scenarios["pause"]
+    assert run.values("ceph_scale_s3_demand_drops_total")[""] == drops + 1
+    active = [t for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active", start) if t <= end and v == 1]
+    blamed = [labels for t, _, labels in run.recorder.seen("ceph_scale_s3_plunge_info", start) if t <= end]
+    assert not active and not blamed, f"the pause was taken for a plunge: {blamed[:1]}"
+    assert run.counts() == before
+
+
+@FULL
+def test_forced_deep_scrubs_of_the_data_pool_are_blamed(run):
+    before = run.counts()
+    with run.scenario("deep_scrub"):
+        tell_osds(run.cluster, HEAVY_DEEP_SCRUBS)
+        try:
+            run.cluster.ceph("osd", "pool", "deep-scrub", "default.rgw.buckets.data", fmt_json=False)
+            info = run.blamed_on("deep_scrub")
+        finally:
+            untell_osds(run.cluster, HEAVY_DEEP_SCRUBS)
+        run.counted("deep_scrub", before)
+    assert "PG deep scrubs running or completed" in info["evidence"]
+
+
+@EVERY
+def test_an_osd_stopped_is_blamed_with_the_study_expected_drop(run):
+    before = run.counts()
+    with run.scenario("osd_down"):
+        run.cluster.stop_daemon(f"osd.{STOPPED_OSD}")
+        try:
+            info = run.blamed_on("osds_down")
+            if run.cluster.release.name == "pacific":  # the recorded promtool test: alerts after 1m
+                time.sleep(75)
+        finally:
+            run.cluster.osd_up(STOPPED_OSD)
+        run.counted("osds_down", before)
+    assert f"osd.{STOPPED_OSD} down" in info["evidence"]
+    assert "the degraded-state table expects -37% PUT, -44% GET [004]" in info["evidence"]  # 1 of 3 OSDs
+
+
+@FULL
+def test_recovery_after_an_osd_is_marked_out_and_back_is_blamed(run):
+    tell_osds(run.cluster, FAST_RECOVERY)
+    try:
+        with run.scenario("out"):  # its own plunge (OSDs out, then backfill), not the one judged here
+            run.cluster.osd_out(STOPPED_OSD)
+            time.sleep(3)
+            wait_for(lambda: clean(run.cluster), 120, 1.0, what="the backfill away from the OSD")
+        before = run.counts()
+        with run.scenario("recovery"):
+            run.cluster.osd_in(STOPPED_OSD)
+            info = run.blamed_on("recovery")
+            run.counted("recovery", before)
+    finally:
+        untell_osds(run.cluster, FAST_RECOVERY)
+    assert "PGs moving data" in info["evidence"]
+
+
+@FULL
+def test_a_hot_bucket_resharding_under_writes_is_blamed_with_its_bucket(run):
+    """New keys PUT into a bucket of one index shard, which RGW reshards as it grows (at 100
+    objects per shard here): writes to it wait for each reshard (5 s at a time on Pacific). New
+    keys go twice as fast as the steady rewrites, so the baseline is made of new keys first, into a
+    bucket pre-sharded far past what it will hold; and this runs last, as going back to rewrites
+    would be a slower cluster under the same demand."""
+    before = run.counts()
+    steady, hot = f"plunge-grow-{int(time.time())}", f"plunge-hot-{int(time.time())}"
+    run.buckets += [steady, hot]
+    s3 = s3load.client(run.cluster.rgw_endpoint, *run.cluster.user_keys)
+    s3.create_bucket(Bucket=steady)
+    run.cluster.radosgw_admin("bucket", "reshard", f"--bucket={steady}", "--num-shards=997", fmt_json=False)
+    run.load.grow_puts(steady, size=GROWTH_OBJECT)
+    run.level()  # the baseline is the growth into the pre-sharded bucket now
+    with run.scenario("reshard"):
+        # The exporter knows the bucket before it reshards (its first instance id).
+        s3.create_bucket(Bucket=hot)
+        count = len(run.cluster.radosgw_admin("bucket", "list"))
+        wait_for(lambda: (run.sidecar.value("ceph_scale_rgw_buckets") or 0) >= count, 60, 1.0, what=f"{hot} seen")
+        run.load.grow_puts(hot, size=GROWTH_OBJECT)
+        try:
+            info = run.blamed_on("reshard")
+        finally:
+            run.load.grow_puts(steady, size=GROWTH_OBJECT)  # no more reshards
+        run.counted("reshard", before)
+    assert f"bucket {hot} resharded" in info["evidence"]
+    assert run.cluster.bucket_stats(hot)["num_shards"] > 1
+
+
+@FULL
+def test_the_alert_rules_on_the_recorded_series(run, tmp_path):
+    """The run's plunge series replayed through the rules by promtool: the held OSD-down plunge
+    alerts with its cause; the pause never alerts."""
+    assert {"pause", "osd_down"} <= set(run.scenarios), "the scenarios did not run"
+    start, end = run.started, time.time()
+    series = run.recorder.promtool_series(start, end, RECORD_INTERVAL, "test")
+    firing_at = alert_time(run, "osds_down")
+    pause_at = run.scenarios["pause"][0] + 20
+    cases = {
+        "alert_rule_test": [
+            {"eval_time": f"{round(pause_at - start)}s", "alertname": "CephScaleS3ThroughputPlunge", "exp_alerts": []}
+        ],
+        "promql_expr_test": [
+            {
+                "expr": 'ALERTS{alertname="CephScaleS3ThroughputPlunge",alertstate="firing"}',
+                "eval_time": f"{round(firing_at - start)}s",
+                "exp_samples": [
+                    {
+                        "labels": 'ALERTS{alertname="CephScaleS3ThroughputPlunge",alertstate="firing",'
+                        'cause="osds_down",cluster="test",severity="warning",signal="plunge"}',
+                        "value": 1,
+                    }
+                ],
+            }
+        ],
+    }
+    rules = tmp_path / "rules"
+    (rules / "tests").mkdir(parents=True)
+    for name in ("recording.yml", "alerts.yml"):
+        (rules / name).write_text((REPO / "rules" / name).read_text())
+    order = yaml.safe_load((REPO / "rules" / "tests" / "plunge.yml").read_text())["group_eval_order"]
+    path = rules / "tests" / "plunge_replay.yml"
+    write_test(path, series, RECORD_INTERVAL, cases, order)
+    r = subprocess.run(["promtool", "test", "rules", path.name], cwd=path.parent, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    keep = os.environ.get("CEPH_SCALE_PLUNGE_RECORDING")  # how rules/tests/plunge_recorded.yml was made
+    if keep:
+        Path(keep).write_text(RECORDED_HEADER + path.read_text())
+
+
+def alert_time(run: Run, cause: str) -> float:
+    """A time 70 s into an unbroken stretch of a plunge blamed on `cause` (the alert's `for` is
+    1m), from the recording."""
+    active = {round(t): v for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active")}
+    blamed = {round(t) for t, _, labels in run.recorder.seen("ceph_scale_s3_plunge_info", cause=cause)}
+    since = None
+    for t in sorted(active):
+        if active[t] == 1 and t in blamed:
+            since = since if since is not None else t
+            if t - since >= 70:
+                return float(t)
+        else:
+            since = None
+    raise AssertionError(f"no plunge blamed on {cause} held for 70 s in the recording")

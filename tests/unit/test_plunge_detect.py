@@ -1,0 +1,95 @@
+"""The plunge detector's judgement, as properties: clients that send less are never a cluster
+fault; a cluster that slows down or stalls under the same demand always is; units do not matter."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exporter.core.config import Thresholds
+from exporter.core.signals.plunge_detect import (
+    CLUSTER,
+    DEMAND,
+    LEVEL,
+    UNKNOWN,
+    Baseline,
+    Window,
+    baseline,
+    judge,
+)
+
+TH = Thresholds()
+rates = st.floats(min_value=TH.plunge_min_ops_per_second, max_value=1e6)
+latencies = st.floats(min_value=1e-4, max_value=10.0)
+# Ops kept, as a share of the baseline, for a drop past the threshold (and not a rounding away).
+kept = st.floats(min_value=0.0, max_value=(1 - TH.plunge_drop_ratio) * 0.999)
+
+
+def steady(put: float, get: float, put_lat: float, get_lat: float, flight: float) -> Baseline:
+    w = Window(0.0, {"put": put, "get": get}, {"put": put * put_lat, "get": get * get_lat}, flight, put + get)
+    found = baseline([w, w, w])
+    assert found is not None
+    return found
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), kept)
+def test_clients_sending_less_is_never_a_cluster_fault(put, get, put_lat, get_lat, flight, k):
+    """Everything the clients do scales down together; latency stays: their demand fell."""
+    base = steady(put, get, put_lat, get_lat, flight)
+    now = Window(1.0, {"put": put * k, "get": get * k}, {"put": put * k * put_lat, "get": get * k * get_lat},
+                 flight * k, (put + get) * k)  # fmt: skip
+    for v in judge(now, base, TH).values():
+        assert v.kind == DEMAND
+        assert v.drop == pytest.approx(1 - k)
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), st.floats(0.01, 0.79))
+def test_a_slower_cluster_under_the_same_demand_is_a_plunge(put, get, put_lat, get_lat, flight, k):
+    """Closed-loop clients: ops fall by k, each op takes 1/k as long (Little's law); the same
+    requests are in flight."""
+    base = steady(put, get, put_lat, get_lat, flight)
+    now = Window(1.0, {"put": put * k, "get": get * k}, {"put": put * put_lat, "get": get * get_lat}, flight,
+                 (put + get) * k)  # fmt: skip
+    verdicts = judge(now, base, TH)
+    assert {v.kind for v in verdicts.values()} == {CLUSTER}
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), st.floats(1.0, 3.0))
+def test_a_stall_is_a_plunge_though_no_op_completes(put, get, put_lat, get_lat, flight, more):
+    """Ops hang (an OSD down, a bucket resharding): none completes, so no latency is summed, but
+    the requests wait in the RGW."""
+    base = steady(put, get, put_lat, get_lat, flight)
+    now = Window(1.0, {"put": 0.0, "get": 0.0}, {"put": 0.0, "get": 0.0}, flight * more, 0.0)
+    assert {v.kind for v in judge(now, base, TH).values()} == {CLUSTER}
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), st.floats(0.0, 1.0), st.floats(1e-3, 1e3))
+def test_the_verdict_does_not_depend_on_units(put, get, put_lat, get_lat, flight, k, scale):
+    """Rates scaled by the same factor in the window and its baseline: the same verdict."""
+    base = steady(put, get, put_lat, get_lat, flight)
+    now = Window(1.0, {"put": put * k, "get": get}, {"put": put * put_lat, "get": get * get_lat * k}, flight * k,
+                 (put + get) * k)  # fmt: skip
+    scaled_base = steady(put * scale, get * scale, put_lat, get_lat, flight * scale)
+    scaled = Window(1.0, {o: v * scale for o, v in now.ops.items()}, {o: v * scale for o, v in now.busy.items()},
+                    flight * k * scale, (put + get) * k * scale)  # fmt: skip
+    th = Thresholds(plunge_min_ops_per_second=0)
+    assert {o: v.kind for o, v in judge(now, base, th).items()} == {
+        o: v.kind for o, v in judge(scaled, scaled_base, th).items()
+    }
+
+
+def test_a_small_dip_is_the_level_an_idle_op_is_not_judged_and_nothing_to_tell_is_unknown():
+    base = steady(100, 1, 0.02, 0.002, 4)
+    now = Window(1.0, {"put": 85.0, "get": 0.0}, {"put": 1.7}, 4, 86)
+    assert judge(now, base, TH)["put"].kind == LEVEL
+    assert "get" not in judge(now, base, TH)  # 1 op/s is below plunge_min_ops_per_second
+    blind = Baseline({"put": 100.0, "get": 0.0}, {}, None, None, 3)
+    assert judge(Window(1.0, {"put": 10.0, "get": 0.0}), blind, TH)["put"].kind == UNKNOWN
+
+
+def test_a_baseline_needs_three_windows_and_is_their_median():
+    w = [Window(float(i), {"put": r, "get": 0.0}) for i, r in enumerate((100.0, 5.0, 110.0))]
+    assert baseline(w[:2]) is None
+    found = baseline(w)
+    assert found is not None and found.ops["put"] == 100.0  # one lull does not move it
