@@ -75,5 +75,6 @@ def test_every_family_of_a_study_scale_snapshot_is_documented():
     # ...and every documented family has a scenario that emits it.
     assert set(documented_families()) - {exposed_name(f) for f in families} == set()
     # Every family at once, the runway's (3 per limit, the PG plan of 7 pools, 5 pre-shard buckets)
-    # and a plunge's (a score per cause) and the bucket poll's included; the benchmark's 1x state, where not every family emits, stays under 3,000.
+    # and a plunge's (a score per cause) and the bucket poll's included; the benchmark's 1x state,
+    # where not every family emits, stays under 3,000.
     assert sum(len(f.samples) for f in families) <= 3100

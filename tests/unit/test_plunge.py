@@ -108,6 +108,22 @@ def test_an_osd_down_stalling_ops_is_a_plunge_blamed_on_it_with_the_study_expect
     assert s.counted() == {"osds_down": 1}
 
 
+def test_an_osd_marked_out_while_up_is_blamed_on_its_data_moving_not_on_a_failure():
+    """Out and up, it still serves its PGs: the clients slow down for the data moving away, which
+    begins before any PG poll shows a PG backfilling. Recovery, with no failure's expected drop."""
+    s = Stream().run(60)
+    s.osds[2] = dataclasses.replace(s.osds[2], in_cluster=False)
+    s.slow(0.4)
+    s.run(12)
+    info = s.info()
+    assert info is not None and info["cause"] == "recovery", info
+    assert "osd.2 out (1 of 3 OSDs): their data moves" in info["evidence"]
+    assert s.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") in (None, 0.0)
+    s.normal()
+    s.run(30)
+    assert s.counted() == {"recovery": 1}
+
+
 def test_clients_pausing_is_a_demand_drop_never_a_plunge_nor_blamed():
     s = Stream().run(60)
     s.osds[1] = dataclasses.replace(s.osds[1], up=False)  # a cause is active meanwhile: not blamed

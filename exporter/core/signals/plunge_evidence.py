@@ -12,9 +12,10 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
   a small PG lasts less than a poll), at least `plunge_deep_scrub_above_usual_ratio` times and one
   more than usual [001];
 - spillover: BlueFS spilled bytes grew over the last window, faster than over the baseline [000];
-- osds_down: a larger share of the in OSDs down than usual, or more OSDs out; the study's
-  degraded-state table gives the drop expected for that share [004];
-- recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual;
+- osds_down: a larger share of the in OSDs down than usual; the study's degraded-state table
+  gives the drop expected for that share [004];
+- recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual, or OSDs
+  marked out or back in (their data starts to move at once);
 - fill: more up and in OSDs at or past `fill_target_ratio` than usual [001, 000].
 """
 
@@ -193,9 +194,15 @@ class EvidenceTracker:
                 strength=share,
             )  # fmt: skip
         elif len(out) > usual_out:
-            # Out and up: it serves its PGs until their data has moved; no drop measured for that.
+            # Out and up, it serves its PGs until their data has moved: what slows the clients is
+            # the data moving (recovery), which starts at once, before a PG poll may show it.
             named = ", ".join(o.ceph_daemon for o in out[:3]) + (f" and {len(out) - 3} more" if len(out) > 3 else "")
-            self._seen("osds_down", before, t, f"{named} out ({len(out)} of {len(osds)} OSDs): their data moves")
+            self._seen("recovery", before, t, f"{named} out ({len(out)} of {len(osds)} OSDs): their data moves")
+        elif len(out) < usual_out:
+            # Back in: the data moves to it.
+            back = usual_out - len(out)
+            told = f"{back:g} OSD(s) back in ({len(out)} of {len(osds)} out): data moves to them"
+            self._seen("recovery", before, t, told)
         full = sorted(
             ((o.used_bytes / o.size_bytes, o) for o in osds if o.up and o.in_cluster and o.size_bytes > 0),
             key=lambda x: (-x[0], x[1].osd_id),
