@@ -106,15 +106,18 @@ class Sidecar:
 
     def start(self, wait: bool = True) -> Sidecar:
         """Start (or start again, with the same config and state file)."""
-        src = self._source_dir()
-        # The exporter's environment only: the test process's own PYTHONPATH stays as it was, so
-        # a later subprocess (an installed wheel, pipx) never imports this copy by accident.
-        env_path = os.environ.get("PYTHONPATH", "")
-        path = f"{src}:{env_path}" if env_path and not self.in_root else str(src)
-        self.process = Process(self.argv, self.dir / "exporter.log", REPO, env={**os.environ, "PYTHONPATH": path})
+        self.process = Process(self.argv, self.dir / "exporter.log", REPO, env=self.environment())
         if wait:
             wait_until(lambda: self.text(), 60, what="the exporter's first exposition")
         return self
+
+    def environment(self) -> dict[str, str]:
+        """What the exporter runs with (`argv` too, run again): the test process's own PYTHONPATH
+        stays as it was, so a later subprocess (an installed wheel, pipx) never imports this copy."""
+        src = self._source_dir()
+        env_path = os.environ.get("PYTHONPATH", "")
+        path = f"{src}:{env_path}" if env_path and not self.in_root else str(src)
+        return {**os.environ, "PYTHONPATH": path}
 
     def _source_dir(self) -> Path:
         """Where the exporter package is imported from: the checkout, or a copy inside the

@@ -105,3 +105,32 @@ def ceph_cluster(request, clusters):
 def sidecar(ceph_cluster, clusters, scratch):
     """The session's sidecar on that cluster, with the release's own client."""
     return clusters.sidecar(ceph_cluster, scratch)
+
+
+# Tests that leave a release's cluster changed in ways later tests would read: minutes of S3 load
+# (a DB that spills on Reef), gigabytes written and purged, OSDs out and in. They run last on
+# their release's cluster, after every test that judges its values.
+LAST_ON_THEIR_CLUSTER = ("tests/integration/test_plunge_cluster.py",)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """After pytest has grouped the items by release (its reordering of session parameters):
+    within each release's run of items, the heavy ones move to its end, in their own order."""
+
+    def release(item):
+        spec = getattr(item, "callspec", None)
+        return spec.params.get("ceph_cluster") if spec else None
+
+    def heavy(item) -> bool:
+        return item.nodeid.startswith(LAST_ON_THEIR_CLUSTER)
+
+    ordered: list = []
+    for item in items:
+        rel = release(item)
+        heavies = [i for i, x in enumerate(ordered) if heavy(x) and release(x) == rel]
+        if rel is not None and not heavy(item) and heavies:
+            ordered.insert(heavies[0], item)  # before its release's heavy ones, after its light ones
+        else:
+            ordered.append(item)
+    items[:] = ordered

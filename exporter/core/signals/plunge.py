@@ -68,6 +68,7 @@ class PlungeState:
         self.demand_drop = False
         self.slower_since: float | None = None  # the first of the windows in a row read as slower
         self.calm_since: float | None = None  # the first of the windows in a row a plunge was not on
+        self.demand_seen_at: float | None = None  # the last window read as the clients' drop
         self.counts = dict.fromkeys(ALL_CAUSES, 0)
         self.demand_drops = 0
 
@@ -104,6 +105,10 @@ class PlungeState:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
         else:
             slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
+            if self.demand_seen_at is not None and w.t - self.demand_seen_at < th.plunge_window_seconds:
+                # The window still holds the clients' own drop: clients coming back at once read as
+                # demand while the window's op rate is still low, a slower cluster it is not.
+                slower = {}
             # Read so over two refreshes of the counters at least: a window that straddles a change
             # in demand can read as a slower cluster until the next refresh (the ops, the latency and
             # the requests in flight do not move in step within it).
@@ -123,6 +128,7 @@ class PlungeState:
         elif any(v.kind == DEMAND for v in self.verdicts.values()):
             self.demand_drops += 0 if self.demand_drop else 1
             self.demand_drop = True
+            self.demand_seen_at = w.t
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))
