@@ -65,7 +65,7 @@ RECORDED_HEADER = """\
 # (Pacific test cluster under a steady S3 load: a pause, deep scrubs, an OSD stopped for a minute
 # and more, recovery after an OSD out and in, a bucket resharding under writes), every 5 s, made with
 # CEPH_SCALE_PLUNGE_RECORDING=rules/tests/plunge_recorded.yml. The held OSD-down plunge alerts
-# with its cause; the pause never alerts; the shorter plunges end before the alert's minute.
+# with its cause; the pause never alerts.
 """
 
 
