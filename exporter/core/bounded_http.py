@@ -1,5 +1,6 @@
-"""One HTTP GET bounded as a whole: a deadline for the entire response (urllib's timeout
-bounds each read only, so a body trickled a byte at a time never ends), a cap on its size (a
+"""One HTTP GET bounded as a whole: a deadline for the entire exchange, from connect through
+the status line and headers to the body's last byte (urllib's timeout bounds each read only,
+so headers or a body trickled a byte at a time never end), a cap on its size (a
 peer streaming without end would fill the memory), and no redirect (a 302 would carry the
 request, its signed Authorization header included, to another host, whose answer would be
 taken for the RGW's). Both producers read every HTTP peer through it: the RGW Admin Ops API,
@@ -8,6 +9,10 @@ the mgr prometheus module, ceph-exporter.
 
 from __future__ import annotations
 
+import functools
+import http.client
+import socket
+import threading
 import time
 import urllib.request
 from typing import Any
@@ -27,6 +32,79 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         raise HttpLimitError(f"redirect ({code}) to {printable(newurl, 100)} refused")
 
 
+class _Watchdog:
+    """Shuts the connection's socket at the deadline: a read blocked on a trickling peer,
+    wherever it is (headers or body), then ends at once instead of after its own timeout."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def attach(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.fired:
+                self._shut()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            self._shut()
+
+    def _shut(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+class _WatchedHTTP(http.client.HTTPConnection):
+    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._watchdog = watchdog
+
+    def connect(self) -> None:
+        super().connect()
+        self._watchdog.attach(self.sock)
+
+
+class _WatchedHTTPS(http.client.HTTPSConnection):
+    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._watchdog = watchdog
+
+    def connect(self) -> None:
+        super().connect()
+        self._watchdog.attach(self.sock)
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(functools.partial(_WatchedHTTP, watchdog=self._watchdog), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watchdog: _Watchdog, context: Any) -> None:
+        super().__init__(context=context)
+        self._watchdog = watchdog
+        self._tls = context
+
+    def https_open(self, req: Any) -> Any:
+        return self.do_open(functools.partial(_WatchedHTTPS, watchdog=self._watchdog), req, context=self._tls)
+
+
 def printable(text: str, limit: int = 300) -> str:
     """Peer-supplied text for one log line: control characters escaped, length capped, so a
     body cannot forge or split log lines."""
@@ -39,10 +117,22 @@ def get(
 ) -> bytes:
     """The whole body within `timeout` seconds and `max_bytes`; HTTPError for an error status."""
     deadline = time.monotonic() + timeout
-    handlers: list[Any] = [_NoRedirect()]
-    if context is not None:
-        handlers.append(urllib.request.HTTPSHandler(context=context))
-    opener = urllib.request.build_opener(*handlers)
+    watchdog = _Watchdog(timeout)
+    opener = urllib.request.build_opener(_NoRedirect(), _HTTPHandler(watchdog), _HTTPSHandler(watchdog, context))
+    try:
+        body = _read(opener, request, timeout, deadline, max_bytes)
+    except (OSError, http.client.HTTPException) as e:
+        if watchdog.fired and not isinstance(e, HttpLimitError):
+            raise HttpLimitError(f"response not complete within {timeout:g}s") from e
+        raise
+    finally:
+        watchdog.cancel()
+    if watchdog.fired:  # the shut socket reads as the body's end: what came is not all
+        raise HttpLimitError(f"response not complete within {timeout:g}s")
+    return body
+
+
+def _read(opener: Any, request: urllib.request.Request, timeout: float, deadline: float, max_bytes: int) -> bytes:
     with opener.open(request, timeout=timeout) as response:
         length = response.headers.get("Content-Length")
         if length is not None and length.isdigit() and int(length) > max_bytes:
@@ -50,12 +140,8 @@ def get(
         chunks: list[bytes] = []
         size = 0
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            if deadline - time.monotonic() <= 0:
                 raise HttpLimitError(f"response not complete within {timeout:g}s")
-            sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
-            if sock is not None:
-                sock.settimeout(left)  # no single read may outlast the whole deadline
             chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
             if not chunk:
                 return b"".join(chunks)

@@ -1,10 +1,11 @@
 """Hostile HTTP peers, on loopback: a redirect is refused (the signed request does not follow
 it), a body trickled byte by byte ends at the whole-response deadline, a body past the cap
-is refused, and an error body cannot forge a log line."""
+is refused, headers trickled byte by byte end at the same deadline, and an error body cannot forge a log line."""
 
 from __future__ import annotations
 
 import http.server
+import ssl
 import threading
 import time
 import urllib.request
@@ -32,6 +33,15 @@ class Peer(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(b"[")
                     self.wfile.flush()
                     time.sleep(0.5)
+            except OSError:
+                pass
+        elif self.path.startswith("/slow-headers"):
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                for _ in range(40):
+                    self.wfile.write(b"a")
+                    self.wfile.flush()
+                    time.sleep(0.25)
             except OSError:
                 pass
         elif self.path.startswith("/big"):
@@ -74,6 +84,15 @@ def test_a_trickled_body_ends_at_the_whole_response_deadline(peer):
     assert time.monotonic() - started < 3.5  # not the 10 s the peer would take
 
 
+def test_trickled_headers_end_at_the_whole_response_deadline(peer):
+    """Each header byte comes well within the per-read timeout, so only a deadline over the
+    whole exchange ends it: without one this peer holds the source for 10 s."""
+    started = time.monotonic()
+    with pytest.raises(bounded_http.HttpLimitError, match="within 2s"):
+        bounded_http.get(urllib.request.Request(peer + "/slow-headers"), 2)
+    assert time.monotonic() - started < 3.5
+
+
 def test_a_body_past_the_cap_is_refused(peer):
     with pytest.raises(bounded_http.HttpLimitError, match="cap"):
         bounded_http.get(urllib.request.Request(peer + "/big"), 10, max_bytes=1024 * 1024)
@@ -93,3 +112,32 @@ def test_the_admin_ops_cap_is_the_configured_one(peer):
     with pytest.raises(AdminOpsError, match="cap"):
         AdminOps(peer, "access", "secret", max_response_mb=1).get_raw("/big", {}, 10)
     assert len(AdminOps(peer, "access", "secret", max_response_mb=8).get_raw("/big", {}, 10)) == 64 * 65536
+
+
+@pytest.fixture(scope="module")
+def tls_peer(tmp_path_factory):
+    """The same peer over TLS (an RGW behind https): the deadline holds there too, and the
+    caller's context still verifies the certificate."""
+    from tests.unit.test_http_server import self_signed
+
+    cert, key = self_signed(tmp_path_factory.mktemp("tls"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Peer)
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(cert, key)
+    server.socket = served.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}", ssl.create_default_context(cafile=str(cert))
+    server.shutdown()
+    server.server_close()
+
+
+def test_over_tls_the_deadline_holds_and_the_certificate_is_verified(tls_peer):
+    url, trusted = tls_peer
+    assert bounded_http.get(urllib.request.Request(url + "/ok"), 5, trusted) == b"[]"
+    started = time.monotonic()
+    with pytest.raises(bounded_http.HttpLimitError, match="within 2s"):
+        bounded_http.get(urllib.request.Request(url + "/slow-headers"), 2, trusted)
+    assert time.monotonic() - started < 3.5
+    with pytest.raises(OSError, match="CERTIFICATE_VERIFY_FAILED"):
+        bounded_http.get(urllib.request.Request(url + "/ok"), 5, ssl.create_default_context())
