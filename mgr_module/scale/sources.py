@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable
 
 from . import rgw, statestore
-from .ceph_scale_core import inputs, radosgw_admin, registry
+from .ceph_scale_core import inputs, radosgw_admin, registry, reshard_queue
 from .ceph_scale_core.admin_ops import AdminOpsBuckets
 from .ceph_scale_core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
 from .ceph_scale_core.config import Thresholds
@@ -346,7 +346,9 @@ class BucketPolling:
         self.stored = entries
 
 
-def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
+def collect_reshard(mgr: Any, settings: ModuleSettings, running: Any = None) -> Any:
+    """`running`: the settings source's last part, whose running RGWs say how many queue
+    objects they write to."""
     t = time.time()
     if settings.rgw_source == "radosgw_admin":
         raw = _radosgw_admin(mgr, settings, ["reshard", "list"])
@@ -357,8 +359,9 @@ def collect_reshard(mgr: Any, settings: ModuleSettings) -> Any:
         pools = rgw.rgw_log_pools([p.get("pool_name", "") for p in dump.get("pools", [])])
     if not pools:
         raise rgw.RgwError("no RGW log pool (*.rgw.log) in the OSD map; set mgr/scale/rgw_log_pools")
-    num_logs = config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
-    num_logs = int(num_logs) if num_logs not in (None, "") else 16
+    num_logs = reshard_queue.queue_log_count(
+        running, config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
+    )
     reader = rgw.rados_omap_reader(mgr.rados)
     try:
         entries = rgw.read_reshard_queue(reader, pools, num_logs)
@@ -384,7 +387,7 @@ def source_functions(
         "settings": lambda: collect_settings(mgr, settings()),
         "health": lambda: collect_health(mgr),
         "buckets": lambda: buckets.collect(mgr, settings()),
-        "reshard": lambda: collect_reshard(mgr, settings()),
+        "reshard": lambda: collect_reshard(mgr, settings(), latest("settings")),
     }
     if set(functions) != set(registry.SOURCE_NAMES):
         raise RuntimeError(f"module collectors {sorted(functions)} do not match the registry's sources")

@@ -272,6 +272,52 @@ def test_the_running_rgws_shard_limit_and_an_explicit_threshold(ceph_cluster, si
     )
 
 
+def test_the_queue_is_read_over_as_many_logs_as_the_running_rgw_writes(ceph_cluster, sidecar):
+    """An RGW running with more reshard logs than the config database says (a ceph.conf section,
+    a runtime change) queues buckets into objects a reader of the database's count never reads:
+    the queue is read over the running RGWs' count."""
+    c = ceph_cluster
+    logs = 64
+    log_pool = "default.rgw.log"
+    assert int(c.ceph("config", "get", "client.rgw", "rgw_reshard_num_logs")) == 16
+    c.hold_reshards()
+    c.admin_socket(RGW_NAME, "config", "set", "rgw_reshard_num_logs", str(logs))
+    s3 = s3load.client(c.rgw_endpoint, *c.user_keys)
+    queued: list[str] = []
+
+    def past_the_database_count() -> list[str]:
+        names = c._run(["rados", "--conf", str(c.conf_path), "-p", log_pool, "-N", "reshard", "ls"])
+        return [n for n in names.split() if n.startswith("reshard.") and int(n.split(".")[1]) >= 16]
+
+    try:
+        wait_until(
+            lambda: sidecar.value("ceph_scale_rgw_running_option_min", option="rgw_reshard_num_logs") == logs,
+            60,
+            what="the running RGW's log count",
+        )
+        # A bucket's log is a hash of its name: queue buckets until one lands past object 15.
+        for i in range(24):
+            bucket = f"many-logs-{int(time.time())}-{i}"
+            s3.create_bucket(Bucket=bucket)
+            c.radosgw_admin("reshard", "add", "--bucket", bucket, "--num-shards", "13",
+                            f"--rgw_reshard_num_logs={logs}", fmt_json=False)  # fmt: skip
+            queued.append(bucket)
+            if past_the_database_count():
+                break
+        assert past_the_database_count(), "no bucket hashed past the config database's 16 logs"
+        listed = c.radosgw_admin("reshard", "list", f"--rgw_reshard_num_logs={logs}")
+        assert {e["bucket_name"] for e in listed} >= set(queued)
+        wait_until(
+            lambda: sidecar.value("ceph_scale_rgw_reshard_queued") == len(listed),
+            60,
+            what=f"all {len(listed)} queued reshards, those past log 15 included",
+        )
+    finally:
+        for bucket in queued:
+            c.radosgw_admin("reshard", "cancel", "--bucket", bucket, f"--rgw_reshard_num_logs={logs}", fmt_json=False)
+        c.release_reshards()  # restarts the RGW: its log count is the database's again
+
+
 def test_failed_and_hanging_sources_are_reported_not_zeroed(ceph_cluster, scratch):
     hanging = HangingServer()
     dead_port = free_port()  # nothing listens there

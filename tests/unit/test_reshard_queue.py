@@ -97,3 +97,18 @@ def test_radosgw_admin_failures_name_the_command_not_its_options(tmp_path):
     with pytest.raises(radosgw_admin.RadosgwAdminError) as e:
         radosgw_admin.run(argv, 5)
     assert str(e.value) == "radosgw-admin reshard list exited 2: failed to init"
+
+
+def test_the_queue_is_read_over_the_largest_count_a_running_rgw_holds():
+    from exporter.core.reshard_queue import queue_log_count
+    from exporter.core.snapshot import ClusterSettings, RgwRunningOption
+
+    def settings(*values: int) -> ClusterSettings:
+        running = tuple(RgwRunningOption(f"rgw{i}", "rgw_reshard_num_logs", v) for i, v in enumerate(values))
+        return ClusterSettings(collected_at=0.0, rgw_running=running, rgw_daemons=len(values))
+
+    assert queue_log_count(settings(16, 64), "16") == 64  # one RGW writes to objects 16..63 too
+    assert queue_log_count(settings(), "32") == 32  # no RGW read: the config database's
+    assert queue_log_count(None, "") == 16  # nothing at all: Ceph's default
+    other = ClusterSettings(collected_at=0.0, rgw_running=(RgwRunningOption("a", "rgw_max_objs_per_shard", 5),))
+    assert queue_log_count(other, None) == 16

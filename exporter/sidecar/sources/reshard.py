@@ -4,7 +4,7 @@ import json
 import time
 
 from ...core import inputs, radosgw_admin
-from ...core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, read_queue
+from ...core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, queue_log_count, read_queue
 from ...core.snapshot import ReshardPart
 from .base import Deadline, Source
 
@@ -24,7 +24,8 @@ class ReshardSource(Source):
         if self.ctx.reshard_backend == "radosgw-admin":
             return self._radosgw_admin(deadline)
         t = time.time()
-        num_logs = self.ceph("config get", deadline, who=self.ctx.rgw_config_section, key="rgw_reshard_num_logs")
+        configured = self.ceph("config get", deadline, who=self.ctx.rgw_config_section, key="rgw_reshard_num_logs")
+        num_logs = queue_log_count(self.ctx.latest("settings"), configured)
         ceph = self.ctx.ceph
 
         def read_omap(pool: str, oid: str, after: str) -> list[tuple[str, bytes]]:
@@ -32,7 +33,7 @@ class ReshardSource(Source):
             deadline.waiting_on = f"omap of {pool}/{RESHARD_NAMESPACE}/{oid}"
             return ceph.omap_page(pool, RESHARD_NAMESPACE, oid, after, OMAP_PAGE)
 
-        entries = read_queue(read_omap, [self.ctx.rgw_log_pool], int(num_logs or 16))
+        entries = read_queue(read_omap, [self.ctx.rgw_log_pool], num_logs)
         return ReshardPart(collected_at=t, entries=tuple(entries))
 
     def _radosgw_admin(self, deadline: Deadline):
