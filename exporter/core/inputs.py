@@ -415,6 +415,13 @@ SETTING_OPTIONS = {
     "osd_max_scrubs": "osd_max_scrubs",
     "mon_target_pg_per_osd": "mon_target_pg_per_osd",
 }
+# The options the manager's PG_NOT_(DEEP_)SCRUBBED checks use: read from the running manager.
+SCRUB_HEALTH_OPTIONS = (
+    "osd_scrub_max_interval",
+    "osd_deep_scrub_interval",
+    "mon_warn_pg_not_scrubbed_ratio",
+    "mon_warn_pg_not_deep_scrubbed_ratio",
+)
 _INT_SETTINGS = ("rgw_max_objs_per_shard", "bluestore_min_alloc_size_hdd", "osd_max_scrubs", "mon_target_pg_per_osd")
 
 

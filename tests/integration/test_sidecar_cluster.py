@@ -235,6 +235,33 @@ def test_scrub_backlog_appears_and_drains(ceph_cluster, sidecar):
         ceph_cluster.ceph("config", "rm", "global", key, fmt_json=False)
 
 
+def test_the_scrub_interval_the_manager_runs_with_is_the_one_judged(ceph_cluster, sidecar):
+    """A scrub interval changed in the active manager only, as a ceph.conf section or a runtime
+    change does: the manager's PG_NOT_SCRUBBED judges by it, and so does the sidecar, not by the
+    config database's (here 120 s: PGs overdue after 180 s)."""
+    c = ceph_cluster
+    mgr = f"mgr.{c.refresh_active_mgr()}"
+    in_db = float(c.ceph("config", "get", "mgr", "osd_scrub_max_interval"))
+    running = 86400
+    assert in_db != running
+    c.admin_socket(mgr, "config", "set", "osd_scrub_max_interval", str(running))
+    try:
+        wait_until(
+            lambda: sidecar.value("ceph_scale_pg_scrub_overdue_after_seconds", kind="scrub") == running * 1.5,
+            60,
+            what="the manager's running interval in our overdue line",
+        )
+        ceph_count = c.health_checks().get("PG_NOT_SCRUBBED", {}).get("summary", {}).get("count", 0)
+        assert sidecar.value("ceph_scale_pg_scrub_overdue", kind="scrub") == ceph_count
+    finally:
+        c.admin_socket(mgr, "config", "unset", "osd_scrub_max_interval")
+    wait_until(
+        lambda: sidecar.value("ceph_scale_pg_scrub_overdue_after_seconds", kind="scrub") == in_db * 1.5,
+        60,
+        what="the database's interval once the manager runs with it again",
+    )
+
+
 def test_the_running_rgws_shard_limit_and_an_explicit_threshold(ceph_cluster, sidecar, scratch):
     """The RGW judges by the value it runs with, here changed in the daemon only (as a
     ceph.conf section or a runtime change does), not by the config database's; an operator's
