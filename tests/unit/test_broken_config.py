@@ -66,6 +66,23 @@ def test_a_port_out_of_range_is_refused_naming_the_address(tmp_path):
     refused(result, "127.0.0.1:99999", "65535")
 
 
+def test_a_port_in_use_is_refused_naming_the_address(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        result = subprocess.run(
+            [sys.executable, "-m", "exporter", f"--web.listen-address={address}"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    refused(result, address, "Address already in use")
+
+
 def test_config_and_credentials_files_that_are_wrong_are_refused(tmp_path):
     creds = tmp_path / "creds.json"
     creds.write_text("not json")
