@@ -375,8 +375,8 @@ def mgr_threads(pid: int) -> int:
 def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_cluster):
     """The module's server runs on the manager's threads: connections past the cap get none
     (155 idle connections were once held for 50 s, a thread each), a header flood is refused
-    before anything else, and a burst of 50 scrapers is served (p50 was 1.02 s with a
-    listen backlog of 5)."""
+    before anything else, a burst of 50 scrapers is served (p50 was 1.02 s with a listen
+    backlog of 5), idle connections are closed and trickled headers cut off at the deadline."""
     import concurrent.futures
     import socket
 
@@ -416,6 +416,54 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     with concurrent.futures.ThreadPoolExecutor(50) as pool:
         statuses = list(pool.map(lambda _: http_get(url, timeout=30)[0], range(50)))
     assert statuses == [200] * 50
+
+    # With the limits in force, not shortened: idle connections are closed after IDLE_TIMEOUT,
+    # and headers trickled a byte a second end at HEADER_DEADLINE with a 431 (both held the
+    # manager's threads for as long as the client liked).
+    from exporter.core.http_serving import HEADER_DEADLINE, IDLE_TIMEOUT
+
+    def trickled() -> tuple[bytes, float]:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            started, answer = time.monotonic(), b""
+            conn.settimeout(1.0)
+            while time.monotonic() - started < HEADER_DEADLINE + 15:
+                try:
+                    conn.sendall(b"a")
+                    chunk = conn.recv(4096)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                answer += chunk
+            return answer, time.monotonic() - started
+
+    def closed_within(conn: socket.socket, seconds: float) -> bool:
+        conn.settimeout(seconds)
+        try:
+            while conn.recv(4096):
+                pass
+            return True
+        except ConnectionResetError:
+            return True
+        except TimeoutError:
+            return False
+
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(20)]
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            trickle = pool.submit(trickled)
+            started = time.monotonic()
+            assert all(closed_within(c, IDLE_TIMEOUT + 10) for c in idle)
+            assert time.monotonic() - started < IDLE_TIMEOUT + 10
+            answer, took = trickle.result()
+        assert answer.startswith(b"HTTP/1.1 431") and took < HEADER_DEADLINE + 5, (answer[:60], took)
+    finally:
+        for c in idle:
+            c.close()
+    assert http_get(url, timeout=30)[0] == 200
 
 
 def bucket_seen(scale, bucket: str, objects: int):
