@@ -3,6 +3,7 @@ them, and the signals derived from them agree with what the same cluster's Ceph 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -165,3 +166,20 @@ def test_the_bucket_polls_reads_parse_on_every_release(release):
     assert inputs.instance_key("tnt/b:zone.1.2") == ("tnt/b", "zone.1.2")
     with pytest.raises(inputs.InputError, match="marker: missing"):
         inputs.metadata_page({"keys": [], "truncated": "true"}, "bucket")
+
+
+def test_an_rgw_whose_s3_counters_are_renamed_again_is_said_missing(release):
+    """A source that succeeds but finds none of the op counters the load signal needs says so
+    (CephScaleRgwS3CountersMissing), instead of an RGW that seems to serve nothing."""
+    load = loader(release)
+    text = load("mgr_prometheus_metrics_full.txt")
+    renamed = text.replace("ceph_rgw_op_put_obj", "ceph_rgw_op_put_object").replace("ceph_rgw_put", "ceph_rgw_putx")
+    counters = inputs.counters_from_prometheus_text(renamed)
+    perf = inputs.perf_part(counters, 0.0)
+    assert perf.rgw_without_s3_ops and not perf.rgw_ops
+    th = Thresholds()
+
+    snap = dataclasses.replace(snapshot(release), perf=perf)
+    fams = derive(snap, DerivationState(th), th)
+    assert values(fams, "ceph_scale_rgw_s3_counters_missing")[()] == len(perf.rgw_without_s3_ops)
+    assert not any(f.name == "ceph_scale_rgw_s3_ops" for f in fams)
