@@ -49,9 +49,12 @@ def config(option: str, op: str = "=") -> str:
 
 
 def osd_variable(metric: str) -> db.QueryVariable:
-    """The OSDs to draw, in numeric order (osd.2 before osd.10). No default selection, so
-    Grafana shows the first OSD: All at 318 OSDs draws about 950 lines; the top-K panels
-    name the OSDs worth picking."""
+    """The OSDs to draw, in numeric order (osd.2 before osd.10), several at once if picked.
+
+    No All option, as ceph-mixin's OSD board and node_exporter's boards do: with All offered
+    and no saved selection Grafana selects All, about 950 lines at 318 OSDs. Without it Grafana
+    selects the first OSD; the top-K panels, which this variable does not narrow, name the OSDs
+    worth picking."""
     return (
         db.QueryVariable("osd")
         .label("OSD")
@@ -60,8 +63,7 @@ def osd_variable(metric: str) -> db.QueryVariable:
         .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(dm.VariableSort.NUMERICAL_ASC)
         .multi(True)
-        .include_all(True)
-        .all_value(".*")
+        .include_all(False)
     )
 
 
