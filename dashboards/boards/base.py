@@ -27,6 +27,13 @@ OVERVIEW_OPS = "S3 ops/s (orange marks: reshards)"
 RGW_OPS = "S3 ops/s with reshards marked (orange)"
 OSD_HEADROOM = "Fullest OSDs: headroom to the fill target"
 HISTOGRAM = "Buckets by shard fill (clusters summed)"
+# Gauge and bar-gauge colours are static steps: Grafana has no per-series threshold from a query
+# (its "config from query results" transform takes one value for every cluster selected), so
+# they sit at the default fill lines and the panel says so; the time series draw the lines in force.
+STATIC_FILL_COLOURS = (
+    " Colours at the default fill lines, 70 / 80 / 90 % [000, 001]: static, they do not follow "
+    "fill_*_ratio (the fill trends draw the lines in force)."
+)
 ALERT_PREFIX = "CephScale"
 
 # Sums first take the max over producers of one series (the sidecar and the mgr module, or two

@@ -313,6 +313,20 @@ def test_capacity_shows_headroom_to_80_for_the_fullest_osds():
     assert not [t for t in titles if "80 %" in t]
 
 
+def test_no_title_names_the_default_fill_lines_and_static_fill_colours_say_so():
+    """fill_*_ratio moves the lines, so no title says 70 / 80 / 90 %; a gauge or bar gauge can only
+    colour at static steps, and its description says they are the defaults, not the lines in force."""
+    static = 0
+    for stem, b in load_boards().items():
+        for p in panels(b):
+            assert not re.search(r"\b(70|80|90) ?%", p["title"]), (stem, p["title"])
+            steps = [s["value"] for s in p["fieldConfig"]["defaults"].get("thresholds", {}).get("steps", [])[1:]]
+            if p["type"] in ("gauge", "bargauge") and steps == [0.7, 0.8, 0.9]:
+                assert "static" in p["description"] and "fill_*_ratio" in p["description"], (stem, p["title"])
+                static += 1
+    assert static == 4  # the raw fill gauges and the fullest-OSD bars of the overview and capacity boards
+
+
 def _table_columns(board: dict) -> list[str]:
     out = []
     for p in panels(board):
