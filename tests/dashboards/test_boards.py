@@ -466,3 +466,16 @@ def test_time_until_bars_show_zero_as_a_red_value_not_an_empty_grey_track():
                 assert p["options"]["showUnfilled"] is False and p["options"]["valueMode"] == "color", p["title"]
                 checked += 1
     assert checked >= 2
+
+
+def test_the_load_board_shows_s3_latency_per_rgw_counting_each_rgw_once():
+    """The latency signal exports per-RGW counters: one RGW slower than the others is told from
+    the whole cluster slower, each RGW drawn once with the sidecar and the mgr module both running."""
+    b = load_boards()["load"]
+    (p,) = [p for p in panels(b) if any("ceph_scale_rgw_s3_latency_seconds_total" in t["expr"] for t in p["targets"])]
+    (t,) = p["targets"]
+    assert "ceph_scale_rgw_s3_latency_ops_total" in t["expr"] and "{{instance_id}}" in t["legendFormat"]
+    assert p["fieldConfig"]["defaults"]["unit"] == "s"
+    q = next(q for q in QUERIES if q.board == "load" and q.panel == p["title"])
+    assert _undeduplicated(promql_parser.parse(q.resolved())) == []
+    assert t["expr"].count("max by (cluster, instance_id, op)") == 2
