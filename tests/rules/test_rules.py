@@ -242,7 +242,13 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             # the fullest OSD, per cluster: only the same cluster
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c7"),
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c7"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c4"),
+            # past the fill target, the cluster's per-pool and fullest-OSD past-target alerts add
+            # nothing; a fullest OSD past backfillfull still pages
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c2"),
+            with_rule_labels("CephScalePoolPastFillTarget", cluster="c2", pool_id="4", name="meta"),
+            with_rule_labels("CephScaleFillPastTarget", cluster="c9"),
+            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c9"),
             # past the critical line, the cluster's per-pool and fullest-OSD alerts add nothing
             with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="4", name="meta"),
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1"),
@@ -272,7 +278,11 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleFillPastTarget", "c2", None): False,
         ("CephScaleOsdFullestPastBackfillfull", "c7", None): False,
         ("CephScaleOsdFullestPastTarget", "c7", None): True,
-        ("CephScaleOsdFullestPastTarget", "c2", None): False,
+        ("CephScaleOsdFullestPastTarget", "c4", None): False,
+        ("CephScaleOsdFullestPastTarget", "c2", None): True,
+        ("CephScalePoolPastFillTarget", "c2", "4"): True,
+        ("CephScaleFillPastTarget", "c9", None): False,
+        ("CephScaleOsdFullestPastBackfillfull", "c9", None): False,
         ("CephScalePoolPastFillTarget", "c1", "4"): True,
         ("CephScaleOsdFullestPastBackfillfull", "c1", None): True,
         ("CephScalePoolPastFillTarget", "c8", "9"): False,
