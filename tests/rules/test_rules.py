@@ -174,6 +174,67 @@ def test_every_alert_reaches_its_receivers(alertname):
     assert routes({"alertname": alertname, "cluster": "c1", **labels}) == expected
 
 
+def _seconds(duration: str) -> float:
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+    parts = re.findall(r"(\d+)(ms|[smhdwy])", duration)
+    assert "".join(n + u for n, u in parts) == duration, duration
+    return sum(int(n) * units[u] for n, u in parts)
+
+
+def _route_matches(route: dict, labels: dict[str, str]) -> bool:
+    for matcher in route.get("matchers", []):
+        name, op, value = re.fullmatch(r'(\w+)\s*(=~|!~|!=|=)\s*"?(.*?)"?', matcher).groups()
+        have = labels.get(name, "")
+        ok = {
+            "=": have == value,
+            "!=": have != value,
+            "=~": re.fullmatch(value, have) is not None,
+            "!~": re.fullmatch(value, have) is None,
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+def repeat_intervals(labels: dict[str, str]) -> list[float]:
+    """The repeat_interval, in seconds, of each route of rules/alertmanager.yml an alert ends in
+    (Alertmanager's tree: children in order, the first match unless it continues; a route no
+    child matches is the match; settings inherit). amtool's route test shows no intervals."""
+    out: list[float] = []
+
+    def walk(route: dict, inherited: str) -> None:
+        interval = route.get("repeat_interval", inherited)
+        matched = False
+        for child in route.get("routes", []):
+            if _route_matches(child, labels):
+                matched = True
+                walk(child, interval)
+                if not child.get("continue"):
+                    break
+        if not matched:
+            out.append(_seconds(interval))
+
+    root = yaml.safe_load(ALERTMANAGER_CONFIG.read_text())["route"]
+    walk(root, root["repeat_interval"])
+    return out
+
+
+@pytest.mark.parametrize("alertname", sorted(alert_rules()))
+def test_reminders_repeat_as_often_as_the_severity_needs(alertname):
+    """A page repeats within the hour; an info alert is a sizing fact that lasts for weeks
+    (CephScaleBluefsDbShareBelowMin), so its ticket is reminded weekly, not reopened daily."""
+    labels = {"alertname": alertname, "cluster": "c1", **alert_rules()[alertname]["labels"]}
+    intervals = repeat_intervals(labels)
+    assert len(intervals) == len(routes(labels)), intervals  # one per receiver, as amtool routes it
+    severity = labels["severity"]
+    if severity == "info":
+        assert min(intervals) >= 7 * 86400, intervals
+    elif severity == "critical":
+        assert min(intervals) <= 3600, intervals
+    else:
+        assert 3600 <= min(intervals) <= 86400, intervals
+
+
 # Inhibition, on a real Alertmanager -----------------------------------------
 
 
