@@ -27,6 +27,13 @@ OVERVIEW_OPS = "S3 ops/s (orange marks: reshards)"
 RGW_OPS = "S3 ops/s with reshards marked (orange)"
 OSD_HEADROOM = "Fullest OSDs: headroom to the fill target"
 HISTOGRAM = "Buckets by shard fill (clusters summed)"
+# Gauge and bar-gauge colours are static steps: Grafana has no per-series threshold from a query
+# (its "config from query results" transform takes one value for every cluster selected), so
+# they sit at the default fill lines and the panel says so; the time series draw the lines in force.
+STATIC_FILL_COLOURS = (
+    " Colours at the default fill lines, 70 / 80 / 90 % [000, 001]: static, they do not follow "
+    "fill_*_ratio (the fill trends draw the lines in force)."
+)
 ALERT_PREFIX = "CephScale"
 
 # Sums first take the max over producers of one series (the sidecar and the mgr module, or two
@@ -49,9 +56,12 @@ def config(option: str, op: str = "=") -> str:
 
 
 def osd_variable(metric: str) -> db.QueryVariable:
-    """The OSDs to draw, in numeric order (osd.2 before osd.10). No default selection, so
-    Grafana shows the first OSD: All at 318 OSDs draws about 950 lines; the top-K panels
-    name the OSDs worth picking."""
+    """The OSDs to draw, in numeric order (osd.2 before osd.10), several at once if picked.
+
+    No All option, as ceph-mixin's OSD board and node_exporter's boards do: with All offered
+    and no saved selection Grafana selects All, about 950 lines at 318 OSDs. Without it Grafana
+    selects the first OSD; the top-K panels, which this variable does not narrow, name the OSDs
+    worth picking."""
     return (
         db.QueryVariable("osd")
         .label("OSD")
@@ -60,8 +70,7 @@ def osd_variable(metric: str) -> db.QueryVariable:
         .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(dm.VariableSort.NUMERICAL_ASC)
         .multi(True)
-        .include_all(True)
-        .all_value(".*")
+        .include_all(False)
     )
 
 

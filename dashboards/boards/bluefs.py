@@ -127,7 +127,7 @@ def bluefs():
             "s",
             [
                 Q(
-                    f"bottomk(10, max by (cluster, ceph_daemon) ({m('ceph_scale_bluefs_db_next_level_seconds', osd)}))",
+                    f"bottomk(10, max by (cluster, ceph_daemon) ({m('ceph_scale_bluefs_db_next_level_seconds')}))",
                     f"{CL} {{{{ceph_daemon}}}}",
                     instant=True,
                 )

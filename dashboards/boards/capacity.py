@@ -25,6 +25,7 @@ from .base import (
     DAY,
     OSD_HEADROOM,
     SOON,
+    STATIC_FILL_COLOURS,
     config,
     fill_lines,
     fill_trend,
@@ -39,7 +40,7 @@ def capacity():
             "Raw fill",
             "percentunit",
             [Q(m("ceph_scale_cluster_used_ratio"), CL)],
-            desc="Raw used / size; markers at 70 / 80 / 90 % [000, 001].",
+            desc="Raw used / size." + STATIC_FILL_COLOURS,
             runbook=RB["fill"],
             thresholds=FILL,
             h=6,
@@ -55,10 +56,11 @@ def capacity():
             h=6,
         ),
         st(
-            "Headroom to 70 / 80 / 90 %",
+            "Headroom to the warn, target and critical fill lines",
             "percentunit",
             [Q(m("ceph_scale_cluster_fill_headroom_ratio"), f"{CL} to {{{{threshold}}}}")],
-            desc="Threshold - used ratio, for warn (70 %), target (80 %) and critical (90 %).",
+            desc="Line - used ratio, for the lines in force: fill_warn_ratio, fill_target_ratio and "
+            "fill_critical_ratio (by default 70 / 80 / 90 %).",
             runbook=RB["fill"],
             thresholds=HEADROOM,
             w=5,
@@ -89,7 +91,7 @@ def capacity():
         db.Row("Trends"),
         fill_trend(),
         ts(
-            "Time to 70 / 80 / 90 % (log scale)",
+            "Time to each fill line (log scale)",
             "s",
             [Q(m("ceph_scale_cluster_fill_seconds_to_threshold"), f"{CL} to {{{{threshold}}}}")],
             desc="Predicted time to each line at the fitted fill rate. Lines: one week and 30 days.",
@@ -121,7 +123,7 @@ def capacity():
                 Q(m("ceph_scale_pool_space_amplification_ratio"), instant=True, fmt="table"),
                 Q(m("ceph_scale_pool_expected_amplification_ratio"), instant=True, fmt="table"),
             ],
-            desc="Client bytes each pool can still take before 80 %, when it gets there, and raw/stored "
+            desc="Client bytes each pool can still take before the fill target, when it gets there, and raw/stored "
             "(EC 4+2 ideal 1.5; 64 KB objects on 64 KB min_alloc give more [000]).",
             runbook=RB["pool_fill"],
             columns={
@@ -137,10 +139,10 @@ def capacity():
         ),
         db.Row("OSDs"),
         bars(
-            "Fullest OSDs vs 70 / 80 / 90 %",
+            "Fullest OSDs: raw fill",
             "percentunit",
             [Q(top(10, "ceph_scale_osd_used_ratio"), f"{CL} {{{{ceph_daemon}}}}", instant=True)],
-            desc="The fullest OSD fills first: its headroom is the cluster's real headroom.",
+            desc="The fullest OSD fills first: its headroom is the cluster's real headroom." + STATIC_FILL_COLOURS,
             runbook=RB["osd_fill"],
             thresholds=FILL,
             max_val=1,
@@ -156,7 +158,7 @@ def capacity():
                     instant=True,
                 )
             ],
-            desc="fill_target_ratio (80 %, 'Ceph recommends not exceeding 80%' [001]) - used ratio of the "
+            desc="fill_target_ratio (by default 80 %, 'Ceph recommends not exceeding 80%' [001]) - used ratio of the "
             "10 fullest OSDs, least headroom first; negative once an OSD is past the line. The fullest OSD "
             "fills first, so its headroom is what the cluster really has left.",
             runbook=RB["osd_fill"],
@@ -167,7 +169,7 @@ def capacity():
             "Ceph's nearfull / backfillfull / full ratios",
             "percentunit",
             [Q(m("ceph_scale_osd_full_ratio"), f"{CL} {{{{kind}}}}")],
-            desc="The ratios the cluster enforces (ceph osd set-nearfull-ratio ...), for comparison with 80 %.",
+            desc="The ratios the cluster enforces (ceph osd set-nearfull-ratio ...), to compare with the fill lines.",
             runbook=RB["fill"],
             w=8,
             h=8,
@@ -177,8 +179,8 @@ def capacity():
     return new_board(
         "capacity",
         "Ceph scale: capacity and distance to the fill target",
-        "Headroom to 70 / 80 / 90 % for the cluster, each pool and the fullest OSDs, and the predicted "
-        "time to 80 % [001, 000, 003].",
+        "Headroom to the fill lines in force (by default 70 / 80 / 90 %) for the cluster, each pool and the "
+        "fullest OSDs, and the predicted time to the fill target [001, 000, 003].",
         panels,
         time_from="now-7d",
     )

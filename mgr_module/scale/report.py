@@ -309,7 +309,7 @@ def degraded(v: View) -> dict:
         return _section("NO DATA", ["no OSD map yet"], {}, [])
     drop = v.by_label("degraded_expected_drop_ratio", "op")
     lines = [
-        f"{pct(down)} of OSDs down: expected S3 throughput drop {pct(drop.get('put', 0))} PUT, "
+        f"{pct(down)} of HDD OSDs down: expected S3 throughput drop {pct(drop.get('put', 0))} PUT, "
         f"{pct(drop.get('get', 0))} GET (study table)"
     ]
     return _section("WARN" if down > 0 else "OK", lines, {"osds_down_ratio": down, "expected_drop": drop}, [])

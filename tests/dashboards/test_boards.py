@@ -313,6 +313,20 @@ def test_capacity_shows_headroom_to_80_for_the_fullest_osds():
     assert not [t for t in titles if "80 %" in t]
 
 
+def test_no_title_names_the_default_fill_lines_and_static_fill_colours_say_so():
+    """fill_*_ratio moves the lines, so no title says 70 / 80 / 90 %; a gauge or bar gauge can only
+    colour at static steps, and its description says they are the defaults, not the lines in force."""
+    static = 0
+    for stem, b in load_boards().items():
+        for p in panels(b):
+            assert not re.search(r"\b(70|80|90) ?%", p["title"]), (stem, p["title"])
+            steps = [s["value"] for s in p["fieldConfig"]["defaults"].get("thresholds", {}).get("steps", [])[1:]]
+            if p["type"] in ("gauge", "bargauge") and steps == [0.7, 0.8, 0.9]:
+                assert "static" in p["description"] and "fill_*_ratio" in p["description"], (stem, p["title"])
+                static += 1
+    assert static == 4  # the raw fill gauges and the fullest-OSD bars of the overview and capacity boards
+
+
 def _table_columns(board: dict) -> list[str]:
     out = []
     for p in panels(board):
@@ -388,11 +402,31 @@ def test_default_ranges_cover_how_long_each_signal_takes_to_play_out():
 
 
 def test_the_osd_variable_sorts_by_number_and_does_not_default_to_all_osds():
+    """With All offered and no saved selection Grafana selects All (about 950 lines at 318 OSDs):
+    no All, so it selects the first OSD; several can still be picked."""
+    boards = []
     for path in BOARD_FILES:
         for var in json.loads(path.read_text())["templating"]["list"]:
             if var["name"] == "osd":
+                boards.append(path.stem)
                 assert var["sort"] == 3, path.name  # numerical: osd.2 before osd.10
+                assert var["includeAll"] is False and "allValue" not in var, path.name
+                assert var["multi"], path.name
                 assert "current" not in var or var["current"].get("value") != ["$__all"], path.name
+    assert sorted(boards) == ["bluefs", "load"]
+    # The queries are checked with what Grafana puts there by default: one OSD, not all.
+    assert r'ceph_daemon=~"osd\\.0"' in next(q for q in QUERIES if "$osd" in q.expr).resolved()
+
+
+def test_top_k_panels_are_not_narrowed_by_the_osd_variable():
+    """The top-K panels name the OSDs worth picking: filtered by the selected OSD they would show
+    only it."""
+    checked = 0
+    for q in QUERIES:
+        if re.search(r"\b(topk|bottomk)\(", q.expr) and "ceph_daemon" in q.expr:
+            assert "$osd" not in q.expr, q.name
+            checked += 1
+    assert checked >= 4
 
 
 def _undeduplicated(node, deduped: bool = False) -> list[str]:
@@ -432,3 +466,16 @@ def test_time_until_bars_show_zero_as_a_red_value_not_an_empty_grey_track():
                 assert p["options"]["showUnfilled"] is False and p["options"]["valueMode"] == "color", p["title"]
                 checked += 1
     assert checked >= 2
+
+
+def test_the_load_board_shows_s3_latency_per_rgw_counting_each_rgw_once():
+    """The latency signal exports per-RGW counters: one RGW slower than the others is told from
+    the whole cluster slower, each RGW drawn once with the sidecar and the mgr module both running."""
+    b = load_boards()["load"]
+    (p,) = [p for p in panels(b) if any("ceph_scale_rgw_s3_latency_seconds_total" in t["expr"] for t in p["targets"])]
+    (t,) = p["targets"]
+    assert "ceph_scale_rgw_s3_latency_ops_total" in t["expr"] and "{{instance_id}}" in t["legendFormat"]
+    assert p["fieldConfig"]["defaults"]["unit"] == "s"
+    q = next(q for q in QUERIES if q.board == "load" and q.panel == p["title"])
+    assert _undeduplicated(promql_parser.parse(q.resolved())) == []
+    assert t["expr"].count("max by (cluster, instance_id, op)") == 2

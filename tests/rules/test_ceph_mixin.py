@@ -54,6 +54,21 @@ FULL_90 = {
         for kind, value in (("nearfull", 0.85), ("backfillfull", 0.9), ("full", 0.95))
     },
 }
+# The same cluster at 85 %: past the fill target, below the critical line; every pool and the
+# fullest OSD past the target too (the OSD past nearfull, below backfillfull).
+FULL_85 = {
+    **{k: v for k, v in FULL_90.items() if "ceph_health_detail" not in k},
+    **{
+        f'ceph_health_detail{{cluster="c1",name="{name}",severity="HEALTH_WARN",{CEPH}}}': "1x30"
+        for name in ("OSD_NEARFULL", "POOL_NEAR_FULL")
+    },
+    f'ceph_scale_cluster_used_ratio{{cluster="c1",{TARGET}}}': "0.85x30",
+    **{
+        f'ceph_scale_pool_used_ratio{{cluster="c1",pool_id="{i}",name="pool{i}",{TARGET}}}': "0.85x30"
+        for i in range(1, 8)
+    },
+    f'ceph_scale_osd_fullest_used_ratio{{cluster="c1",ceph_daemon="osd.7",{TARGET}}}': "0.87x30",
+}
 # One of the study's 318 HDD OSDs down (and in): ceph-mixin's OSD_DOWN, the exporter's share.
 OSD_DOWN = {
     f'ceph_health_status{{cluster="c1",{CEPH}}}': "1x30",
@@ -193,6 +208,21 @@ def test_a_cluster_at_90_percent_is_one_or_two_notifications_not_a_dozen(tmp_pat
     reach = notified(alertmanager, alerts)
     assert "CephScaleFillPastCritical" in reach
     assert len(reach) <= 2, reach  # the fill critical, and ceph-mixin's generic health warning
+
+
+def test_a_cluster_past_the_fill_target_is_two_notifications_not_four(tmp_path, mixin_groups, alertmanager):
+    """At 85 % the cluster, its pools and its fullest OSD are all past the target: the cluster's
+    alert says it; the per-pool and fullest-OSD ones, and ceph-mixin's nearfull, add nothing."""
+    alerts = firing(tmp_path, mixin_groups, FULL_85)
+    names = [a["alertname"] for a in alerts]
+    assert {
+        "CephScaleFillPastTarget", "CephScalePoolPastFillTarget", "CephScaleOsdFullestPastTarget",
+        "CephOSDNearFull", "CephPoolNearFull", "CephHealthWarning",
+    } <= set(names), names  # fmt: skip
+    assert names.count("CephScalePoolPastFillTarget") == 7
+    assert not {"CephScaleFillPastCritical", "CephScaleOsdFullestPastBackfillfull", "CephOSDBackfillFull"} & set(names)
+    reach = notified(alertmanager, [{**a, "cluster": "c4"} for a in alerts])  # a cluster of its own here
+    assert reach == {"CephScaleFillPastTarget", "CephHealthWarning"}, reach
 
 
 def test_one_osd_down_is_one_or_two_notifications(tmp_path, mixin_groups, alertmanager):

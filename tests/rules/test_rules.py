@@ -174,6 +174,67 @@ def test_every_alert_reaches_its_receivers(alertname):
     assert routes({"alertname": alertname, "cluster": "c1", **labels}) == expected
 
 
+def _seconds(duration: str) -> float:
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+    parts = re.findall(r"(\d+)(ms|[smhdwy])", duration)
+    assert "".join(n + u for n, u in parts) == duration, duration
+    return sum(int(n) * units[u] for n, u in parts)
+
+
+def _route_matches(route: dict, labels: dict[str, str]) -> bool:
+    for matcher in route.get("matchers", []):
+        name, op, value = re.fullmatch(r'(\w+)\s*(=~|!~|!=|=)\s*"?(.*?)"?', matcher).groups()
+        have = labels.get(name, "")
+        ok = {
+            "=": have == value,
+            "!=": have != value,
+            "=~": re.fullmatch(value, have) is not None,
+            "!~": re.fullmatch(value, have) is None,
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+def repeat_intervals(labels: dict[str, str]) -> list[float]:
+    """The repeat_interval, in seconds, of each route of rules/alertmanager.yml an alert ends in
+    (Alertmanager's tree: children in order, the first match unless it continues; a route no
+    child matches is the match; settings inherit). amtool's route test shows no intervals."""
+    out: list[float] = []
+
+    def walk(route: dict, inherited: str) -> None:
+        interval = route.get("repeat_interval", inherited)
+        matched = False
+        for child in route.get("routes", []):
+            if _route_matches(child, labels):
+                matched = True
+                walk(child, interval)
+                if not child.get("continue"):
+                    break
+        if not matched:
+            out.append(_seconds(interval))
+
+    root = yaml.safe_load(ALERTMANAGER_CONFIG.read_text())["route"]
+    walk(root, root["repeat_interval"])
+    return out
+
+
+@pytest.mark.parametrize("alertname", sorted(alert_rules()))
+def test_reminders_repeat_as_often_as_the_severity_needs(alertname):
+    """A page repeats within the hour; an info alert is a sizing fact that lasts for weeks
+    (CephScaleBluefsDbShareBelowMin), so its ticket is reminded weekly, not reopened daily."""
+    labels = {"alertname": alertname, "cluster": "c1", **alert_rules()[alertname]["labels"]}
+    intervals = repeat_intervals(labels)
+    assert len(intervals) == len(routes(labels)), intervals  # one per receiver, as amtool routes it
+    severity = labels["severity"]
+    if severity == "info":
+        assert min(intervals) >= 7 * 86400, intervals
+    elif severity == "critical":
+        assert min(intervals) <= 3600, intervals
+    else:
+        assert 3600 <= min(intervals) <= 86400, intervals
+
+
 # Inhibition, on a real Alertmanager -----------------------------------------
 
 
@@ -242,7 +303,13 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             # the fullest OSD, per cluster: only the same cluster
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c7"),
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c7"),
+            with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c4"),
+            # past the fill target, the cluster's per-pool and fullest-OSD past-target alerts add
+            # nothing; a fullest OSD past backfillfull still pages
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c2"),
+            with_rule_labels("CephScalePoolPastFillTarget", cluster="c2", pool_id="4", name="meta"),
+            with_rule_labels("CephScaleFillPastTarget", cluster="c9"),
+            with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c9"),
             # past the critical line, the cluster's per-pool and fullest-OSD alerts add nothing
             with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="4", name="meta"),
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1"),
@@ -272,7 +339,11 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleFillPastTarget", "c2", None): False,
         ("CephScaleOsdFullestPastBackfillfull", "c7", None): False,
         ("CephScaleOsdFullestPastTarget", "c7", None): True,
-        ("CephScaleOsdFullestPastTarget", "c2", None): False,
+        ("CephScaleOsdFullestPastTarget", "c4", None): False,
+        ("CephScaleOsdFullestPastTarget", "c2", None): True,
+        ("CephScalePoolPastFillTarget", "c2", "4"): True,
+        ("CephScaleFillPastTarget", "c9", None): False,
+        ("CephScaleOsdFullestPastBackfillfull", "c9", None): False,
         ("CephScalePoolPastFillTarget", "c1", "4"): True,
         ("CephScaleOsdFullestPastBackfillfull", "c1", None): True,
         ("CephScalePoolPastFillTarget", "c8", "9"): False,
@@ -770,15 +841,19 @@ def test_validator_cli_fails_on_a_broken_copy(broken_copy):
 
 
 def test_runbooks_suggest_nothing_that_hurts_a_cluster_at_study_scale():
-    """No command that reads every bucket index at 100,000 buckets, and no `ceph osd reweight`
-    offered where the upmap balancer runs (the two undo each other)."""
+    """No command that reads every bucket index at 100,000 buckets (bucket stats of more than one
+    bucket; the bucket limit check, which reads every bucket of an owner, and one owner may hold
+    them all), and no `ceph osd reweight` offered where the upmap balancer runs (the two undo each
+    other)."""
     text = (RULES / "runbooks.md").read_text()
     fenced = re.findall(r"```sh\n(.*?)```", text, re.S)
     commands = [line.split("#", 1)[0] for block in fenced for line in block.splitlines()]
     commands += [m.group(1) for m in re.finditer(r"(?<!unfiltered )`([^`]+)`", text)]
+    assert any("radosgw-admin bucket stats --bucket=" in c for c in commands)
     for command in commands:
-        if re.search(r"radosgw-admin bucket (stats|limit check)\b", command):
-            assert "--bucket=" in command or "--uid=" in command, command
+        assert not re.search(r"radosgw-admin bucket limit\b", command), command
+        if re.search(r"radosgw-admin bucket stats\b", command):
+            assert "--bucket=" in command and "--uid" not in command, command
     for m in re.finditer(r"ceph osd reweight(?!-by)", text):
         context = text[max(0, m.start() - 200) : m.end() + 200]
         assert "balancer" in context and ("off" in context or "Do not" in context), context

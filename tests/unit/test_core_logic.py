@@ -394,6 +394,33 @@ def test_out_osds_are_not_down_for_the_drop_and_only_watched_flags_are_exported(
     assert samples(fams, "ceph_scale_osd_map_flag") == {(("flag", "noout"),): 1.0}
 
 
+def test_only_hdd_data_osds_count_for_the_expected_drop():
+    """The study's drop is per HDD data OSD [004]: 6 of 318 HDDs down cost 6 % PUT / 8 % GET. A
+    down NVMe index OSD is neither down nor in the total; classes follow hdd_device_classes."""
+    from exporter.core.snapshot import FullRatios, Osd, OsdMapPart
+
+    def osd(i: int, device_class: str, up: bool) -> Osd:
+        return Osd(i, device_class, "h", up, True, 10**12, 10**11, 9 * 10**11)
+
+    hdds = tuple(osd(i, "hdd", i >= 6) for i in range(318))  # 6 of 318 HDDs down: 2 %
+    nvmes = tuple(osd(318 + i, "nvme", i != 0) for i in range(12))  # one index OSD down
+    part = OsdMapPart(1.0, hdds + nvmes, FullRatios(0.85, 0.9, 0.95))
+    fams = derive(Snapshot(taken_at=1.0, osd_map=part), DerivationState(Thresholds()), Thresholds())
+    assert samples(fams, "ceph_scale_osds_down_ratio")[()] == pytest.approx(6 / 318)
+    drop = samples(fams, "ceph_scale_degraded_expected_drop_ratio")
+    assert drop[(("op", "put"),)] == pytest.approx(expected_drop(6 / 318, 0))
+    # Only the NVMe OSD down: no HDD down, no expected drop, no alert.
+    only_nvme = OsdMapPart(1.0, tuple(osd(i, "hdd", True) for i in range(318)) + nvmes, FullRatios(0.85, 0.9, 0.95))
+    quiet = derive(Snapshot(taken_at=1.0, osd_map=only_nvme), DerivationState(Thresholds()), Thresholds())
+    assert samples(quiet, "ceph_scale_osds_down_ratio")[()] == 0
+    assert set(samples(quiet, "ceph_scale_degraded_expected_drop_ratio").values()) == {0.0}
+    # A cluster whose HDDs are the class "archive" counts them once hdd_device_classes names it.
+    archive = OsdMapPart(1.0, tuple(osd(i, "archive", i >= 6) for i in range(318)) + nvmes, FullRatios(0.85, 0.9, 0.95))
+    th = Thresholds.from_mapping({"hdd_device_classes": "archive"})
+    named = derive(Snapshot(taken_at=1.0, osd_map=archive), DerivationState(th), th)
+    assert samples(named, "ceph_scale_osds_down_ratio")[()] == pytest.approx(6 / 318)
+
+
 def test_hdd_device_classes_name_the_osds_the_baseline_is_per():
     """A cluster whose HDDs are the class "archive": counted once hdd_device_classes says so."""
     from exporter.core.snapshot import FullRatios, Osd, OsdMapPart, PerfPart

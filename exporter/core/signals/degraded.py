@@ -42,14 +42,16 @@ def derive(given: SignalInput, state: None = None) -> list[Family]:
         counts[key] = counts.get(key, 0) + 1
     for (device_class, up_in), n in sorted(counts.items()):
         states.add(n, device_class, up_in)
-    # The study's drop is for OSDs that went down holding their data. One that is out holds
-    # none (at 318 disks one always waits for its replacement, destroyed and out): it counts
-    # neither as down nor in the total.
-    holding = [o for o in osd_map.osds if o.in_cluster]
+    # The study's drop is for HDD data OSDs that went down holding their data. One that is out
+    # holds none (at 318 disks one always waits for its replacement, destroyed and out): it counts
+    # neither as down nor in the total. Nor does an OSD of another class (an NVMe index OSD):
+    # the table was measured per HDD, and its share would dilute or inflate the HDDs'.
+    classes = given.th.hdd_classes
+    holding = [o for o in osd_map.osds if o.in_cluster and o.device_class in classes]
     down = sum(1 for o in holding if not o.up) / len(holding) if holding else 0.0
-    drop = gauge("degraded_expected_drop_ratio", "Expected S3 throughput drop for the share of OSDs down.", "op")
+    drop = gauge("degraded_expected_drop_ratio", "Expected S3 throughput drop for the share of HDD OSDs down.", "op")
     drop.add(expected_drop(down, 0), "put").add(expected_drop(down, 1), "get")
     flags = gauge("osd_map_flag", "1 for each of the cluster-wide OSD flags that is set (noout, noscrub, ...).", "flag")
     for flag in sorted(osd_map.flags & WATCHED_FLAGS):
         flags.add(1, flag)
-    return [states, gauge("osds_down_ratio", "Share of the in OSDs that are down.").add(down), drop, flags]
+    return [states, gauge("osds_down_ratio", "Share of the in HDD OSDs that are down.").add(down), drop, flags]

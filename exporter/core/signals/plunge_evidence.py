@@ -183,7 +183,8 @@ class EvidenceTracker:
         usual_share = self._usual("down_share", t, share)
         usual_out = self._usual("out", t, len(out))
         if share > usual_share:
-            # The study's table is for failed disks: the in OSDs down, as the degraded signal counts them.
+            # The study's table is for failed disks: the in OSDs down. Unlike the degraded signal (HDDs
+            # only), any class counts here: a down index OSD stalls bucket ops, so it is evidence too.
             effect = {"put": expected_drop(share, 0), "get": expected_drop(share, 1)}
             named = ", ".join(o.ceph_daemon for o in down[:3]) + (f" and {len(down) - 3} more" if len(down) > 3 else "")
             self._seen(
