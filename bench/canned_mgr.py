@@ -16,10 +16,12 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
+from exporter.core.registry import SOURCES
+
 REPO = Path(__file__).resolve().parent.parent
-# The sources whose data the manager holds itself; buckets and the reshard queue come from RGW
-# (Admin Ops API / radosgw-admin) as JSON in the manager too, so the benchmark parses those.
-MANAGER_DATA_SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health")
+# The sources whose data the manager holds itself; the RGW ones come from RGW (Admin Ops API /
+# radosgw-admin) or its pools, which the canned manager has not: the benchmark feeds those.
+MANAGER_DATA_SOURCES = tuple(s.name for s in SOURCES if not s.rgw)
 
 
 def manager_data(osd_df: Any, osd_dump: Any, osd_metadata: Any, df: Any, pg_stats: Any, health: Any) -> dict:

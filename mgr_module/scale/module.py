@@ -47,7 +47,7 @@ if not _IMPORT_ERROR:
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
-    from .sources import SCHEDULES, fetch_counters, source_functions
+    from .sources import RGW_SOURCES, SCHEDULES, fetch_counters, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -160,7 +160,7 @@ class Module(MgrModule):
         )
 
     def _source_enabled(self, name: str) -> bool:
-        return not (name in ("buckets", "reshard") and self.settings.rgw_source == "off")
+        return not (name in RGW_SOURCES and self.settings.rgw_source == "off")
 
     def _cluster_label(self) -> Optional[str]:
         return self.settings.cluster_label or None
