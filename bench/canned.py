@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from exporter.core.admin_ops import LIST_PAGE, AdminOps, AdminOpsError
+from exporter.core.registry import SOURCES
 from exporter.sidecar.ceph_client import CephClient, CephCommandError
 from exporter.sidecar.sources import ALL_SOURCES, Deadline, SourceContext
 
@@ -39,17 +40,22 @@ BUCKET_LISTINGS = ("admin_api_metadata_bucket.json", "admin_api_metadata_bucket_
 PROMETHEUS_FILE = "mgr_prometheus_metrics.txt"
 RESHARD_FILE = "reshard_list.json"
 CONFIG_FILE = "config_get.json"
-# The inputs each source reads (osd dump twice: the osd_map and capacity sources each read it).
-SOURCE_FILES = {
-    "osd_map": ("osd_df.json", "osd_dump.json", "osd_metadata.json"),
-    "capacity": ("df_detail.json", "osd_dump.json"),
-    "perf": (PROMETHEUS_FILE,),
-    "pgs": ("pg_dump_pgs.json",),
-    "settings": (CONFIG_FILE,),
-    "health": ("health_detail.json",),
-    "buckets": BUCKET_LISTINGS,  # and a budget's worth of bucket records, read from the mapped stats
-    "reshard": (RESHARD_FILE,),
+# The file that holds each input of the registry's parsers (SourceSpec.inputs); the perf
+# counters as the mgr prometheus module's text, which the sidecar reads by default.
+INPUT_FILES = {
+    **COMMAND_FILES,
+    "perf counters": PROMETHEUS_FILE,
+    "config get": CONFIG_FILE,
+    "bucket stats": BUCKET_STATS_FILE,
+    "reshard list": RESHARD_FILE,
 }
+if set(INPUT_FILES) != {name for s in SOURCES for name in s.inputs}:
+    raise ImportError(f"canned inputs {sorted(INPUT_FILES)} do not match the registry's parsers' inputs")
+# The files each registered parser reads (osd dump twice: the osd_map and capacity parsers each read it).
+PARSER_FILES = {s.name: tuple(INPUT_FILES[name] for name in s.inputs) for s in SOURCES}
+# The files each sidecar source reads: the parsers' but for the bucket poll's listings (and
+# a budget's worth of bucket records, read from the mapped stats).
+SOURCE_FILES = {**PARSER_FILES, "buckets": BUCKET_LISTINGS}
 
 
 class CannedCeph(CephClient):

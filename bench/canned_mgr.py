@@ -17,9 +17,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parent.parent
-# The sources whose data the manager holds itself; buckets and the reshard queue come from RGW
-# (Admin Ops API / radosgw-admin) as JSON in the manager too, so the benchmark parses those.
-MANAGER_DATA_SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health")
 
 
 def manager_data(osd_df: Any, osd_dump: Any, osd_metadata: Any, df: Any, pg_stats: Any, health: Any) -> dict:
@@ -52,6 +49,7 @@ def mgr_package() -> dict[str, types.ModuleType]:
     return {
         "sources": importlib.import_module(f"{name}.sources"),
         "options": importlib.import_module(f"{name}.options"),
+        "registry": importlib.import_module(f"{name}.ceph_scale_core.registry"),
         "inputs": importlib.import_module(f"{name}.ceph_scale_core.inputs"),
         "derive": importlib.import_module(f"{name}.ceph_scale_core.derive"),
         "snapshot": importlib.import_module(f"{name}.ceph_scale_core.snapshot"),
@@ -148,13 +146,20 @@ def mgr_bucket_poll(m: dict, data_dir: Path, rgw: Any) -> Callable[[], Any]:
     return collect
 
 
+def manager_data_sources(m: dict) -> tuple[str, ...]:
+    """The sources whose data the manager holds itself, by the module's registry; the RGW ones
+    come from RGW (Admin Ops API / radosgw-admin) or its pools, which the canned manager has
+    not: the benchmark feeds those."""
+    return tuple(s.name for s in m["registry"].SOURCES if not s.rgw)
+
+
 def mgr_parts(m: dict, mgr: CannedMgr, dec: dict[str, Any], buckets: Callable[[], Any]) -> dict[str, Any]:
     """Every part through the module's own collectors (its registry-ordered table); `buckets`
     is its bucket poll (mgr_bucket_poll)."""
     settings = m["options"].ModuleSettings()
     collectors = m["sources"].source_functions(mgr, lambda: settings)
     t = time.time()
-    parts = {name: collectors[name]() for name in MANAGER_DATA_SOURCES}
+    parts = {name: collectors[name]() for name in manager_data_sources(m)}
     parts["buckets"] = buckets()
     parts["reshard"] = m["inputs"].reshard_part(dec["reshard_list.json"], t)
     return parts

@@ -49,14 +49,14 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import canned, cost_model, synth  # noqa: E402
-from bench.canned import BUCKET_STATS_FILE, SOURCE_FILES  # noqa: E402
+from bench.canned import INPUT_FILES, PARSER_FILES, SOURCE_FILES  # noqa: E402
 from bench.canned_mgr import CannedMgr, mgr_bucket_poll, mgr_package, mgr_parts  # noqa: E402
 from bench.http_load import HTTP_MODES, worker_scrape  # noqa: E402
 from bench.report import machine, report  # noqa: E402
 from exporter.core import exposition, inputs  # noqa: E402
 from exporter.core.config import Thresholds  # noqa: E402
 from exporter.core.derive import DerivationState, derive  # noqa: E402
-from exporter.core.registry import SOURCE_NAMES  # noqa: E402
+from exporter.core.registry import SOURCE_BY_NAME, SOURCE_NAMES  # noqa: E402
 from exporter.core.snapshot import Snapshot, SourceStatus  # noqa: E402
 
 OP_COUNTERS = ("osd.op_r", "osd.op_w", "osd.op_r_out_bytes", "osd.op_w_in_bytes", "rgw.get", "rgw.put")
@@ -69,14 +69,12 @@ def decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-# The whole-decode path reads every bucket's stats in one request (the design before the bucket poll).
-CLASSIC_FILES = {**SOURCE_FILES, "buckets": (BUCKET_STATS_FILE,)}
-
-
 def parse_all(raws: dict[str, bytes]) -> dict[str, Any]:
-    """Every input of the whole-decode path decoded whole (json.loads; the prometheus text as str)."""
+    """Every input of the whole-decode path decoded whole (json.loads; the prometheus text as str):
+    the registered parsers' inputs, every bucket's stats in one request among them (the design
+    before the bucket poll)."""
     out = {}
-    for files in CLASSIC_FILES.values():
+    for files in PARSER_FILES.values():
         for name in files:
             raw = raws[name]
             out[name] = decode_text(raw) if name.endswith(".txt") else json.loads(raw)
@@ -140,7 +138,7 @@ def series_count(body: bytes) -> int:
 # --- workers (one process per scale and kind) ------------------------------------------
 
 
-def load_raws(d: Path, files: dict[str, tuple[str, ...]] = CLASSIC_FILES) -> dict[str, bytes]:
+def load_raws(d: Path, files: dict[str, tuple[str, ...]] = PARSER_FILES) -> dict[str, bytes]:
     every = {name for names in (*files.values(), *SOURCE_FILES.values()) for name in names}
     return {name: (d / name).read_bytes() for name in every}
 
@@ -335,7 +333,7 @@ def worker_rss(d: Path, classic: bool) -> dict:
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     parts = {}
     for name in SOURCE_NAMES:
-        raws = {f: (d / f).read_bytes() for f in (CLASSIC_FILES if classic else SOURCE_FILES)[name]}
+        raws = {f: (d / f).read_bytes() for f in (PARSER_FILES if classic else SOURCE_FILES)[name]}
         if classic:
             dec = {f: decode_text(b) if f.endswith(".txt") else json.loads(b) for f, b in raws.items()}
             parts[name] = parts_from_source_decoded(name, dec, now)
@@ -349,21 +347,15 @@ def worker_rss(d: Path, classic: bool) -> dict:
     return {"base_mb": base, "peak_mb": peak, "series": series_count(body)}
 
 
-# The core parser of each source's whole-decoded inputs (the module decodes whole too).
-DECODED_PARSERS: dict[str, Callable[[Callable[[str], Any], float], Any]] = {
-    "osd_map": lambda g, t: inputs.osd_map_part(g("osd_df.json"), g("osd_dump.json"), g("osd_metadata.json"), t),
-    "capacity": lambda g, t: inputs.capacity_part(g("df_detail.json"), g("osd_dump.json"), t),
-    "perf": lambda g, t: inputs.perf_part(inputs.counters_from_prometheus_text(g("mgr_prometheus_metrics.txt")), t),
-    "pgs": lambda g, t: inputs.pg_part(g("pg_dump_pgs.json"), t),
-    "settings": lambda g, t: inputs.settings_part(g("config_get.json"), t),
-    "health": lambda g, t: inputs.health_part(g("health_detail.json"), t),
-    "buckets": lambda g, t: inputs.buckets_part(g(BUCKET_STATS_FILE), t),
-    "reshard": lambda g, t: inputs.reshard_part(g("reshard_list.json"), t),
-}
-
-
 def parts_from_source_decoded(name: str, dec: dict[str, Any], t: float) -> Any:
-    return DECODED_PARSERS[name](dec.__getitem__, t)
+    """The registered parser of source `name` on its whole-decoded inputs (the module decodes whole too)."""
+
+    def decoded(input_name: str) -> Any:
+        value = dec[INPUT_FILES[input_name]]
+        # The canned counters are the prometheus text: read into counters here, as the sidecar does.
+        return inputs.counters_from_prometheus_text(value) if input_name == "perf counters" else value
+
+    return SOURCE_BY_NAME[name].parse(decoded, t)
 
 
 def worker_http(d: Path, scrapers: int, rounds: int) -> dict:

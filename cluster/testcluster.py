@@ -20,11 +20,6 @@ See cluster/README.md for the study conditions and the timings measured.
 from __future__ import annotations
 
 import argparse
-import base64
-import contextlib
-import email.utils
-import hashlib
-import hmac
 import json
 import os
 import shutil
@@ -36,14 +31,15 @@ import tempfile
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
+from cluster.commands import ClusterCommands
 from cluster.conditions import StudyConditions
+from cluster.daemons import DaemonProcesses
+from cluster.failover import ManagerFailover
 from cluster.helpers import (  # noqa: F401 - re-exported: the tests and the demo import them from here
     RGW_NAME,
     CephError,
@@ -54,13 +50,17 @@ from cluster.helpers import (  # noqa: F401 - re-exported: the tests and the dem
     pid_cmdline,
     wait_for,
 )
-from cluster.releases import RELEASES, STOCK_MGR_DIR, Release, release
+from cluster.mgr_modules import ManagerModules
+from cluster.osd_states import OsdStates
+from cluster.releases import RELEASES, Release, release
+from cluster.watchdog import LaggyWatchdog
 
-MGR_COMPAT_DIR = Path(__file__).resolve().parent.parent / "mgr_module" / "compat"
 
-
-class TestCluster(StudyConditions):
-    """A real Ceph cluster for tests and the demo. See the module docstring and cluster/README.md."""
+class TestCluster(
+    StudyConditions, ClusterCommands, DaemonProcesses, ManagerModules, ManagerFailover, OsdStates, LaggyWatchdog
+):
+    """A real Ceph cluster for tests and the demo: its lifecycle here, each other job in a mixin
+    of its own. See the module docstring and cluster/README.md."""
 
     __test__ = False  # not a pytest test class
 
@@ -250,95 +250,6 @@ class TestCluster(StudyConditions):
         c.timings = info.get("start_timings", {})
         return c
 
-    # --- commands --------------------------------------------------------------
-
-    def _run(self, argv: list[str], timeout: float = 60, input_data: bytes | None = None) -> str:
-        try:
-            proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout,
-                                  input=input_data, env=self.env())  # fmt: skip
-        except subprocess.TimeoutExpired as e:
-            raise CephError(f"{' '.join(argv[:8])} timed out after {timeout:g}s") from e
-        if proc.returncode != 0:
-            raise CephError(
-                f"{' '.join(argv[:8])} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-800:]}"
-            )
-        return proc.stdout.decode(errors="replace")
-
-    def ceph(self, *args: str, fmt_json: bool = True, timeout: float = 60, input_data: bytes | None = None) -> Any:
-        """Run the ceph CLI against this cluster: parsed JSON (fmt_json) or the text output."""
-        argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(max(5, timeout))), *args]
-        if fmt_json:
-            argv += ["--format", "json"]
-        out = self._run(argv, timeout, input_data)
-        if not fmt_json:
-            return out
-        out = out.strip()
-        return json.loads(out) if out else None
-
-    def radosgw_admin(self, *args: str, fmt_json: bool = True, timeout: float = 60) -> Any:
-        """Run radosgw-admin (as client.admin) against this cluster: parsed JSON or text."""
-        out = self._run(["radosgw-admin", "--conf", str(self.conf_path), *args], timeout).strip()
-        if not fmt_json:
-            return out
-        return json.loads(out) if out else None
-
-    def ceph_batch(self, commands: list[str], timeout: float = 120) -> str:
-        """Run several ceph commands (CLI syntax, one per item, no quoting) through one `ceph`
-        process reading them on stdin: one start-up and one connection instead of one per command.
-        Raises CephError if any command printed an error."""
-        if not commands:
-            return ""
-        argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(timeout))]
-        try:
-            proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout, env=self.env(),
-                                  input="\n".join(commands).encode() + b"\n")  # fmt: skip
-        except subprocess.TimeoutExpired as e:
-            raise CephError(f"ceph batch of {len(commands)} commands timed out after {timeout:g}s") from e
-        err = proc.stderr.decode(errors="replace")
-        if proc.returncode != 0 or any(line.startswith("Error ") for line in err.splitlines()):
-            raise CephError(f"ceph batch {commands} failed: {err[-800:]}")
-        return proc.stdout.decode(errors="replace")
-
-    def pool_id(self, name: str) -> int:
-        return next(p["pool"] for p in self.ceph("osd", "dump")["pools"] if p["pool_name"] == name)
-
-    def pool_scrub_intervals(self, pool: str, seconds: int) -> None:
-        """The pool's own scrub_max_interval and deep_scrub_interval; 0 gives it the cluster's again."""
-        for key in ("scrub_max_interval", "deep_scrub_interval"):
-            self.ceph("osd", "pool", "set", pool, key, str(seconds), fmt_json=False)
-
-    def admin_socket(self, daemon: str, *args: str, timeout: float = 30) -> Any:
-        """`ceph daemon <daemon> <args>` on the daemon's admin socket (<dir>/run/<daemon>.asok)."""
-        out = self._run(["ceph", "--conf", str(self.conf_path), "daemon", daemon, *args], timeout).strip()
-        try:
-            return json.loads(out) if out else None
-        except json.JSONDecodeError:
-            return out
-
-    def rgw_admin_api(self, path: str, method: str = "GET", timeout: float = 30, **params: str) -> Any:
-        """Call the RGW Admin Ops API (e.g. path "bucket", stats="true") as the admin user.
-
-        Signed with AWS signature v2 (stdlib only); RGW also accepts SigV4, see capture_fixtures.
-        """
-        resource = "/admin/" + path.strip("/")
-        query = urllib.parse.urlencode({"format": "json", **params})
-        date = email.utils.formatdate(usegmt=True)
-        to_sign = f"{method}\n\n\n{date}\n{resource}"
-        sig = base64.b64encode(hmac.new(self.admin_keys[1].encode(), to_sign.encode(), hashlib.sha1).digest())
-        req = urllib.request.Request(
-            f"{self.rgw_endpoint}{resource}?{query}",
-            method=method,
-            headers={"Date": date, "Authorization": f"AWS {self.admin_keys[0]}:{sig.decode()}"},
-        )
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            body = r.read()
-        return json.loads(body) if body.strip() else None
-
-    def mgr_metrics(self, timeout: float = 30) -> str:
-        """The text of the mgr prometheus module's /metrics."""
-        with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
-            return r.read().decode()
-
     # --- lifecycle -------------------------------------------------------------
 
     def _write_conf(self) -> None:
@@ -467,48 +378,6 @@ class TestCluster(StudyConditions):
             self._watchdog.start()
         return self
 
-    # --- laggy PGs ---------------------------------------------------------------
-
-    LAGGY_STUCK_AFTER = 30.0
-
-    def heal_stuck_laggy_pgs(self, stuck_after: float = LAGGY_STUCK_AFTER) -> list[int]:
-        """Mark down (they re-boot at once) the primaries of PGs laggy for longer than `stuck_after`.
-
-        Ceph 16.2's PGs of size-1 pools can stay `active+clean+laggy` for good after their OSDs
-        stalled past the read lease (heartbeat grace x 0.8 = 16 s): a host overloaded, or every
-        OSD frozen by a test. Their reads then wait "for readable" forever (seen here for more
-        than 5 minutes, until an OSD went down); `ceph pg repeer` does not help, a new interval
-        does. A laggy PG recovers within a lease when the cause is gone, so only one laggy for
-        longer than that is treated. Returns the OSDs marked down; each heal is appended to
-        laggy_heals and to log/laggy-watchdog.log."""
-        now = time.monotonic()
-        laggy = self.laggy_pgs()
-        self._laggy_since = {pgid: self._laggy_since.get(pgid, now) for pgid in laggy}
-        stuck = sorted(pgid for pgid, since in self._laggy_since.items() if now - since >= stuck_after)
-        osds = sorted({laggy[pgid] for pgid in stuck if laggy[pgid] >= 0})
-        if not osds:
-            return []
-        self.ceph("osd", "down", *map(str, osds), fmt_json=False, timeout=10)
-        heal = {"at": time.time(), "pgs": stuck, "osds": osds}
-        self.laggy_heals.append(heal)
-        with open(self.dir / "log" / "laggy-watchdog.log", "a", encoding="utf-8") as f:
-            f.write(json.dumps(heal) + "\n")
-        for pgid in stuck:
-            self._laggy_since.pop(pgid, None)
-        return osds
-
-    def laggy_pgs(self) -> dict[str, int]:
-        """pgid -> acting primary OSD (-1 if none) of every PG laggy now."""
-        listing = self.ceph("pg", "ls", "laggy", timeout=10) or {}
-        return {p["pgid"]: p.get("acting_primary", -1) for p in listing.get("pg_stats", [])}
-
-    def _watch_laggy(self) -> None:
-        while not self._watchdog_stop.wait(10):
-            try:
-                self.heal_stuck_laggy_pgs()
-            except Exception as e:  # monitor down or frozen by a test: try again next round
-                print(f"laggy watchdog: {type(e).__name__}: {str(e)[:200]}", file=sys.stderr)
-
     def _mark(self, what: str) -> None:
         self.timings[what] = round(time.monotonic() - getattr(self, "_t_last", time.monotonic()), 1)
         self._t_last = time.monotonic()
@@ -609,79 +478,6 @@ class TestCluster(StudyConditions):
             settings += [(who, k, str(v)) for k, v in opts.items()]
         self.set_config(settings)
 
-    def set_config(self, settings: list[tuple[str, str, str]]) -> None:
-        """Set (who, option, value) triples (values without spaces) in the config database with one
-        `config assimilate-conf`;
-        what it leaves over (mgr module options, which the mon does not know before a mgr reports
-        them, and options already set) is set one by one with `config set --force`."""
-        sections: dict[str, list[str]] = {}
-        for who, key, value in settings:
-            sections.setdefault(who, []).append(f"{key} = {value}")
-        conf = self.dir / "run" / "assimilate.conf"
-        conf.write_text("".join(f"[{who}]\n" + "".join(f"{x}\n" for x in lines) for who, lines in sections.items()))
-        leftover = self.ceph("config", "assimilate-conf", "-i", str(conf), fmt_json=False)
-        who, rest = "", []
-        for line in leftover.splitlines():
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                who = line[1:-1]
-            elif "=" in line and who:
-                key = line.partition("=")[0].strip()
-                value = next((v for w, k, v in settings if w == who and k == key), None)
-                if value is not None:  # --force: the mon knows module options only once a mgr reports them
-                    rest.append(f"config set {who} {key} {value} --force")
-        self.ceph_batch(rest)
-
-    def _mgr_module_path(self) -> Path | None:
-        """<dir>/mgr-modules: a symlink to every entry of /usr/share/ceph/mgr plus the extra modules,
-        and the bcrypt stand-in where the manager could not load any module without it (install.sh
-        --module-path does the same for operators)."""
-        stand_in = self._needs_bcrypt_stand_in()
-        if not self.extra_mgr_modules and not stand_in:
-            return None
-        path = self.dir / "mgr-modules"
-        path.mkdir(exist_ok=True)
-        if stand_in and not (path / "bcrypt").exists():
-            shutil.copytree(MGR_COMPAT_DIR / "bcrypt", path / "bcrypt", ignore=shutil.ignore_patterns("__pycache__"))
-        for entry in self.release.stock_mgr_dir.iterdir():
-            link = path / entry.name
-            if not link.is_symlink() and not link.exists():
-                link.symlink_to(STOCK_MGR_DIR / entry.name)  # resolved in the release's file system
-        for name, src in self.extra_mgr_modules.items():
-            link = path / name
-            if link.is_symlink():
-                link.unlink()
-            elif link.exists():
-                shutil.rmtree(link)
-            if self.release.root is None:
-                link.symlink_to(Path(src).resolve())
-            else:  # the source tree is not inside the root: a copy, its symlinks followed
-                shutil.copytree(Path(src).resolve(), link, ignore=shutil.ignore_patterns("__pycache__"))
-        return path
-
-    @contextlib.contextmanager
-    def without_bcrypt_stand_in(self) -> Iterator[None]:
-        """Managers started inside the block find no bcrypt stand-in on their module path;
-        those started afterwards have it again."""
-        stand_in = self.dir / "mgr-modules" / "bcrypt"
-        needed = self._needs_bcrypt_stand_in()
-        shutil.rmtree(stand_in, ignore_errors=True)
-        self._bcrypt_stand_in = False
-        try:
-            yield
-        finally:
-            self._bcrypt_stand_in = needed
-
-    def _needs_bcrypt_stand_in(self) -> bool:
-        """The release's Python cannot import its bcrypt in a sub-interpreter (Reef on Debian 13)."""
-        if self.release.root is None:
-            return False
-        if self._bcrypt_stand_in is None:
-            probe = self.dir / "run" / "needs_bcrypt_stand_in.py"
-            shutil.copy(MGR_COMPAT_DIR / "needs_bcrypt_stand_in.py", probe)
-            self._bcrypt_stand_in = subprocess.run(self.release.python + [str(probe)]).returncode == 0
-        return self._bcrypt_stand_in
-
     def _create_mgr(self, ident: str) -> None:
         mgr_dir = self.dir / f"mgr.{ident}"
         mgr_dir.mkdir(exist_ok=True)
@@ -748,102 +544,6 @@ class TestCluster(StudyConditions):
         except (OSError, urllib.error.URLError):
             return False
 
-    # --- daemons ---------------------------------------------------------------
-
-    def daemon_names(self) -> list[str]:
-        names = ["mon.a", *(f"mgr.{i}" for i in self.mgr_ids), *(f"osd.{i}" for i in range(self.osds))]
-        return names + ([RGW_NAME] if self.with_rgw else [])
-
-    def _argv(self, name: str) -> list[str]:
-        kind, _, ident = name.partition(".")
-        conf = ["--conf", str(self.conf_path)]
-        keyring = ["--keyring", str(self.dir / name / "keyring")]
-        if kind == "mon":
-            return ["ceph-mon", "-f", *conf, "-i", ident]
-        if kind == "mgr":
-            module_path = self._mgr_module_path()
-            extra = ["--mgr_module_path", str(module_path)] if module_path else []
-            return ["ceph-mgr", "-f", *conf, "-i", ident, *keyring, *extra]
-        if kind == "osd":
-            return ["ceph-osd", "-f", *conf, "-i", ident, *keyring]
-        if name == RGW_NAME:
-            return ["radosgw", "-f", *conf, "-n", name, *keyring,
-                    "--rgw_frontends", f"beast endpoint=127.0.0.1:{self.rgw_port}"]  # fmt: skip
-        raise ValueError(f"unknown daemon {name}")
-
-    def start_daemon(self, name: str) -> int:
-        """Start one daemon (mon.a, mgr.x, mgr.y, osd.N, client.rgw.a) in the foreground; returns its PID."""
-        if name in self.pids and pid_alive(self.pids[name]):
-            raise CephError(f"{name} already runs as pid {self.pids[name]}")
-        with open(self.dir / "log" / f"{name}.stdout", "ab") as log:
-            proc = subprocess.Popen(
-                self.release.command(self._argv(name)), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=self.env(), start_new_session=True,
-            )  # fmt: skip
-        self.procs[name] = proc
-        self.pids[name] = proc.pid
-        (self.dir / "run" / f"{name}.ourpid").write_text(str(proc.pid))
-        self._save_info()
-        return proc.pid
-
-    def _owned(self, pid: int) -> bool:
-        """The PID is still one of this cluster's daemons (guards against PID reuse)."""
-        return pid_alive(pid) and str(self.conf_path) in pid_cmdline(pid)
-
-    def stop_daemon(self, name: str, sig: int = signal.SIGTERM, timeout: float = 30) -> bool:
-        """Stop one daemon by its PID: `sig`, wait up to `timeout`, then SIGKILL. True if it ran."""
-        pid = self.pids.pop(name, None)
-        proc = self.procs.pop(name, None)
-        self._save_info()
-        if pid is None or not self._owned(pid):
-            if proc is not None:
-                proc.poll()
-            return False
-        try:
-            os.kill(pid, signal.SIGCONT)  # a frozen daemon would only take SIGKILL
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            return False
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and pid_alive(pid):
-            if proc is not None and proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        if pid_alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            end = time.monotonic() + 10
-            while time.monotonic() < end and pid_alive(pid):
-                if proc is not None and proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-        if proc is not None:
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                pass
-        return True
-
-    def freeze_daemon(self, name: str) -> None:
-        """SIGSTOP: the daemon keeps its sockets open and never answers (a hung daemon,
-        which clients cannot tell from a slow one: only their timeouts save them)."""
-        pid = self.pids[name]
-        if not self._owned(pid):
-            raise CephError(f"{name} (pid {pid}) is not running")
-        os.kill(pid, signal.SIGSTOP)
-
-    def thaw_daemon(self, name: str) -> None:
-        os.kill(self.pids[name], signal.SIGCONT)
-
-    def restart_daemon(self, name: str, timeout: float = 30) -> int:
-        self.stop_daemon(name, timeout=timeout)
-        return self.start_daemon(name)
-
-    def running(self) -> dict[str, bool]:
-        return {name: (name in self.pids and self._owned(self.pids[name])) for name in self.daemon_names()}
-
     def stop(self, keep: bool | None = None, timeout: float = 20) -> None:
         """Stop every daemon by PID (rgw, osds, mgrs, then the mon); remove the directory unless keep.
 
@@ -881,52 +581,6 @@ class TestCluster(StudyConditions):
 
     def __exit__(self, *exc) -> None:
         self.stop()
-
-    # --- mgr -------------------------------------------------------------------
-
-    def refresh_active_mgr(self) -> str:
-        self.active_mgr = self.ceph("mgr", "stat", timeout=10).get("active_name") or self.active_mgr
-        self._save_info()
-        return self.active_mgr
-
-    def fail_mgr(self, timeout: float = 90) -> str:
-        """`ceph mgr fail <active>`: the standby takes over (needs standby_mgr=True). Returns the new
-        active mgr once its prometheus module answers; mgr_prometheus_url follows it."""
-        old = self.refresh_active_mgr()
-        self.ceph("mgr", "fail", old, fmt_json=False)
-
-        def other_active():
-            s = self.ceph("mgr", "stat", timeout=10)
-            return s.get("available") and s.get("active_name") not in ("", old) and s["active_name"]
-
-        self.active_mgr = wait_for(other_active, timeout, interval=0.5, what="a standby mgr to take over")
-        self._save_info()
-        wait_for(lambda: "ceph_osd_up" in self.mgr_metrics(10), timeout, what="prometheus on the new active mgr")
-        return self.active_mgr
-
-    # --- OSDs ------------------------------------------------------------------
-
-    def osd_down(self, osd_id: int, timeout: float = 60) -> None:
-        """Stop osd.N's process and wait until the map shows it down (it is still `in`)."""
-        self.stop_daemon(f"osd.{osd_id}")
-        wait_for(lambda: not self._osd_state(osd_id)["up"], timeout, what=f"osd.{osd_id} down")
-
-    def osd_up(self, osd_id: int, timeout: float = 90) -> None:
-        if not self.running().get(f"osd.{osd_id}"):
-            self.start_daemon(f"osd.{osd_id}")
-        wait_for(lambda: self._osd_state(osd_id)["up"], timeout, what=f"osd.{osd_id} up")
-
-    def osd_out(self, osd_id: int) -> None:
-        self.ceph("osd", "out", str(osd_id), fmt_json=False)
-
-    def osd_in(self, osd_id: int) -> None:
-        self.ceph("osd", "in", str(osd_id), fmt_json=False)
-
-    def _osd_state(self, osd_id: int) -> dict:
-        for o in self.ceph("osd", "dump", timeout=10)["osds"]:
-            if o["osd"] == osd_id:
-                return o
-        raise KeyError(osd_id)
 
 
 # --- CLI ---------------------------------------------------------------------------

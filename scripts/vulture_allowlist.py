@@ -1,7 +1,5 @@
 """Names vulture cannot see used: called by a framework (http.server, socketserver, the Ceph
-manager, Python's bcrypt API), kept as parsed fields of the typed snapshot, or the parser of
-a whole bucket-stats listing (`buckets_part`) the producers no longer read (the bucket poll
-reads a bucket at a time) and the fixture tests and the benchmark's whole-decode path do.
+manager, Python's bcrypt API), or kept as parsed fields of the typed snapshot.
 
 Read by the dead-code check in scripts/test.sh; anything else unused fails it.
 """
@@ -55,4 +53,3 @@ handle_error  # socketserver's hook (exporter/sidecar/http_server.py)
 do_HEAD  # http.server's hook (exporter/sidecar/http_server.py)
 readline  # read by http.server through the header budget (exporter/core/http_serving.py)
 requestline  # http.server's attribute, read by its log_request (exporter/core/http_serving.py)
-buckets_part  # unused function (exporter/core/inputs.py)

@@ -2,16 +2,17 @@
 
 The sidecar's collectors, the module's schedule, the derivation, the benchmark, the docs
 checks, the rules validator and `ceph scale status` read these tables; none keeps a list of
-its own. A new source is a row here plus its collectors (sidecar and module) and its parser;
-a new signal is a row here plus its module under `signals/` (docs/architecture.md).
+its own. A new source is a row here (with its parser) plus its collectors (sidecar and
+module); a new signal is a row here plus its module under `signals/` (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
+from . import inputs
 from .config import Thresholds
 from .families import Family
 from .signals import bucket_watch, degraded, fill, health, latency, load, plunge, reshard, runway, scrub, spillover
@@ -20,33 +21,100 @@ from .signals.signal_input import SignalInput
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """One snapshot part and how both producers schedule its collection."""
+    """One snapshot part: how both producers schedule its collection, and its parser."""
 
     name: str  # also the Snapshot field it fills and the `source` label of ceph_scale_source_*
     doc: str
     interval: float  # the sidecar's default, seconds
     timeout: float  # the sidecar's default, seconds (never more than the interval)
     module_interval_option: str  # the module option that sets its interval
+    # parser(*decoded inputs, collected_at) -> its part; the inputs are named by the `ceph`
+    # command (prefix) or the RGW read that returns them, as the CLI prints them in JSON. A
+    # collector may reach the same part another way (the sidecar's chunked pg dump, the
+    # bucket poll's reads a bucket at a time, the manager's own maps).
+    parser: Callable[..., Any]
+    inputs: tuple[str, ...]
     module_timeout_option: str | None = None  # its own timeout option; else bounded by the interval
+    rgw: bool = False  # read from RGW or its pools: off where the module's rgw_source is off
+
+    def parse(self, decoded: Callable[[str], Any], collected_at: float) -> Any:
+        """The part from `decoded(input)` of each of its inputs."""
+        return self.parser(*(decoded(name) for name in self.inputs), collected_at)
 
 
 SOURCES: tuple[SourceSpec, ...] = (
-    SourceSpec("osd_map", "fill per OSD, state, device classes, DB sizes", 30.0, 10.0, "interval"),
-    SourceSpec("capacity", "cluster and pool fill, pool layouts", 30.0, 10.0, "interval"),
-    SourceSpec("perf", "per-daemon perf counters: BlueFS, OSD and RGW ops", 15.0, 10.0, "interval"),
-    SourceSpec("pgs", "scrub stamps and PG states; the costliest read", 60.0, 30.0, "pgs_interval"),
+    SourceSpec(
+        "osd_map",
+        "fill per OSD, state, device classes, DB sizes",
+        30.0,
+        10.0,
+        "interval",
+        inputs.osd_map_part,
+        ("osd df", "osd dump", "osd metadata"),
+    ),
+    SourceSpec(
+        "capacity",
+        "cluster and pool fill, pool layouts",
+        30.0,
+        10.0,
+        "interval",
+        inputs.capacity_part,
+        ("df", "osd dump"),
+    ),
+    # Its input is the counters by daemon ("osd.3" -> {path: value}): `scale counters`, or
+    # the mgr prometheus module's text read by inputs.counters_from_prometheus_text.
+    SourceSpec(
+        "perf",
+        "per-daemon perf counters: BlueFS, OSD and RGW ops",
+        15.0,
+        10.0,
+        "interval",
+        inputs.perf_part,
+        ("perf counters",),
+    ),
+    SourceSpec(
+        "pgs",
+        "scrub stamps and PG states; the costliest read",
+        60.0,
+        30.0,
+        "pgs_interval",
+        inputs.pg_part,
+        ("pg dump",),
+    ),
     # The pgs source's interval: overdue counts follow a changed scrub interval at once.
-    SourceSpec("settings", "the Ceph options the signals depend on", 60.0, 10.0, "settings_interval"),
-    SourceSpec("health", "Ceph's own health checks", 15.0, 10.0, "interval"),
+    # Its input: each option's `config get` answer, by option name.
+    SourceSpec(
+        "settings",
+        "the Ceph options the signals depend on",
+        60.0,
+        10.0,
+        "settings_interval",
+        inputs.settings_part,
+        ("config get",),
+    ),
+    SourceSpec("health", "Ceph's own health checks", 15.0, 10.0, "interval", inputs.health_part, ("health",)),
     SourceSpec(
         "buckets",
         "bucket listings, and each bucket's stats and index generation when due, within a read budget",
         120.0,
         60.0,
         "rgw_interval",
+        inputs.buckets_part,
+        ("bucket stats",),
         "rgw_timeout",
+        rgw=True,
     ),
-    SourceSpec("reshard", "RGW's reshard queue", 60.0, 20.0, "rgw_interval", "rgw_timeout"),
+    SourceSpec(
+        "reshard",
+        "RGW's reshard queue",
+        60.0,
+        20.0,
+        "rgw_interval",
+        inputs.reshard_part,
+        ("reshard list",),
+        "rgw_timeout",
+        rgw=True,
+    ),
 )
 SOURCE_NAMES: tuple[str, ...] = tuple(s.name for s in SOURCES)
 SOURCE_BY_NAME: dict[str, SourceSpec] = {s.name: s for s in SOURCES}

@@ -25,6 +25,11 @@ class Schedule:
     stale_after: float
 
 
+def default_stale_after(interval: float) -> float:
+    """Ten missed collections, and never under five minutes: a slow source is not a stale one."""
+    return max(10.0 * interval, 300.0)
+
+
 class SourceRunner:
     def __init__(self, name: str, collect: Callable[[float], Any], log: Any, log_prefix: str = "") -> None:
         """collect(timeout) returns the source's snapshot part or raises."""

@@ -11,9 +11,13 @@ values frozen inside the body.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from . import exposition
+from .config import Thresholds
+from .derive import DerivationState, cluster_labels, derive
 from .families import Family, counter, gauge, with_constant_labels
+from .snapshot import Snapshot
 
 
 class ServedExposition:
@@ -38,6 +42,35 @@ class ServedExposition:
     def body(self) -> bytes:
         with self._lock:
             return self._body + self._record
+
+    def scraped(self) -> bytes:
+        """What a scrape gets: nothing before a derivation first succeeded (not ready yet)."""
+        return self.body() if self.last_success is not None else b""
+
+    def derive(
+        self,
+        snap: Snapshot,
+        state: DerivationState,
+        thresholds: Thresholds,
+        *,
+        producer: str,
+        cluster: str | None,
+        log: Any,
+        log_prefix: str = "",
+    ) -> list[Family]:
+        """One derivation of `snap` by either producer, served if it renders; if it raises, the
+        failure is counted and the previous body stays. A signal that begins or stops failing
+        is one log line, not one a cycle."""
+        try:
+            families = derive(snap, state, thresholds, producer=producer, cluster=cluster)
+            for failing, line in state.signal_error_changes():
+                (log.error if failing else log.info)("%s%s", log_prefix, line)
+            body = exposition.render(families)
+        except Exception:
+            self.failed()
+            raise
+        self.succeeded(body, snap.taken_at, cluster_labels(snap, cluster))
+        return families
 
     def _render_record(self) -> bytes:
         return exposition.render(self.record_families())

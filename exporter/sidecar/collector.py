@@ -14,11 +14,10 @@ import os
 import threading
 import time
 
-from ..core import exposition
 from ..core.config import Thresholds
-from ..core.derive import DerivationState, cluster_labels, derive
+from ..core.derive import DerivationState
 from ..core.loop import CollectionLoop
-from ..core.runner import Schedule, SourceRunner
+from ..core.runner import Schedule, SourceRunner, default_stale_after
 from ..core.served import ServedExposition
 from ..core.snapshot import Snapshot
 from .sources import Deadline, Source
@@ -121,15 +120,12 @@ class Collector:
         with self._derive_lock:
             snap = self.snapshot()
             try:
-                families = derive(snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label)
-                for failing, line in self.state.signal_error_changes():
-                    (log.error if failing else log.info)("%s", line)
-                body = exposition.render(families)
+                families = self.served.derive(
+                    snap, self.state, self.thresholds, producer="sidecar", cluster=self.cluster_label, log=log
+                )
             except Exception:
-                self.served.failed()
-                self.exposition = self.served.body() if self.served.last_success is not None else b""
+                self.exposition = self.served.scraped()
                 raise
-            self.served.succeeded(body, snap.taken_at, cluster_labels(snap, self.cluster_label))
             self.families, self.exposition = families, self.served.body()
             self._save_state()
             return self.exposition
@@ -156,7 +152,7 @@ def schedule_for(source: Source, overrides: dict | None) -> SourceSchedule:
     o = overrides or {}
     interval = float(o.get("interval", source.default_interval))
     timeout = float(o.get("timeout", min(source.default_timeout, interval)))
-    stale_after = float(o.get("stale_after", max(10 * interval, 300.0)))
+    stale_after = float(o.get("stale_after", default_stale_after(interval)))
     return SourceSchedule(interval=interval, timeout=timeout, stale_after=stale_after)
 
 

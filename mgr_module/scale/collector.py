@@ -12,8 +12,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from .ceph_scale_core import exposition
-from .ceph_scale_core.derive import DerivationState, cluster_labels, derive
+from .ceph_scale_core.derive import DerivationState
 from .ceph_scale_core.loop import CollectionLoop
 from .ceph_scale_core.runner import Schedule, SourceRunner
 from .ceph_scale_core.served import ServedExposition
@@ -73,17 +72,19 @@ class Collector:
     def derive_now(self) -> bytes:
         with self._lock:
             snap = self.take_snapshot()
-            cluster = self.cluster_label()
             try:
-                families = derive(snap, self.state, self.thresholds(), producer="mgr", cluster=cluster)
-                for failing, line in self.state.signal_error_changes():
-                    (self.log.error if failing else self.log.info)("scale: %s", line)
-                body = exposition.render(families)
+                families = self.served.derive(
+                    snap,
+                    self.state,
+                    self.thresholds(),
+                    producer="mgr",
+                    cluster=self.cluster_label(),
+                    log=self.log,
+                    log_prefix="scale: ",
+                )
             except Exception:
-                self.served.failed()
-                self.exposition = self.served.body() if self.served.last_success is not None else b""
+                self.exposition = self.served.scraped()
                 raise
-            self.served.succeeded(body, snap.taken_at, cluster_labels(snap, cluster))
             self.families, self.snapshot, self.exposition = families, snap, self.served.body()
             body = self.exposition
         try:

@@ -44,10 +44,11 @@ except ImportError as e:  # the bundled core is missing: a copy without the syml
 
 if not _IMPORT_ERROR:
     from .ceph_scale_core.advisor import render as advice
+    from .ceph_scale_core.runner import default_stale_after
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
-    from .sources import SCHEDULES, fetch_counters, source_functions
+    from .sources import RGW_SOURCES, SCHEDULES, fetch_counters, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -144,7 +145,7 @@ class Module(MgrModule):
         interval_option, timeout_option = SCHEDULES[name]
         interval = max(s.interval, getattr(s, interval_option))  # no source faster than `interval`
         timeout = float(getattr(s, timeout_option)) if timeout_option else max(10.0, min(60.0, float(interval)))
-        stale = float(s.stale_after) if s.stale_after else max(10.0 * interval, 300.0)
+        stale = float(s.stale_after) if s.stale_after else default_stale_after(interval)
         return Schedule(interval=float(interval), timeout=timeout, stale_after=stale)
 
     def _rgw_settings(self) -> "ModuleSettings":
@@ -160,7 +161,7 @@ class Module(MgrModule):
         )
 
     def _source_enabled(self, name: str) -> bool:
-        return not (name in ("buckets", "reshard") and self.settings.rgw_source == "off")
+        return not (name in RGW_SOURCES and self.settings.rgw_source == "off")
 
     def _cluster_label(self) -> Optional[str]:
         return self.settings.cluster_label or None

@@ -26,8 +26,6 @@ from .ceph_scale_core.index_generation import stat_exists
 from .ceph_scale_core.inputs import InputError
 from .ceph_scale_core.snapshot import ReshardEntry
 
-RESHARD_NAMESPACE = "reshard"
-
 
 class RgwError(RuntimeError):
     pass
@@ -106,7 +104,7 @@ def rados_omap_reader(rados_handle: Any) -> Callable[[str, str, str], list[tuple
                 ioctx = rados_handle.open_ioctx(pool)
             except rados.ObjectNotFound:
                 raise RgwError(f"RGW log pool {pool!r} does not exist") from None
-            ioctx.set_namespace(RESHARD_NAMESPACE)
+            ioctx.set_namespace(reshard_queue.RESHARD_NAMESPACE)
             ioctxs[pool] = ioctx
         return reshard_queue.omap_page(rados, ioctx, oid, start_after, OMAP_PAGE)
 

@@ -28,6 +28,8 @@ from .options import ModuleSettings
 SCHEDULES: dict[str, tuple[str, str | None]] = {
     s.name: (s.module_interval_option, s.module_timeout_option) for s in registry.SOURCES
 }
+# The sources that read RGW: not collected while rgw_source is off.
+RGW_SOURCES = frozenset(s.name for s in registry.SOURCES if s.rgw)
 
 
 class SourceError(RuntimeError):

@@ -61,8 +61,6 @@ def pct(ratio: float) -> str:
 
 
 def duration(seconds: float) -> str:
-    if seconds is None:
-        return "n/a"
     if math.isinf(seconds):
         return "never"
     s = max(0.0, seconds)
@@ -76,10 +74,9 @@ def duration(seconds: float) -> str:
 
 
 def size(n: float) -> str:
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
     v = float(n)
-    for u in units:
-        if abs(v) < 1024 or u == units[-1]:
+    for u in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(v) < 1024:
             return f"{v:.0f} {u}" if u == "B" else f"{v:.1f} {u}"
         v /= 1024
     return f"{v:.1f} PiB"

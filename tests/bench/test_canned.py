@@ -49,7 +49,7 @@ def test_the_modules_collectors_on_the_canned_manager_give_the_same_parts(small)
     buckets = canned_mgr.mgr_bucket_poll(module, small, canned.bucket_source(raws, small).ctx.rgw)
     parts = canned_mgr.mgr_parts(module, canned_mgr.CannedMgr(dec, counters), dec, buckets)
     expected = bench_run.parts_from_decoded(dec, now)
-    for name in canned_mgr.MANAGER_DATA_SOURCES:  # the module's own copy of the core: compared as data
+    for name in canned_mgr.manager_data_sources(module):  # the module's own copy of the core: compared as data
         assert fields(parts[name]) == fields(expected[name]), name
     assert {b.key: b.num_objects for b in parts["buckets"].buckets} == {
         b.key: b.num_objects for b in expected["buckets"].buckets

@@ -13,7 +13,7 @@ import pytest
 from scale import statestore
 from scale.module import Module, StandbyModule
 
-from cluster.testcluster import free_port
+from cluster.helpers import free_port, wait_for
 from tests.mgr.fake_mgr import COMMANDS, load_fixture_data
 
 
@@ -88,16 +88,6 @@ def test_rgw_keys_from_the_store_when_the_options_are_empty():
     assert mod._rgw_settings().rgw_secret_key == "SK2"  # the options win
 
 
-def wait(predicate, timeout=20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise TimeoutError
-
-
 def get(url: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(url, timeout=5) as r:
@@ -116,7 +106,7 @@ def serving():
     thread = threading.Thread(target=mod.serve, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{mod.options['server_port']}"
-    wait(lambda: get_or_none(url + "/metrics")[0] == 200)
+    wait_for(lambda: get_or_none(url + "/metrics")[0] == 200, 20, 0.1, what="/metrics")
     yield mod, url
     mod.shutdown()
     thread.join(15)
@@ -184,15 +174,15 @@ def test_state_is_saved_when_it_changes(serving):
     mod, url = serving
     # The runways' first point is new history, written once; then the state is not rewritten
     # while nothing but the clock moves, until the runways' next point (a step of 450 s).
-    wait(lambda: "runway" in json.loads(mod.store[statestore.HEADER_KEY]))
+    wait_for(lambda: "runway" in json.loads(mod.store[statestore.HEADER_KEY]), 20, 0.1, what="the runways saved")
     header = mod.store[statestore.HEADER_KEY]
     assert json.loads(header)["reshard"]["events"] == 5
     since = mod.collector.snapshot.taken_at
-    wait(lambda: mod.collector.snapshot.taken_at > since + 2.5)  # collections every second
+    wait_for(lambda: mod.collector.snapshot.taken_at > since + 2.5, 20, 0.1)  # collections every second
     assert mod.store[statestore.HEADER_KEY] == header
     mod.collector.state.reshard.events = 6
     mod.collector.poke()
-    wait(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == 6)
+    wait_for(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == 6, 20, 0.1)
 
 
 def test_port_in_use_raises_a_health_check_and_recovers():
@@ -204,10 +194,10 @@ def test_port_in_use_raises_a_health_check_and_recovers():
     thread = threading.Thread(target=mod.serve, daemon=True)
     thread.start()
     try:
-        wait(lambda: "SCALE_METRICS_SERVER_DOWN" in (mod.health or {}))
+        wait_for(lambda: "SCALE_METRICS_SERVER_DOWN" in (mod.health or {}), 20, 0.1)
         assert str(port) in mod.health["SCALE_METRICS_SERVER_DOWN"]["detail"][0]
         blocker.close()
-        wait(lambda: "SCALE_METRICS_SERVER_DOWN" not in (mod.health or {}), timeout=15)
+        wait_for(lambda: "SCALE_METRICS_SERVER_DOWN" not in (mod.health or {}), 15, 0.1)
         assert get(f"http://127.0.0.1:{port}/metrics")[0] == 200
     finally:
         blocker.close()
@@ -224,8 +214,8 @@ def test_standby_answers_503_naming_the_active():
     thread = threading.Thread(target=sb.serve, daemon=True)
     thread.start()
     try:
-        status, text = wait(
-            lambda: (lambda r: r if r[0] == 503 else None)(get_or_none(f"http://127.0.0.1:{port}/metrics"))
+        status, text = wait_for(
+            lambda: (lambda r: r if r[0] == 503 else None)(get_or_none(f"http://127.0.0.1:{port}/metrics")), 20, 0.1
         )
         assert "mgr.x" in text and "is standby" in text and "http://10.0.0.1:9284/metrics" in text
     finally:

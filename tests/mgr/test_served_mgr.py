@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-import scale.collector as module_collector
+import scale.ceph_scale_core.served as module_served
 from scale.ceph_scale_core.config import Thresholds
 from scale.collector import Collector
 
@@ -18,7 +18,7 @@ def test_the_modules_failing_derivation_keeps_the_old_signals_and_says_since_whe
     )
     first = collector.derive_now()
     succeeded_at = value(first, "ceph_scale_derivation_last_success_timestamp_seconds")
-    monkeypatch.setattr(module_collector, "derive", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(module_served, "derive", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         collector.derive_now()
     assert value(collector.exposition, "ceph_scale_derivation_failures_total") == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import inspect
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -36,6 +37,19 @@ def test_the_sidecar_collects_every_registered_source_with_its_declared_schedule
         assert collector.field == spec.name and spec.name in snapshot_fields
         assert (collector.default_interval, collector.default_timeout) == (spec.interval, spec.timeout)
         assert spec.timeout <= spec.interval
+
+
+def test_each_source_declares_a_parser_of_its_inputs_and_collection_time():
+    for spec in registry.SOURCES:
+        assert spec.inputs, spec.name
+        inspect.signature(spec.parser).bind(*spec.inputs, 0.0)  # raises if the arity is not theirs
+        assert spec.parser.__module__ == "exporter.core.inputs", spec.name
+
+
+def test_the_sources_that_read_rgw_are_the_ones_on_the_modules_rgw_interval():
+    """rgw_source=off stops exactly the sources rgw_interval schedules."""
+    rgw = {s.name for s in registry.SOURCES if s.rgw}
+    assert rgw and rgw == {s.name for s in registry.SOURCES if s.module_interval_option == "rgw_interval"}
 
 
 def test_a_collector_of_an_unregistered_source_is_refused_when_defined():

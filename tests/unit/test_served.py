@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import exporter.sidecar.collector as sidecar_collector
+import exporter.core.served as core_served
 from exporter.core.config import Thresholds
 from exporter.sidecar.collector import Collector
 
@@ -27,7 +27,7 @@ def test_a_failing_derivation_keeps_the_old_signals_and_says_since_when(monkeypa
     def broken(*args, **kwargs):
         raise ValueError("a bug in a signal")
 
-    monkeypatch.setattr(sidecar_collector, "derive", broken)
+    monkeypatch.setattr(core_served, "derive", broken)
     for attempt in (1, 2):
         with pytest.raises(ValueError):
             collector.derive_now()
@@ -40,7 +40,7 @@ def test_a_failing_derivation_keeps_the_old_signals_and_says_since_when(monkeypa
 
 def test_a_derivation_that_never_succeeded_serves_nothing(monkeypatch):
     collector = Collector([], Thresholds())
-    monkeypatch.setattr(sidecar_collector, "derive", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(core_served, "derive", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         collector.derive_now()
     assert collector.exposition == b""  # not ready: /metrics answers 503 until one succeeds

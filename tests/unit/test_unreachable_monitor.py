@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from cluster.helpers import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 PROBE = """
 import sys
@@ -33,14 +35,11 @@ def test_an_unreachable_monitor_fails_within_the_connect_timeout(tmp_path):
 
 def test_the_server_answers_healthy_before_anything_talks_to_ceph(tmp_path):
     """A container's healthcheck sees a live process at once; the sources fail on their own."""
-    import socket
     import urllib.request
 
     conf = tmp_path / "ceph.conf"
     conf.write_text("[global]\nfsid = 00000000-0000-0000-0000-000000000000\nmon_host = 127.0.0.1:9\n")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "exporter", f"--web.listen-address=127.0.0.1:{port}", f"--ceph-conf={conf}"],
         cwd=REPO,

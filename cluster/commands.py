@@ -1,0 +1,132 @@
+"""The test cluster's command wrappers: the ceph and radosgw-admin CLIs, admin sockets, the
+RGW Admin Ops API, the manager's /metrics, and the config database.
+
+A mixin of TestCluster (cluster/testcluster.py): it runs them with the cluster's own
+configuration, keyring and release.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import hashlib
+import hmac
+import json
+import subprocess
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from cluster.helpers import CephError
+
+
+class ClusterCommands:
+    def _run(self, argv: list[str], timeout: float = 60, input_data: bytes | None = None) -> str:
+        try:
+            proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout,
+                                  input=input_data, env=self.env())  # fmt: skip
+        except subprocess.TimeoutExpired as e:
+            raise CephError(f"{' '.join(argv[:8])} timed out after {timeout:g}s") from e
+        if proc.returncode != 0:
+            raise CephError(
+                f"{' '.join(argv[:8])} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-800:]}"
+            )
+        return proc.stdout.decode(errors="replace")
+
+    def ceph(self, *args: str, fmt_json: bool = True, timeout: float = 60, input_data: bytes | None = None) -> Any:
+        """Run the ceph CLI against this cluster: parsed JSON (fmt_json) or the text output."""
+        argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(max(5, timeout))), *args]
+        if fmt_json:
+            argv += ["--format", "json"]
+        out = self._run(argv, timeout, input_data)
+        if not fmt_json:
+            return out
+        out = out.strip()
+        return json.loads(out) if out else None
+
+    def radosgw_admin(self, *args: str, fmt_json: bool = True, timeout: float = 60) -> Any:
+        """Run radosgw-admin (as client.admin) against this cluster: parsed JSON or text."""
+        out = self._run(["radosgw-admin", "--conf", str(self.conf_path), *args], timeout).strip()
+        if not fmt_json:
+            return out
+        return json.loads(out) if out else None
+
+    def ceph_batch(self, commands: list[str], timeout: float = 120) -> str:
+        """Run several ceph commands (CLI syntax, one per item, no quoting) through one `ceph`
+        process reading them on stdin: one start-up and one connection instead of one per command.
+        Raises CephError if any command printed an error."""
+        if not commands:
+            return ""
+        argv = ["ceph", "--conf", str(self.conf_path), "--connect-timeout", str(int(timeout))]
+        try:
+            proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout, env=self.env(),
+                                  input="\n".join(commands).encode() + b"\n")  # fmt: skip
+        except subprocess.TimeoutExpired as e:
+            raise CephError(f"ceph batch of {len(commands)} commands timed out after {timeout:g}s") from e
+        err = proc.stderr.decode(errors="replace")
+        if proc.returncode != 0 or any(line.startswith("Error ") for line in err.splitlines()):
+            raise CephError(f"ceph batch {commands} failed: {err[-800:]}")
+        return proc.stdout.decode(errors="replace")
+
+    def pool_id(self, name: str) -> int:
+        return next(p["pool"] for p in self.ceph("osd", "dump")["pools"] if p["pool_name"] == name)
+
+    def pool_scrub_intervals(self, pool: str, seconds: int) -> None:
+        """The pool's own scrub_max_interval and deep_scrub_interval; 0 gives it the cluster's again."""
+        for key in ("scrub_max_interval", "deep_scrub_interval"):
+            self.ceph("osd", "pool", "set", pool, key, str(seconds), fmt_json=False)
+
+    def admin_socket(self, daemon: str, *args: str, timeout: float = 30) -> Any:
+        """`ceph daemon <daemon> <args>` on the daemon's admin socket (<dir>/run/<daemon>.asok)."""
+        out = self._run(["ceph", "--conf", str(self.conf_path), "daemon", daemon, *args], timeout).strip()
+        try:
+            return json.loads(out) if out else None
+        except json.JSONDecodeError:
+            return out
+
+    def rgw_admin_api(self, path: str, method: str = "GET", timeout: float = 30, **params: str) -> Any:
+        """Call the RGW Admin Ops API (e.g. path "bucket", stats="true") as the admin user.
+
+        Signed with AWS signature v2 (stdlib only); RGW also accepts SigV4, see capture_fixtures.
+        """
+        resource = "/admin/" + path.strip("/")
+        query = urllib.parse.urlencode({"format": "json", **params})
+        date = email.utils.formatdate(usegmt=True)
+        to_sign = f"{method}\n\n\n{date}\n{resource}"
+        sig = base64.b64encode(hmac.new(self.admin_keys[1].encode(), to_sign.encode(), hashlib.sha1).digest())
+        req = urllib.request.Request(
+            f"{self.rgw_endpoint}{resource}?{query}",
+            method=method,
+            headers={"Date": date, "Authorization": f"AWS {self.admin_keys[0]}:{sig.decode()}"},
+        )
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            body = r.read()
+        return json.loads(body) if body.strip() else None
+
+    def mgr_metrics(self, timeout: float = 30) -> str:
+        """The text of the mgr prometheus module's /metrics."""
+        with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
+            return r.read().decode()
+
+    def set_config(self, settings: list[tuple[str, str, str]]) -> None:
+        """Set (who, option, value) triples (values without spaces) in the config database with one
+        `config assimilate-conf`;
+        what it leaves over (mgr module options, which the mon does not know before a mgr reports
+        them, and options already set) is set one by one with `config set --force`."""
+        sections: dict[str, list[str]] = {}
+        for who, key, value in settings:
+            sections.setdefault(who, []).append(f"{key} = {value}")
+        conf = self.dir / "run" / "assimilate.conf"
+        conf.write_text("".join(f"[{who}]\n" + "".join(f"{x}\n" for x in lines) for who, lines in sections.items()))
+        leftover = self.ceph("config", "assimilate-conf", "-i", str(conf), fmt_json=False)
+        who, rest = "", []
+        for line in leftover.splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                who = line[1:-1]
+            elif "=" in line and who:
+                key = line.partition("=")[0].strip()
+                value = next((v for w, k, v in settings if w == who and k == key), None)
+                if value is not None:  # --force: the mon knows module options only once a mgr reports them
+                    rest.append(f"config set {who} {key} {value} --force")
+        self.ceph_batch(rest)
