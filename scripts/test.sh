@@ -31,4 +31,4 @@ stop_builder() {
   exit "$status"
 }
 trap stop_builder EXIT
-.venv/bin/python -m pytest -p no:cacheprovider "$@"
+.venv/bin/python -m pytest -p no:cacheprovider --durations=25 "$@"

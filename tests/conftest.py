@@ -83,10 +83,16 @@ class Clusters:
             self.stop(release)
 
 
+# The session's pool, for the hook that stops a release's cluster after its last test.
+POOL: list[Clusters] = []
+
+
 @pytest.fixture(scope="session")
 def clusters(tmp_path_factory):
     pool = Clusters(tmp_path_factory)
+    POOL.append(pool)
     yield pool
+    POOL.remove(pool)
     pool.stop_all()
 
 
@@ -134,3 +140,20 @@ def pytest_collection_modifyitems(items):
         else:
             ordered.append(item)
     items[:] = ordered
+    for item in items:
+        if "ceph_cluster" in getattr(item, "fixturenames", ()) and release(item) is not None:
+            LAST_ITEM_OF[release(item)] = item.nodeid
+
+
+# Each release's last test that uses its cluster: Pacific's is also the default cluster, so its
+# fixture keeps it for tests that come back to it; after its last one nothing does, and its
+# daemons and session sidecar would only take the two cores from the newer releases' tests.
+LAST_ITEM_OF: dict[str, str] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    for release, nodeid in LAST_ITEM_OF.items():
+        if nodeid == item.nodeid and POOL:
+            POOL[0].stop(release)
