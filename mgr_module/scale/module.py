@@ -48,7 +48,7 @@ if not _IMPORT_ERROR:
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, Schedule
     from .report import build_report, render_json, render_text
-    from .sources import RGW_SOURCES, SCHEDULES, fetch_counters, source_functions
+    from .sources import RGW_SOURCES, SCHEDULES, fetch_counters, manager_rados, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -307,6 +307,10 @@ class Module(MgrModule):
         self.collector = collector
         self.server = MetricsServer(self._respond, self.log)
         self._ensure_server()
+        try:  # made here, before the collection threads could race to make it
+            manager_rados(self)
+        except Exception as e:  # noqa: BLE001 - the sources that need it fail, saying why
+            self.log.error("scale: librados handle: %s", e)
         collector.start()
         self.log.info("scale: collecting every %ds", self.settings.interval)
         while not self._stop.wait(5.0):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
 from typing import Any, Callable
 
@@ -22,6 +23,18 @@ from .ceph_scale_core.config import Thresholds
 from .ceph_scale_core.radosgw_admin import RadosgwAdminBuckets
 from .ceph_scale_core.snapshot import ReshardPart
 from .options import ModuleSettings
+
+# MgrModule.rados makes the manager's librados handle on first use without a lock: two
+# collection threads asking at once connected one handle from both, and its address query
+# crashed the whole manager (a segfault in rados_getaddrs, seen on Tentacle).
+_RADOS_LOCK = threading.Lock()
+
+
+def manager_rados(mgr: Any) -> Any:
+    """The manager's librados handle, made by one thread at a time."""
+    with _RADOS_LOCK:
+        return mgr.rados
+
 
 # Each source with the module options that schedule it: its interval, and its timeout where
 # it has one of its own (else bounded by its interval); both from the registry.
@@ -316,7 +329,7 @@ class BucketPolling:
         pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
         if pools != self.pools or self.exists is None:
             try:
-                self.exists = rgw.rados_exists_checker(mgr.rados, pools)
+                self.exists = rgw.rados_exists_checker(manager_rados(mgr), pools)
                 self.exists_error = ""
             except Exception as e:  # a pool vanished: the counts fall back to observed changes
                 self.exists, self.exists_error = None, f"{type(e).__name__}: {e}"
@@ -364,7 +377,7 @@ def collect_reshard(mgr: Any, settings: ModuleSettings, running: Any = None) -> 
     num_logs = reshard_queue.queue_log_count(
         running, config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
     )
-    reader = rgw.rados_omap_reader(mgr.rados)
+    reader = rgw.rados_omap_reader(manager_rados(mgr))
     try:
         entries = rgw.read_reshard_queue(reader, pools, num_logs)
     finally:

@@ -207,3 +207,32 @@ def test_the_bucket_poll_state_is_kept_in_the_store_and_a_new_manager_goes_on_fr
     assert cluster.stats_read[0] == "new-while-failing-over"
     assert {b.key: b.num_objects for b in after.buckets} == {**{f"b{i:03d}": i for i in range(300)},
                                                              "new-while-failing-over": 5}  # fmt: skip
+
+
+def test_the_managers_librados_handle_is_made_by_one_thread_at_a_time():
+    """MgrModule.rados connects its handle on first use without a lock; two collection threads
+    at once crashed a Tentacle manager. Through manager_rados the property runs alone."""
+    import threading
+    import time
+
+    from scale.sources import manager_rados
+
+    class Manager:
+        inside = most = made = 0
+
+        @property
+        def rados(self):
+            Manager.inside += 1
+            Manager.most = max(Manager.most, Manager.inside)
+            time.sleep(0.05)
+            Manager.made += 1
+            Manager.inside -= 1
+            return object()
+
+    mgr = Manager()
+    threads = [threading.Thread(target=manager_rados, args=(mgr,)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert Manager.made == 8 and Manager.most == 1
