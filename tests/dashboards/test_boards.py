@@ -381,6 +381,34 @@ def test_plunges_are_marked_on_every_s3_ops_graph_with_their_cause():
     assert set(marked) == {"overview", "rgw-resharding", "scrub", "load"}
 
 
+def test_the_plunge_annotations_name_a_recorded_real_plunge_by_its_cause(tmp_path):
+    """The plunge series exist only while a plunge lasts, so the real-cluster panel test cannot
+    count on one: each board's annotation query runs here, in Prometheus' engine (promtool), over
+    the series recorded from a real plunge run (rules/tests/plunge_recorded.yml), and marks the
+    OSD-down plunge as such, while no plunge is marked during the clients' pause."""
+    import subprocess
+
+    import yaml
+
+    recorded = yaml.safe_load((REPO / "rules" / "tests" / "plunge_recorded.yml").read_text())
+    series = recorded["tests"][0]["input_series"]
+    annotations = [q for q in QUERIES if q.panel == "annotation: Plunges"]
+    assert {q.board for q in annotations} == {"overview", "rgw-resharding", "scrub", "load"}
+    tests = []
+    for q in annotations:
+        expr = f"count by (cause) ({q.resolved()})"
+        tests += [
+            {"expr": expr, "eval_time": "232s", "exp_samples": [{"labels": '{cause="osds_down"}', "value": 1}]},
+            {"expr": expr, "eval_time": "60s", "exp_samples": []},
+        ]
+    doc = {"rule_files": [], "evaluation_interval": "5s",
+           "tests": [{"interval": "5s", "input_series": series, "promql_expr_test": tests}]}  # fmt: skip
+    path = tmp_path / "annotations.yml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=200))
+    r = subprocess.run(["promtool", "test", "rules", path.name], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_query_inventory_covers_panels_annotations_and_variables():
     b = load_boards()["bluefs"]
     names = [q.panel for q in board_queries("bluefs", b)]

@@ -15,11 +15,18 @@ from dashboards.scenario import MUST_BE_NONZERO, NONZERO_OVER_RUN, rule_files, u
 
 pytestmark = pytest.mark.cluster
 
+# Series that exist only while an event lasts: the plunge annotations read them. Whether the
+# dashboard run's conditions make a plunge depends on the machine's load; their queries are
+# checked on a recorded real plunge instead (tests/dashboards/test_boards.py).
+EVENT_ONLY = "ceph_scale_s3_plunge_info"
+
 
 def test_every_panel_query_returns_data(dashboard_run):
     prom, start, end = dashboard_run["prometheus"], dashboard_run["start"], dashboard_run["end"]
     empty, checked = [], 0
     for q in all_queries():
+        if EVENT_ONLY in q.expr:
+            continue  # a plunge may or may not come of this run: test_boards replays a real one
         expr = q.resolved()
         if q.instant:
             result = prom.query(expr, at=end)
