@@ -307,7 +307,9 @@ def test_a_hot_bucket_resharding_under_writes_is_blamed_with_its_bucket(run):
         wait_for(lambda: (run.sidecar.value("ceph_scale_rgw_buckets") or 0) >= count, 60, 1.0, what=f"{hot} seen")
         run.load.grow_puts(hot, size=GROWTH_OBJECT)
         try:
-            info = run.blamed_on("reshard")
+            # Each reshard at least doubles the shards, so they come further apart: three minutes
+            # hold several on a loaded machine.
+            info = run.blamed_on("reshard", timeout=180)
         finally:
             run.load.grow_puts(steady, size=GROWTH_OBJECT)  # no more reshards
         run.counted("reshard", before)
