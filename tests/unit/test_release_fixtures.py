@@ -183,3 +183,58 @@ def test_an_rgw_whose_s3_counters_are_renamed_again_is_said_missing(release):
     fams = derive(snap, DerivationState(th), th)
     assert values(fams, "ceph_scale_rgw_s3_counters_missing")[()] == len(perf.rgw_without_s3_ops)
     assert not any(f.name == "ceph_scale_rgw_s3_ops" for f in fams)
+
+
+# cluster/capture_layout.py: a bucket resharded up by RGW, then down by hand, on each release.
+
+
+def test_a_reshard_down_is_one_more_generation_and_counts_once(release):
+    """`bucket layout` says what the index generation is; the exporter reads it from the index
+    objects' names (Reef) or from the bucket stats (Tentacle), and counts the reshard to fewer
+    shards as one reshard."""
+    from exporter.core.index_generation import index_generation
+    from exporter.core.signals.reshard import ReshardState
+
+    load = loader(release)
+    up, down = (load(f"bucket_layout_{s}.json")["layout"]["current_index"] for s in ("up", "down"))
+    assert down["gen"] == up["gen"] + 1
+    assert down["layout"]["normal"]["num_shards"] < up["layout"]["normal"]["num_shards"]
+    state, t, read = ReshardState(), 1_800_000_000.0, []
+    for i, s in enumerate(("up", "down")):
+        b = inputs.bucket_record(load(f"admin_api_bucket_layout_{s}.json"), t + i)
+        names = set(load(f"index_objects_{s}.txt").split())
+        gen = index_generation(names.__contains__, b.bucket_id)
+        if release == "tentacle":
+            assert b.index_gen == gen  # Tentacle's stats carry it: no index pool read needed
+        read.append(gen)
+        state.observe(t + i, (dataclasses.replace(b, index_gen=gen),))
+    assert read == [up["gen"], down["gen"]]
+    assert state.events == 1
+
+
+def test_the_raw_queue_entry_decodes_as_radosgw_admin_listed_it(release):
+    from exporter.core.reshard_queue import decode_entry
+
+    entry = decode_entry((FIXTURES / release / "reshard_entry.bin").read_bytes())
+    [listed] = loader(release)("reshard_list_entry.json")
+    assert (entry.tenant, entry.bucket, entry.bucket_id) == (
+        listed["tenant"],
+        listed["bucket_name"],
+        listed["bucket_id"],
+    )
+    assert (entry.old_num_shards, entry.new_num_shards) == (
+        listed["old_num_shards"],
+        listed["tentative_new_num_shards"],
+    )
+    assert not entry.in_progress
+
+
+def test_the_labelled_counter_dump_holds_the_bluefs_counters_the_exporter_reads(release):
+    """From Reef on `counter dump` is the labelled form; the BlueFS counters the spillover
+    signal reads are there under the same names, one unlabelled set per OSD."""
+    dump = loader(release)("osd_counter_dump_osd0.json")
+    [bluefs] = dump["bluefs"]
+    assert bluefs["labels"] == {}
+    counters = bluefs["counters"]
+    assert {"db_total_bytes", "db_used_bytes", "slow_used_bytes"} <= set(counters)
+    assert counters["slow_used_bytes"] > 0  # osd.0's 256 MiB DB spills on every release here
