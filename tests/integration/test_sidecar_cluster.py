@@ -388,28 +388,45 @@ def test_state_file_is_json_with_the_reshard_table(sidecar):
 def test_the_hosts_pacific_client_reads_every_release_it_can(ceph_cluster, scratch):
     """One image, many clusters: the sidecar with the host's Pacific python3-rados and ceph
     CLI against this release's cluster gets every source, with the same values. Tentacle
-    makes cephx keys of a new type (AES256KRB5) that clients before it cannot parse: there
-    the sources fail, saying so, and nothing reads as zero."""
-    exporter = Sidecar(ceph_cluster, scratch, client="host").start()
-    try:
-        if ceph_cluster.release.name == "tentacle":
-            wait_until(lambda: exporter.value("ceph_scale_source_success", source="osd_map") == 0, 60,
+    makes cephx keys of a new type (AES256KRB5) that clients before it cannot parse: there the
+    sources fail with such a key, saying so, and nothing reads as zero; with a key of the older
+    type (what a cluster upgraded from an older release keeps, or an AES key made once the
+    monitors allow that cipher) the older client reads everything."""
+    c = ceph_cluster
+    if c.release.name == "tentacle":
+        refused = Sidecar(c, scratch, client="host").start()
+        try:
+            wait_until(lambda: refused.value("ceph_scale_source_success", source="osd_map") == 0, 60,
                        what="the host's client to be refused")  # fmt: skip
-            assert "error connecting to the cluster" in exporter.log()
-            assert "ceph_scale_bluefs_spilled_bytes" not in exporter.metrics()
-            return
+            assert "error connecting to the cluster" in refused.log()
+            assert "ceph_scale_bluefs_spilled_bytes" not in refused.metrics()
+        finally:
+            refused.stop()
+        c.ceph("mon", "set", "auth_allowed_ciphers", "aes,aes256k", fmt_json=False)
+        keyring = c.dir / "ceph-scale-aes.keyring"
+        c.ceph("auth", "get-or-create", "client.ceph-scale-aes", "mon", "allow r", "mgr", "allow r",
+               "osd", "allow r pool=default.rgw.log namespace=reshard", "--key-type", "aes",
+               "-o", str(keyring), fmt_json=False)  # fmt: skip
+        exporter = Sidecar(c, scratch, client="host", ceph_user="ceph-scale-aes",
+                           extra_args=["--ceph-keyring", str(keyring)]).start()  # fmt: skip
+    else:
+        exporter = Sidecar(c, scratch, client="host").start()
+    try:
 
         def all_ok():
             m = exporter.metrics()["ceph_scale_source_success"]
             return {dict(k)["source"]: v for k, v in m.items()} == {s: 1.0 for s in SOURCES}
 
         wait_until(all_ok, 60, what="every source to succeed with the host's client")
-        spilled = ceph_cluster.bluefs(0)["slow_used_bytes"]
+        spilled = c.bluefs(0)["slow_used_bytes"]
         wait_until(
             lambda: exporter.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0") == spilled,
             30,
             what="the OSD's spilled bytes",
         )
-        assert exporter.value("ceph_scale_pgs") == sum(p["pg_num"] for p in ceph_cluster.ceph("osd", "dump")["pools"])
+        assert exporter.value("ceph_scale_pgs") == sum(p["pg_num"] for p in c.ceph("osd", "dump")["pools"])
     finally:
         exporter.stop()
+        if c.release.name == "tentacle":
+            c.ceph("auth", "rm", "client.ceph-scale-aes", fmt_json=False)
+            c.ceph("mon", "set", "auth_allowed_ciphers", "aes256k", fmt_json=False)
