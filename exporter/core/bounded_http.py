@@ -123,12 +123,12 @@ def get(
         body = _read(opener, request, timeout, deadline, max_bytes)
     except (OSError, http.client.HTTPException) as e:
         if watchdog.fired and not isinstance(e, HttpLimitError):
-            raise HttpLimitError(f"response not complete within {timeout:g}s") from e
+            raise HttpLimitError(f"timed out: response not complete within {timeout:g}s") from e
         raise
     finally:
         watchdog.cancel()
     if watchdog.fired:  # the shut socket reads as the body's end: what came is not all
-        raise HttpLimitError(f"response not complete within {timeout:g}s")
+        raise HttpLimitError(f"timed out: response not complete within {timeout:g}s")
     return body
 
 
@@ -141,7 +141,7 @@ def _read(opener: Any, request: urllib.request.Request, timeout: float, deadline
         size = 0
         while True:
             if deadline - time.monotonic() <= 0:
-                raise HttpLimitError(f"response not complete within {timeout:g}s")
+                raise HttpLimitError(f"timed out: response not complete within {timeout:g}s")
             chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
             if not chunk:
                 return b"".join(chunks)
