@@ -843,6 +843,7 @@ def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_has_none(
     # The stock module answering, but excluding them (Reef+'s default, which this test cluster
     # turns off): the sidecar pointed at it still gets them, from the module.
     c.ceph("config", "set", "mgr", "mgr/prometheus/exclude_perf_counters", "true", fmt_json=False)
+    c.refresh_active_mgr()  # earlier tests fail the manager over: its module's port moves with it
     exporter = Sidecar(c, scratch, ceph_user="ceph-scale-counters", extra_args=["--ceph-keyring", str(keyring)],
                        config={"mgr_prometheus_url": c.mgr_prometheus_url}).start()  # fmt: skip
     try:
