@@ -105,6 +105,12 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(functools.partial(_WatchedHTTPS, watchdog=self._watchdog), req, context=self._tls)
 
 
+def _seconds(timeout: float) -> str:
+    """A timeout as an operator set it: the remaining part of a source's deadline (0.9997 s) is
+    its whole second, so repeated failures read the same and are logged once."""
+    return f"{timeout:.0f}" if timeout >= 0.95 else f"{timeout:.1f}"
+
+
 def printable(text: str, limit: int = 300) -> str:
     """Peer-supplied text for one log line: control characters escaped, length capped, so a
     body cannot forge or split log lines."""
@@ -123,12 +129,12 @@ def get(
         body = _read(opener, request, timeout, deadline, max_bytes)
     except (OSError, http.client.HTTPException) as e:
         if watchdog.fired and not isinstance(e, HttpLimitError):
-            raise HttpLimitError(f"timed out: response not complete within {timeout:g}s") from e
+            raise HttpLimitError(f"timed out: response not complete within {_seconds(timeout)}s") from e
         raise
     finally:
         watchdog.cancel()
     if watchdog.fired:  # the shut socket reads as the body's end: what came is not all
-        raise HttpLimitError(f"timed out: response not complete within {timeout:g}s")
+        raise HttpLimitError(f"timed out: response not complete within {_seconds(timeout)}s")
     return body
 
 
@@ -141,7 +147,7 @@ def _read(opener: Any, request: urllib.request.Request, timeout: float, deadline
         size = 0
         while True:
             if deadline - time.monotonic() <= 0:
-                raise HttpLimitError(f"timed out: response not complete within {timeout:g}s")
+                raise HttpLimitError(f"timed out: response not complete within {_seconds(timeout)}s")
             chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
             if not chunk:
                 return b"".join(chunks)

@@ -838,30 +838,6 @@ def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_has_none(
         assert len(m["ceph_scale_bluefs_spilled_bytes"]) == c.osds
     finally:
         exporter.stop()
-    if c.release.name == "pacific":
-        return  # Pacific's stock module always exports them
-    # The stock module answering, but excluding them (Reef+'s default, which this test cluster
-    # turns off): the sidecar pointed at it still gets them, from the module.
-    c.ceph("config", "set", "mgr", "mgr/prometheus/exclude_perf_counters", "true", fmt_json=False)
-    c.refresh_active_mgr()  # earlier tests fail the manager over: its module's port moves with it
-    exporter = Sidecar(c, scratch, ceph_user="ceph-scale-counters", extra_args=["--ceph-keyring", str(keyring)],
-                       config={"mgr_prometheus_url": c.mgr_prometheus_url}).start()  # fmt: skip
-    try:
-        wait_until(
-            lambda: "ceph_osd_op_w" not in c.mgr_metrics() and "ceph_bluefs_db_used_bytes" not in c.mgr_metrics(),
-            90,
-            what="the stock module to leave the per-OSD counters out",
-        )
-        wait_until(lambda: exporter.value("ceph_scale_source_success", source="perf") == 1, 60, what="perf")
-        spilled = c.bluefs(0)["slow_used_bytes"]
-        wait_until(
-            lambda: exporter.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0") == spilled,
-            30,
-            what="osd.0's spilled bytes through the module while the stock one excludes them",
-        )
-    finally:
-        exporter.stop()
-        c.ceph("config", "set", "mgr", "mgr/prometheus/exclude_perf_counters", "false", fmt_json=False)
 
 
 def test_module_ls_says_why_scale_can_or_cannot_run(scale, ceph_cluster):
