@@ -421,6 +421,7 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     # and headers trickled a byte a second end at HEADER_DEADLINE with a 431 (both held the
     # manager's threads for as long as the client liked).
     from exporter.core.http_serving import HEADER_DEADLINE, IDLE_TIMEOUT
+    from tests.mgr.test_hostile_servers import closed_by_server
 
     def trickled() -> tuple[bytes, float]:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
@@ -440,23 +441,12 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
                 answer += chunk
             return answer, time.monotonic() - started
 
-    def closed_within(conn: socket.socket, seconds: float) -> bool:
-        conn.settimeout(seconds)
-        try:
-            while conn.recv(4096):
-                pass
-            return True
-        except ConnectionResetError:
-            return True
-        except TimeoutError:
-            return False
-
     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(20)]
     try:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             trickle = pool.submit(trickled)
             started = time.monotonic()
-            assert all(closed_within(c, IDLE_TIMEOUT + 10) for c in idle)
+            assert all(closed_by_server(c, IDLE_TIMEOUT + 10) for c in idle)
             assert time.monotonic() - started < IDLE_TIMEOUT + 10
             answer, took = trickle.result()
         assert answer.startswith(b"HTTP/1.1 431") and took < HEADER_DEADLINE + 5, (answer[:60], took)
