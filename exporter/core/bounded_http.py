@@ -130,7 +130,10 @@ def get(
     try:
         body = _read(opener, request, timeout, deadline, max_bytes)
     except (OSError, http.client.HTTPException) as e:
-        if watchdog.fired and not isinstance(e, HttpLimitError):
+        # The watchdog and the socket's own timeout race at the deadline: either way it is the
+        # same fault, said the same way, so it is logged once however often it recurs.
+        timed_out = isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
+        if (watchdog.fired or timed_out) and not isinstance(e, HttpLimitError):
             raise HttpLimitError(f"timed out: response not complete within {_seconds(timeout)}s") from e
         raise
     finally:
