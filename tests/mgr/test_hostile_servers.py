@@ -106,18 +106,18 @@ def trickle_prefix(request):
     return request.param
 
 
-def test_headers_trickled_past_the_deadline_are_cut_off(served, monkeypatch, trickle_prefix):
-    """One header byte every 10 s held a thread for as long as the client liked."""
-    port, server = served
-    monkeypatch.setattr(server.RequestHandlerClass, "header_deadline", 1.0)
+def trickle(port: int, prefix: bytes, every: float, give_up: float) -> tuple[bytes, float]:
+    """Send `prefix`, then one byte every `every` seconds (under the byte budget: only the
+    server's header deadline can end this) until the server answers or closes, or `give_up`
+    seconds pass. Returns what it answered and how long that took."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(trickle_prefix)
+        conn.sendall(prefix)
         started = time.monotonic()
         answer = b""
-        conn.settimeout(0.3)
-        while time.monotonic() - started < 8:
+        conn.settimeout(every)
+        while time.monotonic() - started < give_up:
             try:
-                conn.sendall(b"X")  # under the byte budget: only the deadline can end this
+                conn.sendall(b"X")
                 chunk = conn.recv(4096)
             except TimeoutError:
                 continue
@@ -126,7 +126,14 @@ def test_headers_trickled_past_the_deadline_are_cut_off(served, monkeypatch, tri
             if not chunk:
                 break
             answer += chunk
-        took = time.monotonic() - started
+        return answer, time.monotonic() - started
+
+
+def test_headers_trickled_past_the_deadline_are_cut_off(served, monkeypatch, trickle_prefix):
+    """One header byte every 10 s held a thread for as long as the client liked."""
+    port, server = served
+    monkeypatch.setattr(server.RequestHandlerClass, "header_deadline", 1.0)
+    answer, took = trickle(port, trickle_prefix, 0.3, 8)
     assert answer.startswith(b"HTTP/1.1 431") and took < 5, (answer[:60], took)
 
 

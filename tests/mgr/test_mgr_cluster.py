@@ -421,34 +421,17 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     # and headers trickled a byte a second end at HEADER_DEADLINE with a 431 (both held the
     # manager's threads for as long as the client liked).
     from exporter.core.http_serving import HEADER_DEADLINE, IDLE_TIMEOUT
-    from tests.mgr.test_hostile_servers import closed_by_server
-
-    def trickled() -> tuple[bytes, float]:
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-            started, answer = time.monotonic(), b""
-            conn.settimeout(1.0)
-            while time.monotonic() - started < HEADER_DEADLINE + 15:
-                try:
-                    conn.sendall(b"a")
-                    chunk = conn.recv(4096)
-                except TimeoutError:
-                    continue
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                answer += chunk
-            return answer, time.monotonic() - started
+    from tests.mgr.test_hostile_servers import closed_by_server, trickle
 
     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(20)]
     try:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            trickle = pool.submit(trickled)
+            trickled = pool.submit(trickle, port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ", 1.0,
+                                   HEADER_DEADLINE + 15)  # fmt: skip
             started = time.monotonic()
             assert all(closed_by_server(c, IDLE_TIMEOUT + 10) for c in idle)
             assert time.monotonic() - started < IDLE_TIMEOUT + 10
-            answer, took = trickle.result()
+            answer, took = trickled.result()
         assert answer.startswith(b"HTTP/1.1 431") and took < HEADER_DEADLINE + 5, (answer[:60], took)
     finally:
         for c in idle:
