@@ -45,6 +45,8 @@ class Stream:
         self.bucket = Bucket("hot", "", "hot.1", 1, 90, marker="hot.1")
         self.queue: tuple[ReshardEntry, ...] = ()
         self.fams: list = []
+        self.refresh = STEP  # how often the RGW's counters reach the producer
+        self.published: RgwOpCounters | None = None
 
     def run(self, seconds: float) -> Stream:
         for _ in range(int(seconds / STEP)):
@@ -55,6 +57,9 @@ class Stream:
             t = self.t
             rgw = RgwOpCounters("4150", int(self.ops), int(self.ops), 0, 0, self.seconds / 10, int(self.ops),
                                 self.seconds, int(self.ops), self.in_flight, int(self.requests), 0)  # fmt: skip
+            if self.published is None or t % self.refresh < STEP:
+                self.published = rgw
+            rgw = self.published
             snap = Snapshot(
                 taken_at=t,
                 osd_map=OsdMapPart(t, tuple(self.osds), FullRatios(0.85, 0.9, 0.95)),
@@ -158,6 +163,42 @@ def test_clients_coming_back_in_a_burst_after_a_pause_are_not_a_slower_cluster()
         s.run(STEP)
         assert s.value("ceph_scale_s3_plunge_active") == 0 and s.info() is None
     assert s.counted() == {} and s.value("ceph_scale_s3_demand_drops") == 1
+
+
+def test_clients_coming_back_are_not_a_slower_cluster_while_the_counters_lag():
+    """As on the test cluster, where the RGW's counters reach the producer every 6 s (the manager's
+    stats period and its prometheus module's cache): the clients come back in a burst that queues
+    in the RGW (more in flight, each op slower) for 26 s. The windows then read as a slower
+    cluster for longer than one window after the clients' drop was last seen."""
+    s = Stream(dataclasses.replace(TH, plunge_window_seconds=15, plunge_baseline_seconds=120))
+    s.refresh = 6.0
+    s.run(150)
+    s.stall()
+    s.in_flight = 1
+    s.run(20)
+    assert s.value("ceph_scale_s3_demand_drop_active") == 1
+    s.slow(0.6)
+    s.in_flight = 5
+    for i in range(30):
+        if i == 13:
+            s.normal()
+        s.run(STEP)
+        assert s.value("ceph_scale_s3_plunge_active") == 0 and s.info() is None, f"{s.t} s"
+    assert s.counted() == {} and s.value("ceph_scale_s3_demand_drops") == 1
+    assert s.value("ceph_scale_s3_demand_drop_active") == 0
+
+
+def test_a_cluster_slower_after_the_clients_return_is_a_plunge():
+    """The guard after a clients' drop only delays a plunge that lasts: the cluster stays slower."""
+    s = Stream(dataclasses.replace(TH, plunge_window_seconds=15, plunge_baseline_seconds=120))
+    s.refresh = 6.0
+    s.run(150)
+    s.stall()
+    s.in_flight = 1
+    s.run(20)
+    s.slow(0.5)
+    s.run(60)
+    assert s.value("ceph_scale_s3_plunge_active") == 1
 
 
 def test_a_pause_with_a_noisy_in_flight_gauge_is_never_taken_for_a_stall():

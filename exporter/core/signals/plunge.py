@@ -105,7 +105,7 @@ class PlungeState:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
         else:
             slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
-            if self.demand_seen_at is not None and w.t - self.demand_seen_at < th.plunge_window_seconds:
+            if self.demand_seen_at is not None and w.t - self.demand_seen_at < self._return_seconds(th):
                 # The window still holds the clients' own drop: clients coming back at once read as
                 # demand while the window's op rate is still low, a slower cluster it is not.
                 slower = {}
@@ -132,6 +132,13 @@ class PlungeState:
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))
+
+    def _return_seconds(self, th: Thresholds) -> float:
+        """How long after the clients' drop was last seen their return may still read as a slower
+        cluster: a window, which holds the drop until it has passed, and two refreshes of the
+        counters, which reach the producer up to one refresh late and in steps of one (a burst
+        of returning clients also queues in the RGW for a moment)."""
+        return th.plunge_window_seconds + 2 * self.rates.refresh_seconds()
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""
