@@ -82,6 +82,9 @@ case "$cmd" in
   build)
     tag=${1:-localhost/ceph-scale-exporter:test}
     ensure_base
+    # One build at a time: the test command's two processes may both ask (they share the storage).
+    exec 8>"$cache/build.lock"
+    flock 8
     pod build --pull=never --network host --isolation chroot --format docker -t "$tag" -f "$repo/Dockerfile" "$repo" >&2
     pod image inspect --format '{{.Id}}' "$tag"
     ;;

@@ -6,8 +6,10 @@ one and the scenarios are ordered so that each condition is made once.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,9 +24,15 @@ def scratch(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("ceph-scale")
 
 
-# The releases the cross-release tests run on; CEPH_SCALE_RELEASES=pacific narrows a run.
-RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", "pacific,reef,tentacle").split(",") if r)
-ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", RELEASES, indirect=True)
+# Every release the tests know; the cross-release tests are parametrized over all of them.
+ALL_RELEASES = ("pacific", "reef", "tentacle")
+# The releases this run tests (CEPH_SCALE_RELEASES=pacific narrows a run): a test of another
+# release is deselected. CEPH_SCALE_RELEASE_FREE=0 leaves out the tests of no release (unit,
+# rules, docs): scripts/test.sh runs Pacific's cluster tests in one process and the others in
+# another, at the same time.
+RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
+RELEASE_FREE = os.environ.get("CEPH_SCALE_RELEASE_FREE", "1") != "0"
+ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", ALL_RELEASES, indirect=True)
 
 
 class Clusters:
@@ -113,24 +121,36 @@ def sidecar(ceph_cluster, clusters, scratch):
     return clusters.sidecar(ceph_cluster, scratch)
 
 
-# Tests that leave a release's cluster changed in ways later tests would read: minutes of S3 load
-# (a DB that spills on Reef), gigabytes written and purged, OSDs out and in. They run last on
-# their release's cluster, after every test that judges its values.
-LAST_ON_THEIR_CLUSTER = ("tests/integration/test_plunge_cluster.py",)
+# Tests that leave a release's cluster changed in ways later tests would read (5,000 buckets made
+# and removed; minutes of S3 load, gigabytes written, OSDs out and in), in this order. They run
+# last on their release's cluster, after every test that judges its values, and they measure what
+# the cluster does under load or costs: run beside another process's tests (scripts/test.sh), they
+# wait for the machine to themselves (quiet_machine).
+LAST_ON_THEIR_CLUSTER = ("tests/integration/test_bucket_watch_cost.py", "tests/integration/test_plunge_cluster.py")
+
+
+def release(item) -> str | None:
+    """The release an item tests: its cluster's, or the one it is parametrized with."""
+    spec = getattr(item, "callspec", None)
+    return (spec.params.get("ceph_cluster") or spec.params.get("release_name")) if spec else None
+
+
+def heavy(item) -> bool:
+    return item.nodeid.startswith(LAST_ON_THEIR_CLUSTER)
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items):
-    """After pytest has grouped the items by release (its reordering of session parameters):
-    within each release's run of items, the heavy ones move to its end, in their own order."""
-
-    def release(item):
-        spec = getattr(item, "callspec", None)
-        return spec.params.get("ceph_cluster") if spec else None
-
-    def heavy(item) -> bool:
-        return item.nodeid.startswith(LAST_ON_THEIR_CLUSTER)
-
+def pytest_collection_modifyitems(config, items):
+    """Only this run's releases (and the tests of none, unless left out); then, after pytest has
+    grouped the items by release (its reordering of session parameters): within each release's
+    run of items, the heavy ones move to its end, in their own order."""
+    kept, dropped = [], []
+    for item in items:
+        rel = release(item)
+        (kept if (rel in RELEASES if rel is not None else RELEASE_FREE) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
     ordered: list = []
     for item in items:
         rel = release(item)
@@ -141,8 +161,9 @@ def pytest_collection_modifyitems(items):
             ordered.append(item)
     items[:] = ordered
     for item in items:
-        if "ceph_cluster" in getattr(item, "fixturenames", ()) and release(item) is not None:
-            LAST_ITEM_OF[release(item)] = item.nodeid
+        rel = release(item)
+        if "ceph_cluster" in getattr(item, "fixturenames", ()) and rel is not None:
+            LAST_ITEM_OF[rel] = item.nodeid
 
 
 # Each release's last test that uses its cluster: Pacific's is also the default cluster, so its
@@ -157,3 +178,26 @@ def pytest_runtest_teardown(item, nextitem):
     for release, nodeid in LAST_ITEM_OF.items():
         if nodeid == item.nodeid and POOL:
             POOL[0].stop(release)
+
+
+def last_on_its_cluster(release_name: str, path: str) -> bool:
+    """Whether the tests of `path` are the last to use that release's cluster in this run: it is
+    stopped after them, so whatever they would put back for later tests need not be."""
+    return LAST_ITEM_OF.get(release_name, "").startswith(path)
+
+
+# CEPH_SCALE_QUIET_LOCK: a lock file that a process running other tests at the same time holds
+# while it runs (scripts/test.sh). The heavy tests take it before they start: they have the two
+# cores to themselves, as they would in a run of their own.
+QUIET_LOCK = os.environ.get("CEPH_SCALE_QUIET_LOCK")
+_QUIET: list = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if QUIET_LOCK and heavy(item) and not _QUIET:
+        held = open(QUIET_LOCK, "a")  # noqa: SIM115 (held until the process ends)
+        waited = time.monotonic()
+        fcntl.flock(held, fcntl.LOCK_EX)
+        _QUIET.append(held)
+        print(f"\n{item.nodeid}: waited {time.monotonic() - waited:.0f} s for the other tests to finish")

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from deploy import cephadm
-from tests.conftest import RELEASES
+from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
 
 BUNDLE_ARGS = ["--host", "ceph-admin-1", "--mgr-host", "ceph-mgr-1", "--mgr-host", "ceph-mgr-2",
@@ -93,7 +93,7 @@ for data in json.load(sys.stdin):
 """
 
 
-@pytest.mark.parametrize("release_name", RELEASES)
+@pytest.mark.parametrize("release_name", ALL_RELEASES)
 def test_each_release_s_cephadm_accepts_the_specs(bundle, release_name):
     """The specs through Ceph's own ServiceSpec classes (python-common) of that release."""
     from cluster.releases import release

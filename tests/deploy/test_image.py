@@ -19,7 +19,7 @@ import pytest
 from demo.monitoring import free_port, wait_until
 from demo.sidecar import parse_exposition
 from exporter.core.registry import SOURCES
-from tests.conftest import RELEASES
+from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
 from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS, ensure_bucket
 
@@ -29,7 +29,7 @@ UID = 10001
 
 pytestmark = [
     pytest.mark.cluster,
-    pytest.mark.parametrize("ceph_cluster", [r for r in RELEASES if r != "tentacle"], indirect=True),
+    pytest.mark.parametrize("ceph_cluster", [r for r in ALL_RELEASES if r != "tentacle"], indirect=True),
 ]
 
 

@@ -33,13 +33,13 @@ from cluster import s3load
 from cluster.helpers import RGW_NAME
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
-from tests.conftest import RELEASES
+from tests.conftest import ALL_RELEASES
 from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS
 from tests.mgr.test_mgr_cluster import Scale
 
 # Seven minutes a release (half of it making and removing the buckets): Pacific's in every run;
 # CEPH_SCALE_COST_RELEASES=pacific,reef,tentacle runs it on the others too.
-COST_RELEASES = [r for r in os.environ.get("CEPH_SCALE_COST_RELEASES", "pacific").split(",") if r in RELEASES]
+COST_RELEASES = [r for r in os.environ.get("CEPH_SCALE_COST_RELEASES", "pacific").split(",") if r in ALL_RELEASES]
 pytestmark = [pytest.mark.cluster, pytest.mark.parametrize("ceph_cluster", COST_RELEASES, indirect=True)]
 
 BUCKETS = {"empty": 4850, "eleven": 100, "filled": 50}
