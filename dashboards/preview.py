@@ -121,7 +121,13 @@ def fmt(v: float, unit: str) -> str:
         for size, name in ((7 * 86400, "week"), (86400, "day"), (3600, "hour"), (60, "min")):
             if a >= size:
                 return f"{v / size:.1f} {name}"
-        return f"{v:.0f} s" if a >= 10 or v == int(v) else f"{v:.1f} s"
+        if a >= 1 or v == 0:
+            return f"{v:.0f} s" if a >= 10 or v == int(v) else f"{v:.1f} s"
+        # Below a second Grafana's `s` unit says ms or µs (op latencies live there).
+        for size, name in ((1e-3, "ms"), (1e-6, "µs")):
+            if a >= size:
+                return f"{v / size:.0f} {name}" if a >= 10 * size else f"{v / size:.1f} {name}"
+        return f"{v / 1e-9:.0f} ns"
     if unit.startswith("suffix:"):
         return f"{v:.2f}{unit[len('suffix:') :]}"
     if unit == "short":
