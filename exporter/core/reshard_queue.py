@@ -96,19 +96,20 @@ def omap_page(rados: Any, ioctx: Any, oid: str, start_after: str, limit: int) ->
 DEFAULT_NUM_LOGS = 16
 
 
-def queue_log_count(settings: Any, configured: Any) -> int:
+def queue_log_count(settings: Any, configured: Callable[[], Any]) -> int:
     """How many queue objects to read: the largest `rgw_reshard_num_logs` a running RGW holds
     (`settings`: the settings source's last part), else the config database's value
-    (`configured`), else Ceph's default. An RGW queues a bucket in object hash % its own
-    count, so one running with more logs than the config database says writes to objects a
-    reader of the database's count would never see; reading more objects than exist costs one
-    not-found read each."""
+    (`configured()`, asked only then), else Ceph's default. An RGW queues a bucket in object
+    hash % its own count, so one running with more logs than the config database says writes to
+    objects a reader of the database's count would never see; reading more objects than exist
+    costs one not-found read each."""
     running = [r.value for r in getattr(settings, "rgw_running", ()) if r.option == "rgw_reshard_num_logs"]
     if running:
         return max(running)
-    if configured in (None, ""):
+    value = configured()
+    if value in (None, ""):
         return DEFAULT_NUM_LOGS
-    return int(configured)
+    return int(value)
 
 
 def reshard_log_oids(num_logs: int) -> list[str]:

@@ -375,7 +375,7 @@ def collect_reshard(mgr: Any, settings: ModuleSettings, running: Any = None) -> 
     if not pools:
         raise rgw.RgwError("no RGW log pool (*.rgw.log) in the OSD map; set mgr/scale/rgw_log_pools")
     num_logs = reshard_queue.queue_log_count(
-        running, config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
+        running, lambda: config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
     )
     reader = rgw.rados_omap_reader(manager_rados(mgr))
     try:

@@ -107,8 +107,11 @@ def test_the_queue_is_read_over_the_largest_count_a_running_rgw_holds():
         running = tuple(RgwRunningOption(f"rgw{i}", "rgw_reshard_num_logs", v) for i, v in enumerate(values))
         return ClusterSettings(collected_at=0.0, rgw_running=running, rgw_daemons=len(values))
 
-    assert queue_log_count(settings(16, 64), "16") == 64  # one RGW writes to objects 16..63 too
-    assert queue_log_count(settings(), "32") == 32  # no RGW read: the config database's
-    assert queue_log_count(None, "") == 16  # nothing at all: Ceph's default
+    def unasked() -> str:
+        raise AssertionError("the config database asked although a running RGW said")
+
+    assert queue_log_count(settings(16, 64), unasked) == 64  # one RGW writes to objects 16..63 too
+    assert queue_log_count(settings(), lambda: "32") == 32  # no RGW read: the config database's
+    assert queue_log_count(None, lambda: "") == 16  # nothing at all: Ceph's default
     other = ClusterSettings(collected_at=0.0, rgw_running=(RgwRunningOption("a", "rgw_max_objs_per_shard", 5),))
-    assert queue_log_count(other, None) == 16
+    assert queue_log_count(other, lambda: None) == 16

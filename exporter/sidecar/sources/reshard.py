@@ -24,8 +24,10 @@ class ReshardSource(Source):
         if self.ctx.reshard_backend == "radosgw-admin":
             return self._radosgw_admin(deadline)
         t = time.time()
-        configured = self.ceph("config get", deadline, who=self.ctx.rgw_config_section, key="rgw_reshard_num_logs")
-        num_logs = queue_log_count(self.ctx.latest("settings"), configured)
+        num_logs = queue_log_count(
+            self.ctx.latest("settings"),
+            lambda: self.ceph("config get", deadline, who=self.ctx.rgw_config_section, key="rgw_reshard_num_logs"),
+        )
         ceph = self.ctx.ceph
 
         def read_omap(pool: str, oid: str, after: str) -> list[tuple[str, bytes]]:
