@@ -33,12 +33,8 @@ INDEX_POOL = "default.rgw.buckets.index"
 LOG_POOL = "default.rgw.log"
 
 
-def rados(c: TestCluster, *args: str) -> str:
-    return c._run(["rados", "--conf", str(c.conf_path), *args])
-
-
 def index_objects(c: TestCluster, bucket_id: str) -> str:
-    names = sorted(n for n in rados(c, "-p", INDEX_POOL, "ls").split() if n.startswith(f".dir.{bucket_id}."))
+    names = sorted(n for n in c.rados("-p", INDEX_POOL, "ls").split() if n.startswith(f".dir.{bucket_id}."))
     return "\n".join(names) + "\n"
 
 
@@ -67,12 +63,12 @@ def raw_queue_entry(c: TestCluster, out: Path) -> tuple[str, str, Any]:
     try:
         c.radosgw_admin("reshard", "add", "--bucket", BUCKET, "--num-shards", "11", fmt_json=False)
         listed = wait_for(lambda: c.radosgw_admin("reshard", "list") or None, 30, what="the queued entry")
-        for oid in sorted(rados(c, "-p", LOG_POOL, "-N", "reshard", "ls").split()):
-            keys = rados(c, "-p", LOG_POOL, "-N", "reshard", "listomapkeys", oid).split()
+        for oid in sorted(c.rados("-p", LOG_POOL, "-N", "reshard", "ls").split()):
+            keys = c.rados("-p", LOG_POOL, "-N", "reshard", "listomapkeys", oid).split()
             if keys:
                 # Written into the cluster's directory, which a release's root mounts at the same path.
                 written = c.dir / "reshard_entry.bin"
-                rados(c, "-p", LOG_POOL, "-N", "reshard", "getomapval", oid, keys[0], str(written))
+                c.rados("-p", LOG_POOL, "-N", "reshard", "getomapval", oid, keys[0], str(written))
                 (out / "reshard_entry.bin").write_bytes(written.read_bytes())
                 with (out / "reshard_list_entry.json").open("w") as f:
                     f.write(json.dumps(listed, indent=1, sort_keys=True) + "\n")

@@ -51,6 +51,10 @@ class ClusterCommands:
             return out
         return json.loads(out) if out else None
 
+    def rados(self, *args: str, timeout: float = 60) -> str:
+        """Run the rados CLI (as client.admin) against this cluster: its text output."""
+        return self._run(["rados", "--conf", str(self.conf_path), *args], timeout)
+
     def ceph_batch(self, commands: list[str], timeout: float = 120) -> str:
         """Run several ceph commands (CLI syntax, one per item, no quoting) through one `ceph`
         process reading them on stdin: one start-up and one connection instead of one per command.

@@ -314,7 +314,7 @@ def test_the_queue_is_read_over_as_many_logs_as_the_running_rgw_writes(ceph_clus
     queued: list[str] = []
 
     def past_the_database_count() -> list[str]:
-        names = c._run(["rados", "--conf", str(c.conf_path), "-p", log_pool, "-N", "reshard", "ls"])
+        names = c.rados("-p", log_pool, "-N", "reshard", "ls")
         return [n for n in names.split() if n.startswith("reshard.") and int(n.split(".")[1]) >= 16]
 
     try:
