@@ -165,11 +165,9 @@ def test_clients_coming_back_in_a_burst_after_a_pause_are_not_a_slower_cluster()
     assert s.counted() == {} and s.value("ceph_scale_s3_demand_drops") == 1
 
 
-def test_clients_coming_back_are_not_a_slower_cluster_while_the_counters_lag():
-    """As on the test cluster, where the RGW's counters reach the producer every 6 s (the manager's
-    stats period and its prometheus module's cache): the clients come back in a burst that queues
-    in the RGW (more in flight, each op slower) for 26 s. The windows then read as a slower
-    cluster for longer than one window after the clients' drop was last seen."""
+def paused_with_lagging_counters() -> Stream:
+    """The test cluster's windows (15 s, a 120 s baseline), counters reaching the producer every
+    6 s, and clients that paused for 20 s: a demand drop."""
     s = Stream(dataclasses.replace(TH, plunge_window_seconds=15, plunge_baseline_seconds=120))
     s.refresh = 6.0
     s.run(150)
@@ -177,6 +175,15 @@ def test_clients_coming_back_are_not_a_slower_cluster_while_the_counters_lag():
     s.in_flight = 1
     s.run(20)
     assert s.value("ceph_scale_s3_demand_drop_active") == 1
+    return s
+
+
+def test_clients_coming_back_are_not_a_slower_cluster_while_the_counters_lag():
+    """As on the test cluster, where the RGW's counters reach the producer every 6 s (the manager's
+    stats period and its prometheus module's cache): the clients come back in a burst that queues
+    in the RGW (more in flight, each op slower) for 26 s. The windows then read as a slower
+    cluster for longer than one window after the clients' drop was last seen."""
+    s = paused_with_lagging_counters()
     s.slow(0.6)
     s.in_flight = 5
     for i in range(30):
@@ -190,12 +197,7 @@ def test_clients_coming_back_are_not_a_slower_cluster_while_the_counters_lag():
 
 def test_a_cluster_slower_after_the_clients_return_is_a_plunge():
     """The guard after a clients' drop only delays a plunge that lasts: the cluster stays slower."""
-    s = Stream(dataclasses.replace(TH, plunge_window_seconds=15, plunge_baseline_seconds=120))
-    s.refresh = 6.0
-    s.run(150)
-    s.stall()
-    s.in_flight = 1
-    s.run(20)
+    s = paused_with_lagging_counters()
     s.slow(0.5)
     s.run(60)
     assert s.value("ceph_scale_s3_plunge_active") == 1
