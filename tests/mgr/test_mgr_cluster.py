@@ -813,6 +813,39 @@ def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_has_none(
         exporter.stop()
 
 
+def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_excludes_them(scale, ceph_cluster, scratch):
+    """Reef's default: the stock module serves, without per-daemon counters
+    (`exclude_perf_counters`, read when a manager becomes active). The sidecar finds it through
+    `mgr services`, finds no OSD in it, and reads the counters from the scale module."""
+    from demo.sidecar import Sidecar
+
+    c = ceph_cluster
+    if c.release.name == "pacific":  # its module has no such option: it always serves them
+        assert 'ceph_bluefs_slow_used_bytes{ceph_daemon="osd.0"}' in c.mgr_metrics(10)
+        return
+    option = "mgr/prometheus/exclude_perf_counters"
+    c.ceph("config", "set", "mgr", option, "true", fmt_json=False)
+    exporter = None
+    try:
+        c.ceph("mgr", "fail", c.refresh_active_mgr(), fmt_json=False)
+        wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 90, what="an active manager")
+        c.refresh_active_mgr()
+        wait_until(lambda: "ceph_osd_up" in c.mgr_metrics(10), 90, what="the stock module on the new active mgr")
+        stock = c.mgr_metrics(10)
+        assert 'ceph_daemon="osd.' in stock and "ceph_bluefs_" not in stock  # up/in, no counters
+        exporter = Sidecar(c, scratch).start()
+        spilled = c.bluefs(0)["slow_used_bytes"]
+        wait_until(lambda: exporter.value("ceph_scale_bluefs_spilled_bytes", ceph_daemon="osd.0") == spilled, 60,
+                   what="osd.0's spilled bytes through the scale module")  # fmt: skip
+        assert exporter.value("ceph_scale_source_success", source="perf") == 1
+        assert exporter.value("ceph_scale_rgw_s3_counters_missing") == 0
+    finally:
+        if exporter is not None:
+            exporter.stop()
+        c.ceph("config", "set", "mgr", option, "false", fmt_json=False)
+        c.fail_mgr()  # a manager that serves them again, for the tests after this one
+
+
 def test_module_ls_says_why_scale_can_or_cannot_run(scale, ceph_cluster):
     """On Reef with a PyO3 bcrypt (Debian 13) the manager refuses every module unless the
     bcrypt stand-in is on its module path; Ceph names the cause either way."""
