@@ -40,23 +40,24 @@ if [ $# -gt 0 ] || [ "$newer" = "$releases" ] || [ -z "$newer" ]; then
   "${pytest[@]}" "$@"
   exit
 fi
-# Two processes at once, so that the command stays within its hour on two cores: Pacific's cluster
-# tests in this one; the tests of no release (unit, rules, docs, deploy) then the newer releases'
-# clusters in the other, which holds run/quiet.lock while it runs. Most of a cluster test is
+# Two processes at once, so that the command stays within its hour on two cores: the tests of no
+# release (unit, rules, docs, deploy) and Pacific's cluster tests in this one; the newer releases'
+# cluster tests in the other, which holds run/quiet.lock while it runs. Most of a cluster test is
 # waiting on the cluster. Pacific's heavy tests (the cost and plunge runs, tests/conftest.py)
-# measure the cluster under load: they take the lock, and so run once the other process is done.
+# measure the cluster under load: they come last, take the lock, and so run once the other
+# process is done.
 lock=run/quiet.lock
 log=run/pytest-newer-releases.log
 : >"$lock"
-CEPH_SCALE_RELEASES=$newer flock "$lock" "${pytest[@]}" >"$log" 2>&1 &
+CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=0 flock "$lock" "${pytest[@]}" >"$log" 2>&1 &
 others=$!
 sleep 2 # the other process holds the lock before anything here can ask for it
 status=0
-CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
+CEPH_SCALE_RELEASES=pacific CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
 others_status=0
 wait "$others" || others_status=$?
 echo
-echo "=== the tests of no release and of $newer (run at the same time, $log) ==="
+echo "=== the cluster tests of $newer (run at the same time, $log) ==="
 cat "$log"
 [ "$status" -ne 0 ] && exit "$status"
 exit "$others_status"

@@ -143,7 +143,8 @@ def heavy(item) -> bool:
 def pytest_collection_modifyitems(config, items):
     """Only this run's releases (and the tests of none, unless left out); then, after pytest has
     grouped the items by release (its reordering of session parameters): within each release's
-    run of items, the heavy ones move to its end, in their own order."""
+    run of items, the heavy ones move to its end, in their own order; to the end of the whole
+    run when they wait for another process (QUIET_LOCK)."""
     kept, dropped = [], []
     for item in items:
         rel = release(item)
@@ -159,6 +160,8 @@ def pytest_collection_modifyitems(config, items):
             ordered.insert(heavies[0], item)  # before its release's heavy ones, after its light ones
         else:
             ordered.append(item)
+    if QUIET_LOCK:  # they wait for the other process: whatever else this one runs goes first
+        ordered = [i for i in ordered if not heavy(i)] + [i for i in ordered if heavy(i)]
     items[:] = ordered
     for item in items:
         rel = release(item)
