@@ -175,12 +175,16 @@ def pytest_collection_modifyitems(config, items):
 LAST_ITEM_OF: dict[str, str] = {}
 
 
+# Releases whose last test is done. Their clusters stop once the next test is set up: pytest
+# finalizes a module's fixtures of the old cluster (a module enabled on its manager, say) only
+# when the next test asks for another one, and those finalizers still talk to the cluster.
+DONE_WITH: list[str] = []
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     yield
-    for release, nodeid in LAST_ITEM_OF.items():
-        if nodeid == item.nodeid and POOL:
-            POOL[0].stop(release)
+    DONE_WITH.extend(release for release, nodeid in LAST_ITEM_OF.items() if nodeid == item.nodeid)
 
 
 def last_on_its_cluster(release_name: str, path: str) -> bool:
@@ -196,11 +200,16 @@ QUIET_LOCK = os.environ.get("CEPH_SCALE_QUIET_LOCK")
 _QUIET: list = []
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
+    """Before a heavy test's fixtures: the machine to itself; after any test's: the clusters that
+    are done with (DONE_WITH) stopped."""
     if QUIET_LOCK and heavy(item) and not _QUIET:
         held = open(QUIET_LOCK, "a")  # noqa: SIM115 (held until the process ends)
         waited = time.monotonic()
         fcntl.flock(held, fcntl.LOCK_EX)
         _QUIET.append(held)
         print(f"\n{item.nodeid}: waited {time.monotonic() - waited:.0f} s for the other tests to finish")
+    yield
+    while DONE_WITH and POOL:
+        POOL[0].stop(DONE_WITH.pop())

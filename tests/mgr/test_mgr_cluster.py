@@ -821,7 +821,8 @@ def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_excludes_
 
     c = ceph_cluster
     if c.release.name == "pacific":  # its module has no such option: it always serves them
-        assert 'ceph_bluefs_slow_used_bytes{ceph_daemon="osd.0"}' in c.mgr_metrics(10)
+        wait_until(lambda: 'ceph_bluefs_slow_used_bytes{ceph_daemon="osd.0"}' in c.mgr_metrics(10), 60,
+                   what="osd.0's BlueFS counters from the stock module")  # fmt: skip
         return
     option = "mgr/prometheus/exclude_perf_counters"
     c.ceph("config", "set", "mgr", option, "true", fmt_json=False)
