@@ -203,6 +203,24 @@ def test_a_cluster_slower_after_the_clients_return_is_a_plunge():
     assert s.value("ceph_scale_s3_plunge_active") == 1
 
 
+def test_a_stall_of_a_few_seconds_is_a_plunge_though_one_window_reads_just_under_the_threshold():
+    """As a reshard under writes on the test cluster: writes wait 4 s, the counters come every 6 s.
+    The windows that straddle the stall read over the threshold, then just under it, then over it
+    again: slower over two refreshes, since the one in between is still down by half of it (a real
+    run read 32 %, 47 %, 20 %, 46 % within 11 s and was missed)."""
+    s = Stream(dataclasses.replace(TH, plunge_window_seconds=15, plunge_baseline_seconds=120, plunge_drop_ratio=0.25))
+    s.refresh = 6.0
+    s.run(150)
+    s.stall()
+    s.run(4)
+    s.normal()
+    seen = []
+    for _ in range(15):
+        s.run(STEP)
+        seen.append(s.value("ceph_scale_s3_plunge_active"))
+    assert 1 in seen
+
+
 def test_a_pause_with_a_noisy_in_flight_gauge_is_never_taken_for_a_stall():
     """A handful of clients: the RGW's requests-in-flight gauge reads anything from 0 to 4 at a
     poll. The window's mean keeps the old level for a while after a pause; the last poll does not."""

@@ -105,10 +105,14 @@ class PlungeState:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
         else:
             slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
+            # Once read slower, still so while an op stays down by half the threshold (the end's
+            # rule): a stall of a few seconds moves a window's rate by more than the threshold in
+            # one window and by a little less in the next.
+            still = any(v.kind != DEMAND and v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())
             if self.demand_seen_at is not None and w.t - self.demand_seen_at < self._return_seconds(th):
                 # The window still holds the clients' own drop: clients coming back at once read as
                 # demand while the window's op rate is still low, a slower cluster it is not.
-                slower = {}
+                slower, still = {}, False
             # Read so over two refreshes of the counters at least: a window that straddles a change
             # in demand can read as a slower cluster until the next refresh (the ops, the latency and
             # the requests in flight do not move in step within it).
@@ -121,7 +125,10 @@ class PlungeState:
                 self.plunge = Plunge(start=since - th.plunge_window_seconds, base=base, peak=slower)
                 self.calm_since = None
                 in_plunge = True
-            self.slower_since = (w.t if since is None else since) if slower else None
+            if slower:
+                self.slower_since = w.t if since is None else since
+            elif not still:
+                self.slower_since = None
         down = any(v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())
         if in_plunge:
             self.demand_drop = False
