@@ -28,8 +28,8 @@ def scratch(tmp_path_factory) -> Path:
 ALL_RELEASES = ("pacific", "reef", "tentacle")
 # The releases this run tests (CEPH_SCALE_RELEASES=pacific narrows a run): a test of another
 # release is deselected. CEPH_SCALE_RELEASE_FREE=0 leaves out the tests of no release (unit,
-# rules, docs): scripts/test.sh runs Pacific's cluster tests in one process and the others in
-# another, at the same time.
+# rules, docs): scripts/test.sh runs those and Pacific's in one process, and the newer releases'
+# cluster tests in another, at the same time.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
 RELEASE_FREE = os.environ.get("CEPH_SCALE_RELEASE_FREE", "1") != "0"
 ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", ALL_RELEASES, indirect=True)
@@ -125,7 +125,7 @@ def sidecar(ceph_cluster, clusters, scratch):
 # and removed; minutes of S3 load, gigabytes written, OSDs out and in), in this order. They run
 # last on their release's cluster, after every test that judges its values, and they measure what
 # the cluster does under load or costs: run beside another process's tests (scripts/test.sh), they
-# wait for the machine to themselves (quiet_machine).
+# wait for the machine to themselves (QUIET_LOCK, pytest_runtest_setup).
 LAST_ON_THEIR_CLUSTER = ("tests/integration/test_bucket_watch_cost.py", "tests/integration/test_plunge_cluster.py")
 
 

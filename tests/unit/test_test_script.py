@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import LAST_ON_THEIR_CLUSTER
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = (REPO / "scripts" / "test.sh").read_text()
 
@@ -59,7 +61,6 @@ def test_the_two_processes_share_out_every_test_once():
 
 def test_the_heavy_runs_come_last_when_they_wait_for_the_other_process():
     order = ordered(CEPH_SCALE_RELEASES="pacific", CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock")
-    heavy = [i for i, t in enumerate(order) if t.startswith(("tests/integration/test_bucket_watch_cost.py",
-                                                            "tests/integration/test_plunge_cluster.py"))]  # fmt: skip
+    heavy = [i for i, t in enumerate(order) if t.startswith(LAST_ON_THEIR_CLUSTER)]
     assert heavy and heavy == list(range(len(order) - len(heavy), len(order)))
     assert any(t.startswith("tests/unit/") for t in order)

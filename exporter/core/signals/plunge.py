@@ -92,7 +92,7 @@ class PlungeState:
         self.verdicts = judge(w, base, th) if base is not None else {}
         in_plunge = False
         if p is not None:
-            going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
+            going = self._still_down(th)
             self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
             if self.calm_since is not None and w.t - self.calm_since >= self.rates.refresh_seconds():
                 p.end = self.calm_since  # back, over two refreshes of the counters as for the start
@@ -108,7 +108,7 @@ class PlungeState:
             # Once read slower, still so while an op stays down by half the threshold (the end's
             # rule): a stall of a few seconds moves a window's rate by more than the threshold in
             # one window and by a little less in the next.
-            still = any(v.kind != DEMAND and v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())
+            still = bool(self._still_down(th))
             if self.demand_seen_at is not None and w.t - self.demand_seen_at < self._return_seconds(th):
                 # The window still holds the clients' own drop: clients coming back at once read as
                 # demand while the window's op rate is still low, a slower cluster it is not.
@@ -139,6 +139,11 @@ class PlungeState:
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))
+
+    def _still_down(self, th: Thresholds) -> list[OpVerdict]:
+        """The ops still down by half the threshold, not by the clients' doing: what keeps a
+        plunge going, and a slower reading slower."""
+        return [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
 
     def _return_seconds(self, th: Thresholds) -> float:
         """How long after the clients' drop was last seen their return may still read as a slower
