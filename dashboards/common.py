@@ -29,7 +29,7 @@ C = 'cluster=~"$cluster"'
 # Colours (Grafana's named palette).
 OK, WARN, HIGH, CRIT, INFO = "green", "yellow", "orange", "red", "blue"
 
-# Reference lines from shared/STUDY.md, as Grafana threshold steps [(value, colour)]; the
+# Reference lines from docs/study.md, as Grafana threshold steps [(value, colour)]; the
 # first step is the base (value None).
 FILL = [(None, OK), (0.7, WARN), (0.8, HIGH), (0.9, CRIT)]  # 70 % warn, 80 % target, 90 % critical [000, 001]
 FILL_TARGET = [(None, OK), (0.8, CRIT)]

@@ -1,6 +1,6 @@
 """The seven boards. Metric names are those of docs/metrics.md (and rules/recording.yml).
 
-Numbers drawn on the boards come from shared/STUDY.md: 70 / 80 / 90 % fill [000, 001], DB at
+Numbers drawn on the boards come from docs/study.md: 70 / 80 / 90 % fill [000, 001], DB at
 >= 4 % of the data device [004], 60 PUT / 90 GET ops/s and 34 / 37 MB/s per HDD OSD [004], a
 per-shard limit of 1 (objects per shard / rgw_max_objs_per_shard) [000]. Absolute baselines are
 read from ``ceph_scale_config`` so a changed threshold moves the line too.

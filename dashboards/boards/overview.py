@@ -198,7 +198,7 @@ def overview():
     return new_board(
         "overview",
         "Ceph scale: overview",
-        "The five scale signals of one or more Ceph clusters (shared/STUDY.md): BlueFS spillover, "
+        "The five scale signals of one or more Ceph clusters (docs/study.md): BlueFS spillover, "
         "distance to the fill target, RGW resharding, scrub backlog, load against the HDD baseline.",
         panels,
         reshards_on=[OVERVIEW_OPS],

@@ -78,3 +78,57 @@ def test_every_family_of_a_study_scale_snapshot_is_documented():
     # and a plunge's (a score per cause) and the bucket poll's included; the benchmark's 1x state,
     # where not every family emits, stays under 3,000.
     assert sum(len(f.samples) for f in families) <= 3100
+
+
+STUDY = REPO / "docs" / "study.md"
+SOURCE_ID = re.compile(r"\[(\d{3})\]")
+
+
+def _study_sources() -> set[str]:
+    text = STUDY.read_text()
+    return set(re.findall(r"^\| \[(\d{3})\] \|", text.split("## Sources", 1)[1], re.M))
+
+
+def test_every_source_a_threshold_cites_is_a_source_of_the_study_page():
+    cited = {sid for s in SETTINGS for sid in SOURCE_ID.findall(s.doc)}
+    assert cited, "no threshold cites a study document"
+    missing = cited - _study_sources()
+    assert not missing, f"thresholds cite {sorted(missing)}, which docs/study.md does not list"
+
+
+def _as_study_states_it(setting) -> list[str]:
+    """The ways docs/study.md may write a default: a ratio as a percentage, bytes/s as MB/s."""
+    value = setting.default
+    if isinstance(value, str):
+        return [value]
+    if setting.name.endswith("_ratio") and isinstance(value, float) and value < 1:
+        return [f"{value * 100:g} %"]
+    if setting.name.endswith("_bytes"):
+        return [f"{value / 1024**2:g} MB"]
+    if setting.name.endswith("_bytes_per_hdd"):
+        return [f"{value / 1e6:g} MB/s", f"{value / 1e6:g} / "]
+    return [f"{value:,g}", f"{value:g}"]
+
+
+# Settings whose doc cites a study for the effect they watch, while the number is the project's.
+CITE_THE_EFFECT_ONLY = {
+    "plunge_deep_scrub_above_usual_ratio": "deep-scrub storms cut ops [001]; the multiple is a detector's choice",
+}
+
+
+def test_every_default_drawn_from_a_study_is_stated_on_the_study_page():
+    text = STUDY.read_text()
+    unstated = [
+        f"{s.name}={s.default}"
+        for s in SETTINGS
+        if SOURCE_ID.search(s.doc)
+        and s.name not in CITE_THE_EFFECT_ONLY
+        and not any(form in text for form in _as_study_states_it(s))
+    ]
+    assert not unstated, f"docs/study.md does not state these study defaults: {unstated}"
+
+
+def test_the_readme_sends_readers_to_the_study_page_not_outside_the_repository():
+    readme = (REPO / "README.md").read_text()
+    assert "docs/study.md" in readme
+    assert "shared/STUDY.md" not in readme
