@@ -14,6 +14,7 @@ from typing import Any
 
 from . import inputs
 from .config import Thresholds
+from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
 from .registry import SIGNALS
 from .signals.signal_input import SignalInput
@@ -56,12 +57,13 @@ class DerivationState:
         self.signal_errors[name] = f"{type(error).__name__}: {error}{at}"
 
     def signal_error_changes(self) -> list[tuple[bool, str]]:
-        """(failing, line) per signal that began to fail, failed otherwise, or recovered since
-        the last call: what the producers log, so that a failing signal is one line, not one a cycle."""
+        """(failing, line) per signal that began to fail, failed in another way (kind), or recovered
+        since the last call: what the producers log, so that a failing signal is one line, not one a
+        cycle, even where its message names what varies from one derivation to the next."""
         lines = []
         for name in sorted(set(self.signal_errors) | set(self._reported_errors)):
             now, before = self.signal_errors.get(name), self._reported_errors.get(name)
-            if now != before:
+            if failure_kind(now or "") != failure_kind(before or ""):
                 lines.append(
                     (True, f"signal {name}: derivation failed: {now}")
                     if now
@@ -178,19 +180,24 @@ def derive(
         families += produced
         if signal.name == "reshard":  # the running options explain the shard limit: listed after it
             families += rgw_running_families(snap)
-    families += signal_families(state)
+    families += signal_families(state, snap)
     # A family with no samples says nothing; leaving it out keeps `promtool
     # check metrics` quiet and the exposition small.
     families = [f for f in families if f.samples]
     return with_constant_labels(families, cluster_labels(snap, cluster))
 
 
-def signal_families(state: DerivationState) -> list[Family]:
-    """Whether each signal derived this time: a failing one's series are absent, never zero."""
+def signal_families(state: DerivationState, snap: Snapshot) -> list[Family]:
+    """Whether each signal derived this time: a failing one's series are absent, never zero. A
+    signal none of whose sources has data derived nothing, so it reads neither 1 nor 0: its
+    success is absent, like every series of a source that failed."""
     success = gauge("signal_success", "1 if this signal's derivation succeeded this time.", "signal")
     failures = counter("signal_failures", "Derivations of this signal that raised since start.", "signal")
     for s in SIGNALS:
-        success.add(0 if s.name in state.signal_errors else 1, s.name)
+        if s.name in state.signal_errors:
+            success.add(0, s.name)
+        elif not s.inputs or any(getattr(snap, part) is not None for part in s.inputs):
+            success.add(1, s.name)
         failures.add(state.signal_failures[s.name], s.name)
     return [success, failures]
 

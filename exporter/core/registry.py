@@ -138,6 +138,10 @@ class SignalSpec:
     module: ModuleType
     state: type[SignalState] | None = None
     alerts: bool = True
+    # The snapshot parts (SourceSpec names) it derives from: while none of them is served (never
+    # collected yet, or stale), it has nothing to derive and ceph_scale_signal_success is absent.
+    # None declared: it derives from the thresholds alone, always.
+    inputs: tuple[str, ...] = ()
 
     @property
     def durable(self) -> bool:
@@ -149,19 +153,19 @@ class SignalSpec:
 
 
 SIGNALS: tuple[SignalSpec, ...] = (
-    SignalSpec("spillover", spillover, spillover.SpilloverState),
-    SignalSpec("fill", fill, fill.FillState),
-    SignalSpec("reshard", reshard, reshard.ReshardState),
-    SignalSpec("bucket_watch", bucket_watch, alerts=False),
-    SignalSpec("scrub", scrub, scrub.ScrubState),
-    SignalSpec("load", load, load.LoadState),
-    SignalSpec("latency", latency, latency.LatencyState),
-    SignalSpec("degraded", degraded),
+    SignalSpec("spillover", spillover, spillover.SpilloverState, inputs=("perf",)),
+    SignalSpec("fill", fill, fill.FillState, inputs=("capacity", "osd_map")),
+    SignalSpec("reshard", reshard, reshard.ReshardState, inputs=("buckets", "reshard")),
+    SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",)),
+    SignalSpec("scrub", scrub, scrub.ScrubState, inputs=("pgs",)),
+    SignalSpec("load", load, load.LoadState, inputs=("perf",)),
+    SignalSpec("latency", latency, latency.LatencyState, inputs=("perf",)),
+    SignalSpec("degraded", degraded, inputs=("osd_map",)),
     # After the signals whose causes it attributes a plunge to: it reads their states.
-    SignalSpec("plunge", plunge, plunge.PlungeState),
-    SignalSpec("health", health, alerts=False),
+    SignalSpec("plunge", plunge, plunge.PlungeState, inputs=("perf",)),
+    SignalSpec("health", health, alerts=False, inputs=("health",)),
     # Last: it reads the growth the signals above fitted in this very derivation.
-    SignalSpec("runway", runway, runway.RunwayState),
+    SignalSpec("runway", runway, runway.RunwayState, inputs=("capacity", "osd_map", "perf", "pgs", "buckets")),
 )
 # The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.
 ALERT_SIGNALS: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.alerts) + ("exporter",)

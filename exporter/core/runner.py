@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .failure_kind import failure_kind
 from .snapshot import SourceStatus
 
 
@@ -113,7 +114,7 @@ class SourceRunner:
 
     def _failed(self, duration: float, error: str) -> None:
         self.failures += 1
-        if self.success or error != self.error:
-            # One line per change of state, not one per cycle.
+        if self.success or failure_kind(error) != failure_kind(self.error):
+            # One line per change of state (the failure's kind, not its ids), not one per cycle.
             self.log.warning("%ssource %s failed: %s", self.log_prefix, self.name, error)
         self.success, self.duration, self.error = False, duration, error

@@ -16,6 +16,7 @@ import time
 
 from ..core.config import Thresholds
 from ..core.derive import DerivationState
+from ..core.failure_kind import failure_kind
 from ..core.loop import CollectionLoop
 from ..core.runner import Schedule, SourceRunner, default_stale_after
 from ..core.served import ServedExposition
@@ -68,6 +69,7 @@ class Collector:
         self.exposition: bytes = b""  # what a scrape gets: self.served's bytes after each attempt
         self.families: list = []
         self._saved_state: str | None = None
+        self._save_error = ""  # the last failure to write the state file, while it lasts
         self._load_state()
 
     def latest_part(self, name: str):
@@ -89,7 +91,7 @@ class Collector:
         except (OSError, ValueError, TypeError, KeyError) as e:
             # A broken state file must not stop monitoring; the reshard
             # counter then starts from zero, which rate() handles as a reset.
-            log.error("ignoring unreadable state file %s: %s", self.state_file, e)
+            log.warning("ignoring unreadable state file %s: %s", self.state_file, e)
 
     def _save_state(self) -> None:
         if not self.state_file:
@@ -106,7 +108,15 @@ class Collector:
             os.replace(tmp, self.state_file)
             self._saved_state = data
         except OSError as e:
-            log.error("cannot write state file %s: %s", self.state_file, e)
+            # Tried at every derivation: said once per kind of failure, and once when it works again.
+            error = f"{type(e).__name__}: {e}"
+            if failure_kind(error) != failure_kind(self._save_error):
+                log.error("cannot write state file %s: %s", self.state_file, e)
+            self._save_error = error
+            return
+        if self._save_error:
+            log.info("state file %s written again", self.state_file)
+            self._save_error = ""
 
     # --- derivation ------------------------------------------------------------
 

@@ -20,6 +20,7 @@ perf_urls:                        # instead: every ceph-exporter (Reef and later
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,7 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
     if data is None:
         return FileConfig()
     if not isinstance(data, dict):
-        raise ConfigError("the configuration file must be a mapping at the top level")
+        raise ConfigError(f"--config.file: expected a mapping at the top level, got {type(data).__name__}")
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(TOP_KEYS))}")
@@ -81,14 +82,16 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
             if not isinstance(data[key], str) or not data[key]:
                 raise ConfigError(f"{key}: expected a non-empty string")
             setattr(cfg, key, data[key])
+    if cfg.mgr_prometheus_url is not None and not is_http_url(cfg.mgr_prometheus_url):
+        raise ConfigError(f"mgr_prometheus_url: expected an http(s):// URL, got {cfg.mgr_prometheus_url!r:.100}")
     urls = data.get("perf_urls")
     if urls is not None:
-        if not isinstance(urls, list) or not urls or not all(isinstance(u, str) and "://" in u for u in urls):
+        if not isinstance(urls, list) or not urls or not all(is_http_url(u) for u in urls):
             raise ConfigError("perf_urls: expected a non-empty list of http(s):// URLs")
         if data.get("mgr_prometheus_url"):
             raise ConfigError("perf_urls and mgr_prometheus_url: set one of them")
         cfg.perf_urls = tuple(urls)
-    sources = data.get("sources") or {}
+    sources = {} if data.get("sources") is None else data["sources"]
     if not isinstance(sources, dict):
         raise ConfigError("sources: expected a mapping")
     for name, opts in sources.items():
@@ -111,8 +114,11 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
         interval = opts.get("interval", SOURCE_BY_NAME[name].interval if name in SOURCE_BY_NAME else None)
         if "timeout" in opts and interval is not None and opts["timeout"] > interval:
             raise ConfigError(f"sources.{name}: timeout {opts['timeout']} exceeds the interval {interval:g}")
+        # Stale before the next collection could land: its signals would vanish between polls.
+        if "stale_after" in opts and interval is not None and opts["stale_after"] < interval:
+            raise ConfigError(f"sources.{name}: stale_after {opts['stale_after']} is under the interval {interval:g}")
     cfg.sources = {k: dict(v) for k, v in sources.items()}
-    rgw = data.get("rgw") or {}
+    rgw = {} if data.get("rgw") is None else data["rgw"]
     if not isinstance(rgw, dict):
         raise ConfigError("rgw: expected a mapping")
     bad = sorted(set(rgw) - RGW_KEYS)
@@ -120,8 +126,8 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
         raise ConfigError(f"rgw: unknown key(s) {', '.join(bad)}; secrets go in credentials_file, never here")
     for key, value in rgw.items():
         wanted = RGW_KINDS.get(key, str)
-        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
-            said = {bool: "true or false", int: "a whole number", str: "a string"}[wanted]
+        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)) or value == "":
+            said = {bool: "true or false", int: "a whole number", str: "a non-empty string"}[wanted]
             raise ConfigError(f"rgw.{key}: expected {said}, got {value!r}")
     if not 1 <= rgw.get("max_response_mb", 1) <= MAX_RESPONSE_MB:
         raise ConfigError(f"rgw.max_response_mb: expected 1 to {MAX_RESPONSE_MB}, got {rgw['max_response_mb']!r}")
@@ -129,3 +135,10 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
         raise ConfigError("rgw.reshard_backend: expected rados or radosgw-admin")
     cfg.rgw = dict(rgw)
     return cfg
+
+
+def is_http_url(url: Any) -> bool:
+    if not isinstance(url, str):
+        return False
+    parsed = urllib.parse.urlsplit(url)
+    return parsed.scheme in ("http", "https") and bool(parsed.hostname)

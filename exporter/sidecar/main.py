@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import signal
 import sys
 import threading
+from typing import Any, NoReturn
 
 from ..core.admin_ops import AdminOps
 from ..core.advisor import render
@@ -19,10 +19,20 @@ from . import artefacts, config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
 from .http_server import serve
-from .rgw_admin import RgwCredentials
 from .sources import ALL_SOURCES, SourceContext
+from .startup_checks import (
+    StartupNotes,
+    check_ceph_conf,
+    check_endpoint,
+    check_keyring,
+    check_state_file,
+    conf_fsid,
+    endpoint_warnings,
+    load_rgw_credentials,
+)
 
 log = logging.getLogger("ceph_scale_exporter")
+DEFAULT_CEPH_CONF = "/etc/ceph/ceph.conf"
 
 EPILOG = """
 Secrets: the RGW admin keys are read from --rgw-credentials-file (JSON with
@@ -37,12 +47,19 @@ Thresholds (set under `thresholds:` in --config.file; origins in docs/configurat
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """A bad argument is one line naming it, not the whole usage: the usage is --help's."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     sources = ""
     for s in SOURCES:
         sources += f"  {s.name:<10} {s.interval:>5g} / {min(s.timeout, s.interval):g}  {s.doc}\n"
     thresholds = "".join(f"  {s.name} = {s.default}: {s.doc}\n" for s in SETTINGS)
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="ceph-scale-exporter",
         description="Exports the signals Ceph's scale tests found decisive at billions of objects "
         "(BlueFS spillover, fill to 80 %, RGW resharding, scrub backlog, load per HDD OSD).",
@@ -59,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config.file", dest="config_file", default=None, help="YAML file: thresholds, sources, RGW")
     p.add_argument(
         "--ceph-conf",
-        default=os.environ.get("CEPH_CONF", "/etc/ceph/ceph.conf"),
-        help="ceph.conf (default $CEPH_CONF or /etc/ceph/ceph.conf)",
+        default=None,
+        help=f"ceph.conf (default $CEPH_CONF or {DEFAULT_CEPH_CONF})",
     )
     p.add_argument(
         "--ceph-user",
@@ -107,58 +124,38 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def load_rgw_credentials(path: str | None) -> RgwCredentials | None:
-    if path:
-        # The keys are secrets: a file others can read is refused, as the docs ask for 0600.
-        if os.stat(path).st_mode & 0o077:
-            raise ConfigError(f"{path}: readable by group or others; chmod 600 it")
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except ValueError as e:  # not JSON, or not UTF-8
-            raise ConfigError(f"{path}: expected a JSON object with access_key and secret_key ({e})") from None
-        if not isinstance(data, dict) or not data.get("access_key") or not data.get("secret_key"):
-            raise ConfigError(f"{path}: expected a JSON object with access_key and secret_key")
-        return RgwCredentials(str(data["access_key"]), str(data["secret_key"]))
-    access, secret = os.environ.get("CEPH_SCALE_RGW_ACCESS_KEY"), os.environ.get("CEPH_SCALE_RGW_SECRET_KEY")
-    if access and secret:
-        return RgwCredentials(access, secret)
-    return None
-
-
-def build_collector(args: argparse.Namespace) -> Collector:
+def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
     names = {s.name for s in ALL_SOURCES}
-    data = None
-    if args.config_file:
-        import yaml  # python3-yaml
-
-        with open(args.config_file, encoding="utf-8") as f:
-            try:
-                data = yaml.safe_load(f)
-            except (yaml.YAMLError, UnicodeDecodeError) as e:
-                raise ConfigError(f"{args.config_file}: invalid YAML: {e}") from None
-    cfg = config_file.parse(data, names)
+    cfg = config_file.parse(read_config_file(args.config_file), names)
     for name in args.disable_source:
         if name not in names:
             raise ConfigError(f"--disable-source {name}: unknown source; known: {', '.join(sorted(names))}")
         cfg.sources.setdefault(name, {})["enabled"] = False
+    label_setting = "--cluster-label" if args.cluster_label is not None else "cluster_label"
+    cluster_label = args.cluster_label if args.cluster_label is not None else cfg.cluster_label
+    if cluster_label is not None and not cluster_label.strip():
+        raise ConfigError(f"{label_setting}: expected a non-empty value (default: the cluster fsid)")
+    for setting, value in (("--ceph-user", args.ceph_user), ("--radosgw-admin", args.radosgw_admin)):
+        if not value.strip():
+            raise ConfigError(f"{setting}: expected a non-empty value")
+    if not args.path.startswith("/"):
+        raise ConfigError(f"--web.telemetry-path {args.path!r}: expected a path starting with /")
+    state_file = args.state_file or cfg.state_file
+    if state_file:
+        check_state_file(state_file, "--state-file" if args.state_file else "state_file")
+    rgw = build_admin_ops(args, cfg, notes)
 
-    endpoint = args.rgw_endpoint or cfg.rgw.get("endpoint")
-    creds = load_rgw_credentials(args.rgw_credentials_file or cfg.rgw.get("credentials_file"))
-    rgw = None
-    if endpoint and creds:
-        rgw = AdminOps(
-            endpoint,
-            creds.access_key,
-            creds.secret_key,
-            region=args.rgw_region or cfg.rgw.get("region", "us-east-1"),
-            verify_tls=bool(cfg.rgw.get("verify_tls", True)),
-            **({"max_response_mb": cfg.rgw["max_response_mb"]} if "max_response_mb" in cfg.rgw else {}),
+    named = "--ceph-conf" if args.ceph_conf else ("$CEPH_CONF" if os.environ.get("CEPH_CONF") else None)
+    conf_path = args.ceph_conf or os.environ.get("CEPH_CONF") or DEFAULT_CEPH_CONF
+    conf = check_ceph_conf(conf_path, named, notes)
+    check_keyring(args.ceph_keyring, args.ceph_user, conf or {}, notes)
+    fsid = conf_fsid(conf or {})
+    if cluster_label is None and not fsid:
+        notes.warnings.append(
+            f"cluster label unknown until the osd_map source reads the fsid ({conf_path} names none): "
+            "the first series lack it; set --cluster-label or cluster_label"
         )
-    elif endpoint:
-        raise ConfigError("an RGW endpoint is set but no credentials: use --rgw-credentials-file or the environment")
-
-    ceph = make_client(args.ceph_client, args.ceph_conf, args.ceph_user, args.ceph_keyring)
+    ceph = make_client(args.ceph_client, conf_path if conf is not None else None, args.ceph_user, args.ceph_keyring)
     ctx = SourceContext(
         ceph=ceph,
         rgw=rgw,
@@ -172,7 +169,7 @@ def build_collector(args: argparse.Namespace) -> Collector:
             cfg.rgw.get("reshard_backend", "rados" if isinstance(ceph, RadosClient) else "radosgw-admin")
         ),
         thresholds=cfg.thresholds,
-        state_file=args.state_file or cfg.state_file,
+        state_file=state_file,
     )
     specs = []
     for cls in ALL_SOURCES:
@@ -185,16 +182,55 @@ def build_collector(args: argparse.Namespace) -> Collector:
         source = cls(ctx)
         specs.append((source, schedule_for(source, opts)))
     # Nothing here talks to Ceph: the server is up (and a bad web config refused) before the
-    # first command, which may wait on an unreachable monitor. Without --cluster-label the
-    # series are labelled with the fsid the OSD map names, once the osd_map source has read it.
-    collector = Collector(
-        specs,
-        cfg.thresholds,
-        cluster_label=args.cluster_label or cfg.cluster_label,
-        state_file=ctx.state_file,
-    )
+    # first command, which may wait on an unreachable monitor. The series carry the cluster
+    # label from the first exposition: the operator's, else the fsid ceph.conf names, else the
+    # one the OSD map names once the osd_map source has read it.
+    collector = Collector(specs, cfg.thresholds, cluster_label=cluster_label, state_file=state_file, fsid=fsid)
     ctx.latest = collector.latest_part
     return collector
+
+
+def read_config_file(path: str | None) -> Any:
+    if not path:
+        return None
+    import yaml  # python3-yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError(f"--config.file {path}: cannot be read: {e.strerror or type(e).__name__}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        said = " ".join(str(e).split())
+        raise ConfigError(f"--config.file {path}: invalid YAML: {said}") from None
+
+
+def build_admin_ops(args: argparse.Namespace, cfg: config_file.FileConfig, notes: StartupNotes) -> AdminOps | None:
+    """The RGW Admin Ops client, when an endpoint is set; its keys are then required."""
+    endpoint_setting = "--rgw-endpoint" if args.rgw_endpoint else "rgw.endpoint"
+    endpoint = args.rgw_endpoint or cfg.rgw.get("endpoint")
+    creds_setting = "--rgw-credentials-file" if args.rgw_credentials_file else "rgw.credentials_file"
+    creds_file = args.rgw_credentials_file or cfg.rgw.get("credentials_file")
+    if not endpoint:
+        if creds_file:
+            raise ConfigError(f"{creds_setting} is set but no RGW endpoint: set --rgw-endpoint or rgw.endpoint")
+        return None
+    check_endpoint(endpoint, endpoint_setting)
+    creds = load_rgw_credentials(creds_file, creds_setting, notes)
+    if creds is None:
+        raise ConfigError(
+            f"{endpoint_setting} is set but no credentials: use --rgw-credentials-file or the environment"
+        )
+    verify_tls = bool(cfg.rgw.get("verify_tls", True))
+    endpoint_warnings(endpoint, verify_tls, notes)
+    return AdminOps(
+        endpoint,
+        creds.access_key,
+        creds.secret_key,
+        region=args.rgw_region or cfg.rgw.get("region", "us-east-1"),
+        verify_tls=verify_tls,
+        **({"max_response_mb": cfg.rgw["max_response_mb"]} if "max_response_mb" in cfg.rgw else {}),
+    )
 
 
 def plan_text(collector: Collector, form: str) -> str:
@@ -217,11 +253,14 @@ def main(argv: list[str] | None = None) -> int:
         level=getattr(logging, args.log_level.upper()),
         format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)s",
     )
+    notes = StartupNotes()
     try:
         if args.plan and not args.once:
             raise ConfigError("--plan goes with --once")
-        collector = build_collector(args)
+        collector = build_collector(args, notes)
         if args.once:
+            for line in notes.warnings:
+                log.warning("%s", line)
             body = collector.collect_all_once()
             sys.stdout.buffer.write(plan_text(collector, args.plan).encode() if args.plan else body)
             return 0
@@ -229,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, OSError, CephCommandError) as e:
         log.error("cannot start: %s", e)
         return 2
+    # Said once everything is known to start: a refusal is then the only line.
+    for line in notes.warnings:
+        log.warning("%s", line)
     collector.start()
     log.info("serving %s on %s (version %s)", args.path, args.listen, VERSION)
     done = threading.Event()
