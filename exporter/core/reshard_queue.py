@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable
 
-from .inputs import InputError
+from .parse_base import InputError, _int
 from .snapshot import ReshardEntry
 
 
@@ -109,7 +109,11 @@ def queue_log_count(settings: Any, configured: Callable[[], Any]) -> int:
     value = configured()
     if value in (None, ""):
         return DEFAULT_NUM_LOGS
-    return int(value)
+    # 0 would read no queue object at all: an empty queue that is not.
+    count = _int(value, "rgw_reshard_num_logs")
+    if count < 1:
+        raise InputError(f"rgw_reshard_num_logs: expected at least 1, got {count}")
+    return count
 
 
 def reshard_log_oids(num_logs: int) -> list[str]:

@@ -168,13 +168,9 @@ def load_rgw_credentials(path: str | None, setting: str, notes: StartupNotes) ->
     if path:
         try:
             mode = os.stat(path).st_mode
-            # The keys are secrets, but a mounted secret (Kubernetes' default mode is 0644, in a
-            # container of one user) is a fair setup: started with a warning, as a keyring is.
+            # The keys are secrets: a file others can read is refused, as the docs ask for 0600.
             if mode & 0o077:
-                notes.warnings.append(
-                    f"{setting} {path} is readable by group or others (mode {stat.S_IMODE(mode):04o}): "
-                    "chmod 600 it unless only this exporter's user can reach it"
-                )
+                raise ConfigError(f"{setting} {path}: readable by group or others; chmod 600 it")
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
         except OSError as e:
