@@ -148,21 +148,31 @@ def test_the_chart_s_pod_runs_on_rook_s_secrets(image, helm, ceph_cluster, tmp_p
     values = yaml.safe_load((chart / "values.yaml").read_text())
     user = values["cephClient"]["name"] + "-chart"
     port = free_port()
-    rendered = subprocess.run(
+    # The test cluster's RGW runs the default zone: a CephObjectStore named "default" has its pools.
+    rendered = [d for d in yaml.safe_load_all(subprocess.run(
         [helm, "template", "x", str(chart), "--set", f"cephClient.name={user}", "--set", f"sidecar.port={port}",
-         "--set", f"sidecar.rgw.endpoint={ceph_cluster.rgw_endpoint}", "--set", "sidecar.rgw.credentialsSecret=rgw"],
+         "--set", "sidecar.image.repository=localhost/ceph-scale-exporter", "--set", "objectStore.name=default",
+         "--set", f"objectStore.endpoint={ceph_cluster.rgw_endpoint}"],
         capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    (pod,) = [d["spec"]["template"]["spec"] for d in yaml.safe_load_all(rendered) if d and d["kind"] == "Deployment"]
-    # What Rook would hold: the CephClient's key (the chart's caps), the mon endpoints in Rook's format.
-    caps = [x for kind, cap in values["cephClient"]["caps"].items() for x in (kind, cap)]
+    ).stdout) if d]  # fmt: skip
+    (pod,) = [d["spec"]["template"]["spec"] for d in rendered if d["kind"] == "Deployment"]
+    (client,) = [d for d in rendered if d["kind"] == "CephClient"]
+    (config,) = [d for d in rendered if d["kind"] == "ConfigMap" and "config.yaml" in d["data"]]
+    # What Rook would hold: the CephClient's key (the chart's caps), the mon endpoints in Rook's
+    # format, the CephObjectStoreUser's secret (AccessKey, SecretKey), the chart's config map.
+    caps = [x for kind, cap in client["spec"]["caps"].items() for x in (kind, cap)]
     key = ceph_cluster.ceph("auth", "get-or-create-key", f"client.{user}", *caps)["key"]
-    rook = {"/etc/rook": tmp_path / "rook", "/etc/rook-client": tmp_path / "client", "/etc/ceph": tmp_path / "ceph"}
+    rook = {"/etc/rook": tmp_path / "rook", "/etc/rook-client": tmp_path / "client", "/etc/ceph": tmp_path / "ceph",
+            "/etc/rook-rgw-user": tmp_path / "rgw-user", "/etc/ceph-scale": tmp_path / "config"}  # fmt: skip
     for d in rook.values():
         d.mkdir()
         os.chown(d, UID, UID)
     (rook["/etc/rook"] / "mon-endpoints").write_text(f"a=127.0.0.1:{ceph_cluster.mon_v1_port}")
     owned_by_the_image_user(rook["/etc/rook-client"] / "key", key)
+    rgw = json.loads((ceph_cluster.dir / "rgw-keys.json").read_text())
+    owned_by_the_image_user(rook["/etc/rook-rgw-user"] / "AccessKey", rgw["access_key"])
+    owned_by_the_image_user(rook["/etc/rook-rgw-user"] / "SecretKey", rgw["secret_key"])
+    owned_by_the_image_user(rook["/etc/ceph-scale"] / "config.yaml", config["data"]["config.yaml"])
 
     def volumes(container: dict) -> list[str]:
         out = []
@@ -172,15 +182,16 @@ def test_the_chart_s_pod_runs_on_rook_s_secrets(image, helm, ceph_cluster, tmp_p
         return out
 
     (init,) = pod["initContainers"]
-    env = [x for e in init["env"] for x in ("-e", f"{e['name']}={e['value']}")]
-    podman("run", "--rm", "--network", "host", *volumes(init), *env, "--entrypoint", init["command"][0], image,
-           *init["command"][1:])  # fmt: skip
+    env = [x for e in init.get("env", []) for x in ("-e", f"{e['name']}={e['value']}")]
+    podman("run", "--rm", "--network", "host", "--read-only", *volumes(init), *env, "--entrypoint",
+           init["command"][0], image, *init["command"][1:])  # fmt: skip
     assert (rook["/etc/ceph"] / "keyring").read_text() == f"[client.{user}]\nkey = {key}\n"
+    assert json.loads((rook["/etc/ceph"] / "rgw-admin.json").read_text()) == {
+        "access_key": rgw["access_key"], "secret_key": rgw["secret_key"]
+    }  # fmt: skip
 
     (exporter,) = pod["containers"]
-    rgw = json.loads((ceph_cluster.dir / "rgw-keys.json").read_text())
-    secrets = {"CEPH_SCALE_RGW_ACCESS_KEY": rgw["access_key"], "CEPH_SCALE_RGW_SECRET_KEY": rgw["secret_key"]}
-    env = [x for e in exporter["env"] for x in ("-e", f"{e['name']}={e.get('value') or secrets[e['name']]}")]
+    env = [x for e in exporter.get("env", []) for x in ("-e", f"{e['name']}={e['value']}")]
     name = f"ceph-scale-chart-{uuid.uuid4().hex[:8]}"
     state = tmp_path / "state"  # the chart's emptyDir
     state.mkdir()
