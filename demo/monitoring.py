@@ -26,7 +26,7 @@ import yaml
 from cluster.testcluster import free_port, wait_for
 
 REPO = Path(__file__).resolve().parent.parent
-SHIPPED_ALERTMANAGER_CONFIG = REPO / "rules" / "alertmanager.yml"
+SHIPPED_ALERTMANAGER_CONFIG = REPO / "rules" / "alertmanager" / "alertmanager.yml"
 
 
 def _binary(*names: str) -> str:

@@ -6,7 +6,7 @@
 It makes the study's conditions happen (spillover is there from the start on
 osd.0; a bucket grows past its shard limit and reshards; scrubs are held
 back until PGs are overdue) and prints the live signals every few seconds.
-Alertmanager routes as rules/alertmanager.yml says, to a local webhook that
+Alertmanager routes as rules/alertmanager/alertmanager.yml says, to a local webhook that
 prints each notification as it arrives.
 Everything it starts is stopped by PID when it ends.
 """
@@ -33,7 +33,7 @@ def rule_files() -> list[Path]:
 
 
 def alertmanager_config(webhook_url: str) -> dict:
-    """The shipped routing (rules/alertmanager.yml), every receiver sent to the demo's webhook.
+    """The shipped routing (rules/alertmanager/alertmanager.yml), every receiver sent to the demo's webhook.
 
     Its placeholders point at 127.0.0.1:9095, where nothing listens.
     """

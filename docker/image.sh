@@ -21,7 +21,8 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 need_tools() {
   local missing=() p
-  for p in podman runc debootstrap; do
+  # catatonit: podman's --init, which cephadm gives every container it runs.
+  for p in podman runc debootstrap catatonit; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ "${#missing[@]}" -gt 0 ]; then

@@ -25,7 +25,7 @@ Exits 1 and lists every problem if any of these fails:
   with `cluster`;
 - every test file loads all rule files and fixes the group evaluation order
   (recording groups before alert groups);
-- every alert name that rules/alertmanager.yml refers to exists (here or, for the few it
+- every alert name that rules/alertmanager/alertmanager.yml refers to exists (here or, for the few it
   inhibits, in ceph-mixin), its `signal` matchers
   name registered signals only, and every signal is routed to a team.
 
@@ -57,7 +57,7 @@ SIGNALS = set(registry.ALERT_SIGNALS)
 REQUIRED_ANNOTATIONS = ("summary", "description", "runbook_url")
 PROMETHEUS_METRICS = {"up"}
 NOT_RULE_FILES = {"alertmanager.yml"}
-# ceph-mixin's alerts that rules/alertmanager.yml inhibits where they say what ours say
+# ceph-mixin's alerts that rules/alertmanager/alertmanager.yml inhibits where they say what ours say
 # (tests/rules/test_ceph_mixin.py checks them against Debian's ceph-prometheus-alerts).
 CEPH_MIXIN_ALERTS = {
     "CephOSDNearFull",
@@ -350,7 +350,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
         problems.append(f"{name}: no promql_expr_test checks this recording rule (with its cluster label)")
 
     # Alertmanager example.
-    am = rules_dir / "alertmanager.yml"
+    am = rules_dir / "alertmanager" / "alertmanager.yml"
     if am.is_file():
         text = am.read_text()
         for m in re.finditer(r'alertname\s*=~?\s*"([^"]+)"', text):

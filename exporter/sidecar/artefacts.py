@@ -14,6 +14,7 @@ SHARE = ("share", "ceph-scale-signals")
 # artefact: (directory in the installed share, directory in a checkout, the files that make it)
 KINDS = {
     "rules": ("rules", "rules", "*.yml"),
+    "alertmanager": ("rules/alertmanager", "rules/alertmanager", "*.yml"),
     "dashboards": ("dashboards", "dashboards/json", "*.json"),
     "mgr_module": ("mgr_module", "mgr_module", "scale/*.py"),
 }

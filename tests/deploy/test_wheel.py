@@ -47,6 +47,7 @@ def expected_artefacts() -> dict[str, set[str]]:
     module = REPO / "mgr_module"
     return {
         "rules": {p.name for p in (REPO / "rules").glob("*.yml")},
+        "alertmanager": {p.name for p in (REPO / "rules/alertmanager").glob("*.yml")},
         "dashboards": {p.name for p in (REPO / "dashboards/json").glob("*.json")},
         "mgr_module": {str(p.relative_to(module)) for p in (module / "scale").glob("*.py")},
     }
@@ -84,7 +85,7 @@ def test_the_installed_command_finds_every_artefact(venv):
         path, listed = found[kind]
         assert path.is_relative_to(venv), (kind, path)
         assert listed == files, kind
-        checkout = REPO / {"dashboards": "dashboards/json"}.get(kind, kind)
+        checkout = REPO / {"dashboards": "dashboards/json", "alertmanager": "rules/alertmanager"}.get(kind, kind)
         for name in files:
             assert (path / name).read_bytes() == (checkout / name).read_bytes(), (kind, name)
     module = found["mgr_module"][0]

@@ -1,5 +1,5 @@
 """End to end: the real exporter on the real cluster -> real Prometheus with our rules ->
-real Alertmanager with the shipped routing (rules/alertmanager.yml) -> a local webhook.
+real Alertmanager with the shipped routing (rules/alertmanager/alertmanager.yml) -> a local webhook.
 
 The rules are loaded as written except for `for:`, shortened so that the test
 does not wait 5 minutes per alert (the promtool tests cover `for:`). The
@@ -20,7 +20,7 @@ from demo.monitoring import Alertmanager, Prometheus, Webhook, receiver_paths, w
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED_ROUTING = REPO / "rules" / "alertmanager.yml"
+SHIPPED_ROUTING = REPO / "rules" / "alertmanager" / "alertmanager.yml"
 
 
 def alert_labels(name: str) -> dict[str, str]:

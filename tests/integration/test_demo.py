@@ -34,7 +34,7 @@ def test_demo_shows_live_signals_and_cleans_up(ceph_cluster):
     assert "sources     all ok" in result["summary"]
     assert "PUT " in result["summary"]
     # The Alertmanager it ran routes as shipped, and only to its own webhook: one path per receiver.
-    shipped = yaml.safe_load((REPO / "rules" / "alertmanager.yml").read_text())
+    shipped = yaml.safe_load((REPO / "rules" / "alertmanager" / "alertmanager.yml").read_text())
     config = result["alertmanager_config"]
     assert config["route"] == shipped["route"] and config["inhibit_rules"] == shipped["inhibit_rules"]
     urls = webhook_urls(config)

@@ -1,5 +1,5 @@
 """Beside ceph-mixin: both rule sets loaded in one promtool run on the study's states, and the
-alerts that fire sent to a real Alertmanager with rules/alertmanager.yml. Per condition, one or
+alerts that fire sent to a real Alertmanager with rules/alertmanager/alertmanager.yml. Per condition, one or
 two notifications reach people, whatever each set says on its own.
 
 ceph-mixin is Debian's ceph-prometheus-alerts (installed by scripts/bootstrap.sh). Its alerts
@@ -243,7 +243,7 @@ def test_rules_load_together_without_clashing_names(mixin_groups):
     }
     theirs = {r.get("alert") or r.get("record") for g in mixin_groups for r in g["rules"]}
     assert not ours & theirs
-    assert REPO.joinpath("rules", "alertmanager.yml").is_file()
+    assert REPO.joinpath("rules", "alertmanager", "alertmanager.yml").is_file()
 
 
 def test_the_study_cluster_spilling_and_behind_on_scrubs_is_one_notification_per_condition(

@@ -23,7 +23,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "rules"
-ALERTMANAGER_CONFIG = RULES / "alertmanager.yml"
+ALERTMANAGER_CONFIG = RULES / "alertmanager" / "alertmanager.yml"
 
 
 def _load_validator():
@@ -203,7 +203,7 @@ def _route_matches(route: dict, labels: dict[str, str]) -> bool:
 
 
 def repeat_intervals(labels: dict[str, str]) -> list[float]:
-    """The repeat_interval, in seconds, of each route of rules/alertmanager.yml an alert ends in
+    """The repeat_interval, in seconds, of each route of rules/alertmanager/alertmanager.yml an alert ends in
     (Alertmanager's tree: children in order, the first match unless it continues; a route no
     child matches is the match; settings inherit). amtool's route test shows no intervals."""
     out: list[float] = []
@@ -797,7 +797,7 @@ BREAKAGES = {
     ),
     "alertmanager refers to an unknown alert": (
         lambda r: edit_text(
-            r / "rules" / "alertmanager.yml",
+            r / "rules" / "alertmanager" / "alertmanager.yml",
             'target_matchers: [alertname="CephScaleOsdsDownExpectedDrop"]',
             'target_matchers: [alertname="CephScaleOsdsDownDrop"]',
         ),
