@@ -4,7 +4,8 @@ so headers or a body trickled a byte at a time never end), a cap on its size (a
 peer streaming without end would fill the memory), and no redirect (a 302 would carry the
 request, its signed Authorization header included, to another host, whose answer would be
 taken for the RGW's). Both producers read every HTTP peer through it: the RGW Admin Ops API,
-the mgr prometheus module, ceph-exporter.
+the mgr prometheus module, ceph-exporter. The cap bounds bytes, not what they decode to:
+core/json_bound.py bounds that, at json_bound.BUDGET_RATIO (6) times the cap.
 """
 
 from __future__ import annotations

@@ -34,12 +34,12 @@ goes on from the saved stats, their ages bounding what may have changed meanwhil
 from __future__ import annotations
 
 import dataclasses
-import math
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from .bucket_entries import Entry, from_table, to_table
 from .config import Thresholds
 from .derive import shard_limit_and_origin
 from .index_generation import GenerationProber
@@ -131,21 +131,6 @@ def fingerprint(instance_ids: Iterable[str]) -> int:
 
 def queued_keys(entries: Iterable[ReshardEntry]) -> frozenset[str]:
     return frozenset(f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket for e in entries)
-
-
-class Entry:
-    """What the poll keeps of one bucket: ~200 bytes, 100,000+ of them."""
-
-    __slots__ = ("bucket", "read_fp", "listed_fp", "ids", "rate", "queued", "fresh")
-
-    def __init__(self, listed_fp: int, ids: tuple[str, ...] = (), fresh: bool = False) -> None:
-        self.bucket: Bucket | None = None  # None: never read
-        self.read_fp = -1  # the instances' fingerprint when last read
-        self.listed_fp = listed_fp  # ... in the latest listing
-        self.ids = ids  # listed instance ids, kept until the first read
-        self.rate = 0.0  # observed object growth, objects/s (decaying maximum)
-        self.queued = 0  # IN_QUEUE, LEFT_QUEUE (to be read once more) or 0
-        self.fresh = fresh  # created while watched, and not yet read twice (its growth unknown)
 
 
 class _Spent:
@@ -250,9 +235,10 @@ class BucketPoll:
             elif e.queued == IN_QUEUE:
                 e.queued = LEFT_QUEUE
 
-    def _must_read(self, now: float, lim: PollLimits) -> list[tuple[str, str]]:
+    def _must_read(self, now: float, lim: PollLimits) -> Iterator[tuple[str, str]]:
         """(reason, key) in the order they are read: what changed first, then what may have crossed
-        a line (the most overdue first), then, after a first start, the buckets never read."""
+        a line (the most overdue first), then, after a first start, the buckets never read. Made
+        as they are read: a pair each for 10^6 unread buckets would be ~60 MB at once."""
         new: list[str] = []
         changed: list[str] = []
         queued: list[str] = []
@@ -271,13 +257,16 @@ class BucketPoll:
                 if at <= now:
                     due.append((at, key))
         due.sort()
-        return (
-            [("new", k) for k in new]
-            + [("changed", k) for k in changed]
-            + [("queued", k) for k in queued]
-            + [("due", k) for _, k in due]
-            + [("unread", k) for k in unread]
-        )
+        overdue = [k for _, k in due]
+        for reason, keys in (
+            ("new", new),
+            ("changed", changed),
+            ("queued", queued),
+            ("due", overdue),
+            ("unread", unread),
+        ):
+            for key in keys:
+                yield reason, key
 
     def _oldest_first(self, skip: set[str]) -> list[str]:
         held = [(e.bucket.stats_at, k) for k, e in self.entries.items() if e.bucket is not None and k not in skip]
@@ -390,18 +379,8 @@ class BucketPoll:
     # --- durable state --------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        """One list per bucket read: [id, marker or "", shards, objects, stats_at, rate, gen or -1,
-        instances' fingerprint, creation time, owner, queue state + 4 if read only once since its creation]."""
-        out = {}
-        for key, e in self.entries.items():
-            b = e.bucket
-            if b is None:
-                continue
-            marker = "" if b.marker == b.bucket_id else b.marker
-            gen = -1 if b.index_gen is None else b.index_gen
-            out[key] = [b.bucket_id, marker, b.num_shards, b.num_objects, round(b.stats_at, 3),
-                        round(e.rate, 6), gen, e.read_fp, b.created, b.owner, e.queued + 4 * e.fresh]  # fmt: skip
-        return {"version": 1, "tokens": self.tokens, "refilled_at": self.refilled_at, "buckets": out}
+        """The state a restart goes on from (core/bucket_entries.py has the bucket table's format)."""
+        return {"version": 1, "tokens": self.tokens, "refilled_at": self.refilled_at, "buckets": to_table(self.entries)}
 
     @classmethod
     def from_dict(cls, data: dict) -> BucketPoll:
@@ -411,17 +390,6 @@ class BucketPoll:
         tokens = data.get("tokens")
         poll.tokens = None if tokens is None else float(tokens)
         poll.refilled_at = float(data.get("refilled_at", 0.0))
-        for key, v in dict(data.get("buckets", {})).items():
-            bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags = v
-            tenant, _, name = str(key).rpartition("/")
-            e = Entry(int(fp))
-            e.bucket = Bucket(name=name, tenant=tenant, bucket_id=str(bucket_id), num_shards=int(shards),
-                              num_objects=int(objects), owner=str(owner), marker=str(marker) or str(bucket_id),
-                              created=str(created),
-                              index_gen=None if int(gen) < 0 else int(gen), stats_at=float(stats_at))  # fmt: skip
-            e.read_fp, e.rate, e.queued, e.fresh = int(fp), float(rate), int(flags) & 3, bool(int(flags) & 4)
-            if not math.isfinite(e.rate) or e.rate < 0:
-                raise ValueError(f"bucket {key!r}: growth rate {rate!r}")
-            poll.entries[str(key)] = e
+        poll.entries = from_table(dict(data.get("buckets", {})))
         poll.listed = bool(poll.entries)
         return poll

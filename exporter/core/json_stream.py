@@ -3,7 +3,9 @@
 `pg dump` at 20,000+ PGs and the bucket stats of 100,000 buckets are tens of megabytes of
 JSON; decoding them whole costs several times that in dicts. The parsers in inputs.py
 walk the elements as they come instead, and fall back to a full decode on anything
-unusual, so the result or the error is always the full decode's.
+unusual, so the result or the error is always the full decode's. Every decode here is
+bounded as the full one is (core/json_bound.py): a piece whose decode would be over the
+budget is unusual, and goes to the full decode, which refuses it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
+
+from . import json_bound
 
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _CHUNK_BYTES = 1 << 20
@@ -57,7 +61,7 @@ def iter_json_array(raw: bytes, key: str | None, chunk_bytes: int = _CHUNK_BYTES
     last = raw.rfind(b"]", first, end)
     if raw[first : first + 1] != b"[" or last < 0:
         return None
-    outer = json.loads((raw[start:first] + _SLOT.encode() + raw[last + 1 : end]).decode("utf-8"))
+    outer = json_bound.loads(raw[start:first] + _SLOT.encode() + raw[last + 1 : end], utf8_errors="strict")
     if type(outer) is not dict or outer.get(key) != json.loads(_SLOT) or "pg_map" in outer:
         return None
     return _array_pieces(raw, first, last, chunk_bytes)
@@ -88,7 +92,7 @@ def _array_pieces(raw: bytes, open_at: int, close_at: int, chunk_bytes: int) -> 
 
 
 def _piece(body: bytes) -> list:
-    items = json.loads("[" + body.decode("utf-8") + "]")
+    items = json_bound.loads(b"[" + body + b"]", utf8_errors="strict")
     if not items:
         raise _NotPlain("empty piece")
     return items

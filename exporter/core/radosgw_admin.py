@@ -3,15 +3,14 @@ reshard queue without librados, the module's bucket poll and queue as the manage
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import time
 from typing import Any, Callable
 
-from . import inputs
-from .admin_ops import LIST_PAGE, listing_reads
+from . import inputs, json_bound
+from .admin_ops import LIST_PAGE, instances_by_bucket, listing_reads
 from .snapshot import Bucket
 
 # What the bucket poll's reads cost through radosgw-admin, measured on Pacific 16.2.15: every
@@ -74,7 +73,9 @@ class RadosgwAdminBuckets:
     def _json(self, args: list[str], time_left: Callable[[], float]) -> Any:
         raw = run(self.argv(args), time_left())
         try:
-            return json.loads(raw)
+            return json_bound.loads(raw)
+        except json_bound.DecodeBoundError as e:
+            raise RadosgwAdminError(f"radosgw-admin {' '.join(args[:2])}: {e}") from None
         except ValueError as e:
             raise RadosgwAdminError(f"radosgw-admin {' '.join(args[:2])}: invalid JSON: {e}") from None
 
@@ -83,13 +84,8 @@ class RadosgwAdminBuckets:
         instances, _ = inputs.metadata_page(
             self._json(["metadata", "list", "bucket.instance"], time_left), "bucket.instance"
         )
-        ids: dict[str, list[str]] = {b: [] for b in buckets}
-        for key in instances:
-            bucket, instance = inputs.instance_key(key)
-            if bucket in ids:
-                ids[bucket].append(instance)
         pages = listing_reads(max(1, -(-len(buckets) // LIST_PAGE)), max(1, -(-len(instances) // LIST_PAGE)))
-        return {b: tuple(sorted(i)) for b, i in ids.items()}, 2 * PROCESS_READS + pages
+        return instances_by_bucket([buckets], [instances]), 2 * PROCESS_READS + pages
 
     def shards(self, key: str, instance_id: str, time_left: Callable[[], float]) -> int | None:
         try:

@@ -1,6 +1,7 @@
 """Hostile HTTP peers, on loopback: a redirect is refused (the signed request does not follow
 it), a body trickled byte by byte ends at the whole-response deadline, a body past the cap
-is refused, headers trickled byte by byte end at the same deadline, and an error body cannot forge a log line."""
+is refused, and so is a body within the cap whose decode would pass the decode bound, headers trickled
+byte by byte end at the same deadline, and an error body cannot forge a log line."""
 
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ class Peer(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(b"x" * 65536)
             except OSError:
                 pass
+        elif self.path.startswith("/admin/metadata/bucket"):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"[" + b"{}," * (1 << 20) + b"{}]")  # 3 MB that decode to 80 MB
         elif self.path.startswith("/admin/bucket"):
             self.send_response(403)
             self.end_headers()
@@ -112,6 +117,16 @@ def test_the_admin_ops_cap_is_the_configured_one(peer):
     with pytest.raises(AdminOpsError, match="cap"):
         AdminOps(peer, "access", "secret", max_response_mb=1).get_raw("/big", {}, 10)
     assert len(AdminOps(peer, "access", "secret", max_response_mb=8).get_raw("/big", {}, 10)) == 64 * 65536
+
+
+def test_a_body_within_the_cap_is_refused_if_its_decode_would_pass_the_bound(peer):
+    """The cap bounds bytes; what they decode to is bounded as well (core/json_bound.py):
+    BUDGET_RATIO x the cap, 24 MB at a 4 MB cap, against ~80 MB for these 3 MB of `{},`."""
+    client = AdminOps(peer, "access", "secret", max_response_mb=4)
+    with pytest.raises(AdminOpsError) as e:
+        client.get_json("/admin/metadata/bucket", {}, 10)
+    assert str(e.value).startswith("RGW Admin Ops /admin/metadata/bucket: 3 MB of JSON would decode to ~")
+    assert str(e.value).endswith(", over the 24 MB bound")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,60 @@
+"""What the bucket poll (core/bucket_poll.py) keeps of each bucket, and its durable form.
+
+A bucket listed and not yet read costs ~370 bytes (CPython 3.11: its key, its instance id,
+this record and its dict slot; `python -m bench.decode_bound --only listing`): 350 MB at
+10^6 buckets. A bucket read keeps its stats record (core/snapshot.Bucket) instead of its ids.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .snapshot import Bucket
+
+
+class Entry:
+    """One bucket's record in the poll."""
+
+    __slots__ = ("bucket", "read_fp", "listed_fp", "ids", "rate", "queued", "fresh")
+
+    def __init__(self, listed_fp: int, ids: tuple[str, ...] = (), fresh: bool = False) -> None:
+        self.bucket: Bucket | None = None  # None: never read
+        self.read_fp = -1  # the instances' fingerprint when last read
+        self.listed_fp = listed_fp  # ... in the latest listing
+        self.ids = ids  # listed instance ids, kept until the first read
+        self.rate = 0.0  # observed object growth, objects/s (decaying maximum)
+        self.queued = 0  # IN_QUEUE, LEFT_QUEUE (to be read once more) or 0
+        self.fresh = fresh  # created while watched, and not yet read twice (its growth unknown)
+
+
+def to_table(entries: dict[str, Entry]) -> dict[str, list]:
+    """One list per bucket read: [id, marker or "", shards, objects, stats_at, rate, gen or -1,
+    instances' fingerprint, creation time, owner, queue state + 4 if read only once since its creation]."""
+    out = {}
+    for key, e in entries.items():
+        b = e.bucket
+        if b is None:
+            continue
+        marker = "" if b.marker == b.bucket_id else b.marker
+        gen = -1 if b.index_gen is None else b.index_gen
+        out[key] = [b.bucket_id, marker, b.num_shards, b.num_objects, round(b.stats_at, 3),
+                    round(e.rate, 6), gen, e.read_fp, b.created, b.owner, e.queued + 4 * e.fresh]  # fmt: skip
+    return out
+
+
+def from_table(table: dict) -> dict[str, Entry]:
+    """The entries of a `to_table` table; ValueError (or TypeError) for a malformed one."""
+    entries = {}
+    for key, v in table.items():
+        bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags = v
+        tenant, _, name = str(key).rpartition("/")
+        e = Entry(int(fp))
+        e.bucket = Bucket(name=name, tenant=tenant, bucket_id=str(bucket_id), num_shards=int(shards),
+                          num_objects=int(objects), owner=str(owner), marker=str(marker) or str(bucket_id),
+                          created=str(created),
+                          index_gen=None if int(gen) < 0 else int(gen), stats_at=float(stats_at))  # fmt: skip
+        e.read_fp, e.rate, e.queued, e.fresh = int(fp), float(rate), int(flags) & 3, bool(int(flags) & 4)
+        if not math.isfinite(e.rate) or e.rate < 0:
+            raise ValueError(f"bucket {key!r}: growth rate {rate!r}")
+        entries[str(key)] = e
+    return entries
