@@ -167,3 +167,37 @@ def test_instances_by_bucket_joins_the_listings_a_page_at_a_time():
     assert instances_by_bucket(buckets, instances) == {"a": ("1", "2", "2"), "t/b": ("1",), "c": ()}
     with pytest.raises(inputs.InputError, match="expected"):
         instances_by_bucket([["a"]], [["no-instance"]])
+
+
+def test_the_counters_text_of_short_lines_is_read_without_a_list_of_every_line():
+    """The mgr module's and ceph-exporter's text: a body of short lines made a list of every
+    line first, 20x the body."""
+    from exporter.core.parse_perf import counters_from_prometheus_text
+
+    text = "ab\n" * (SIZE // 3)
+    peak, counters = traced_peak(lambda: counters_from_prometheus_text(text))
+    assert counters == {}
+    assert peak < 3 * len(text), f"{peak / len(text):.1f}x the body"
+
+
+def test_the_counters_text_naming_too_many_daemons_is_one_line(monkeypatch):
+    from exporter.core import parse_perf
+
+    monkeypatch.setattr(parse_perf, "MAX_DAEMONS", 3)
+    lines = "".join(f'ceph_bluefs_db_used_bytes{{ceph_daemon="osd.{i}"}} 1.0\n' for i in range(5))
+    with pytest.raises(inputs.InputError, match=r"line 4: more than 3 daemons"):
+        parse_perf.counters_from_prometheus_text(lines)
+
+
+def test_the_counters_text_is_read_in_pieces_as_one():
+    from exporter.core import parse_perf
+
+    text = "".join(f'ceph_bluefs_db_used_bytes{{ceph_daemon="osd.{i}"}} {i}.0\r\n\n' for i in range(2000))
+    whole = parse_perf.counters_from_prometheus_text(text)
+    original = parse_perf._LINES_CHUNK
+    try:
+        parse_perf._LINES_CHUNK = 7  # a piece every line or so, cut anywhere but within a line
+        assert list(parse_perf._lines(text)) == text.splitlines()
+        assert parse_perf.counters_from_prometheus_text(text) == whole
+    finally:
+        parse_perf._LINES_CHUNK = original
