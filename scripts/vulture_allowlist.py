@@ -55,3 +55,5 @@ readline  # read by http.server through the header budget (exporter/core/http_se
 requestline  # http.server's attribute, read by its log_request (exporter/core/http_serving.py)
 _.http_open  # urllib handler hook (exporter/core/bounded_http.py)
 _.https_open  # urllib handler hook (exporter/core/bounded_http.py)
+_.setup  # socketserver's hook, called per connection (exporter/core/http_serving.py)
+_.version_string  # http.server's hook for the Server header (exporter/core/http_serving.py)

@@ -20,6 +20,7 @@ import os
 import re
 import ssl
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from ..core.config import ConfigError
 from ..core.exposition import CONTENT_TYPE_LATEST
@@ -47,11 +48,26 @@ TLS12_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"
 
 
 BCRYPT_HASH = re.compile(r"\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}")
+# Checks not already verified queue for the one bcrypt thread; past this many waiting, such
+# a credential is refused unchecked, whoever the user, so failing clients cannot hold every
+# request thread.
+MAX_BCRYPT_WAITERS = 64
+
+
+def _lower_cpu_priority() -> None:
+    """bcrypt's thread yields the CPU to serving (Linux takes a nice value per thread); not
+    the lowest priority, so that a busy host still checks a new password within seconds."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except OSError:
+        pass
 
 
 class BasicAuth:
-    """bcrypt-checked users; a verified (user, password) pair is remembered by its
-    salted digest, so 50 concurrent scrapers do not each pay a bcrypt round."""
+    """bcrypt-checked users. A verified (user, password) pair is remembered by its salted
+    digest, so 50 concurrent scrapers do not each pay a bcrypt round, and a remembered one
+    never waits for bcrypt. bcrypt runs one check at a time in a thread of lower CPU
+    priority: failing clients take at most one core, and yield it to serving."""
 
     def __init__(self, users: dict[str, str]) -> None:
         try:
@@ -67,6 +83,8 @@ class BasicAuth:
         self._salt = os.urandom(16)
         self._ok: set[bytes] = set()
         self._lock = threading.Lock()
+        self._bcrypt_thread = ThreadPoolExecutor(1, "bcrypt", initializer=_lower_cpu_priority)
+        self._waiters = threading.BoundedSemaphore(MAX_BCRYPT_WAITERS)
         # An unknown user is checked against a hash of the same cost as the configured ones,
         # as exporter-toolkit does: answering at once would tell which users exist.
         cost = max((int(h.split(b"$")[2]) for h in self.users.values()), default=10)
@@ -79,89 +97,129 @@ class BasicAuth:
             user, _, password = base64.b64decode(header[6:], validate=True).decode().partition(":")
         except (ValueError, UnicodeDecodeError):
             return False
-        hashed = self.users.get(user)
-        if hashed is None:
-            self._checkpw(password, self._dummy)
-            return False
         key = hmac.new(self._salt, f"{user}\0{password}".encode(), hashlib.sha256).digest()
         with self._lock:
             if key in self._ok:
                 return True
-        if not self._checkpw(password, hashed):
+        hashed = self.users.get(user)
+        if not self._checkpw(password, self._dummy if hashed is None else hashed) or hashed is None:
             return False
         with self._lock:
             self._ok.add(key)
         return True
 
     def _checkpw(self, password: str, hashed: bytes) -> bool:
+        if not self._waiters.acquire(blocking=False):
+            return False
         try:
-            return bool(self._bcrypt.checkpw(password.encode(), hashed))
+            return bool(self._bcrypt_thread.submit(self._bcrypt.checkpw, password.encode(), hashed).result())
         except ValueError:  # a NUL byte, which bcrypt refuses: a wrong password, not a fault
             return False
+        finally:
+            self._waiters.release()
+
+
+def _mapping(path: str, data: dict, key: str) -> dict:
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {key}: expected a mapping, got {type(value).__name__} {value!r:.40}")
+    return value
+
+
+def _text(path: str, tls: dict, key: str, default: str | None = None) -> str | None:
+    value = tls.get(key, default)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(
+            f"{path}: tls_server_config.{key}: expected a string, got {type(value).__name__} {value!r:.40}"
+        )
+    return value
+
+
+def tls_context(path: str, tls: dict) -> ssl.SSLContext:
+    bad = sorted(str(k) for k in set(tls) - TLS_KEYS)
+    if bad:
+        raise ConfigError(f"{path}: tls_server_config: unknown key(s) {', '.join(bad)}")
+    cert, key, ca = _text(path, tls, "cert_file"), _text(path, tls, "key_file"), _text(path, tls, "client_ca_file")
+    if not cert or not key:
+        raise ConfigError(f"{path}: tls_server_config needs cert_file and key_file")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.set_ciphers(TLS12_CIPHERS)
+    versions = {k: _text(path, tls, k) for k in ("min_version", "max_version")}
+    for name, version in versions.items():
+        if version is not None and version not in TLS_VERSIONS:
+            raise ConfigError(f"{path}: tls_server_config.{name} must be one of {', '.join(sorted(TLS_VERSIONS))}")
+    context.minimum_version = TLS_VERSIONS[versions["min_version"] or "TLS12"]
+    if versions["max_version"]:
+        if TLS_VERSIONS[versions["max_version"]] < context.minimum_version:
+            raise ConfigError(f"{path}: tls_server_config.max_version is below min_version")
+        context.maximum_version = TLS_VERSIONS[versions["max_version"]]
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as e:
+        raise ConfigError(f"{path}: cannot load the certificate or key: {e}") from None
+    auth_type = _text(path, tls, "client_auth_type", "NoClientCert")
+    if auth_type == "RequireAnyClientCert":
+        raise ConfigError(
+            f"{path}: client_auth_type RequireAnyClientCert (any certificate, unverified) is not supported: "
+            "use RequireAndVerifyClientCert with client_ca_file"
+        )
+    if auth_type not in CLIENT_AUTH:
+        raise ConfigError(f"{path}: client_auth_type must be one of {', '.join(sorted(CLIENT_AUTH))}")
+    if auth_type in ("RequireAndVerifyClientCert", "VerifyClientCertIfGiven") and not ca:
+        raise ConfigError(f"{path}: client_auth_type {auth_type} needs client_ca_file")
+    if ca:
+        try:
+            context.load_verify_locations(ca)
+        except (OSError, ssl.SSLError) as e:
+            raise ConfigError(f"{path}: cannot load client_ca_file: {e}") from None
+    context.verify_mode = CLIENT_AUTH[auth_type]
+    return context
+
+
+def read_web_config(path: str) -> dict:
+    import yaml
+
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+        if os.stat(path).st_mode & 0o002:
+            log.warning("%s: writable by every user, who can change who may scrape: chmod o-w it", path)
+    except OSError as e:
+        raise ConfigError(f"--web.config.file {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"--web.config.file {path}: not UTF-8 (byte {e.start})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: invalid YAML: {e}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping")
+    bad = sorted(str(k) for k in set(data) - WEB_KEYS)
+    if bad:
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(bad)}")
+    return data
 
 
 def load_web_config(path: str | None) -> tuple[ssl.SSLContext | None, BasicAuth | None]:
     if not path:
         return None, None
-    import yaml
-
-    with open(path, encoding="utf-8") as f:
-        try:
-            data = yaml.safe_load(f) or {}
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: invalid YAML: {e}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping")
-    bad = sorted(set(data) - WEB_KEYS)
-    if bad:
-        raise ConfigError(f"{path}: unknown key(s) {', '.join(bad)}")
+    data = read_web_config(path)
     if data.get("http_server_config"):
         raise ConfigError(f"{path}: http_server_config is not supported (HTTP/2 and extra headers are not served)")
-    if "basic_auth_users" in data and not isinstance(data["basic_auth_users"], (dict, type(None))):
-        raise ConfigError(f"{path}: basic_auth_users: expected a mapping of user: bcrypt hash")
-    context = None
-    tls = data.get("tls_server_config")
-    if tls:
-        bad = sorted(set(tls) - TLS_KEYS)
-        if bad:
-            raise ConfigError(f"{path}: tls_server_config: unknown key(s) {', '.join(bad)}")
-        if not tls.get("cert_file") or not tls.get("key_file"):
-            raise ConfigError(f"{path}: tls_server_config needs cert_file and key_file")
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.set_ciphers(TLS12_CIPHERS)
-        for key in ("min_version", "max_version"):
-            if key in tls and tls[key] not in TLS_VERSIONS:
-                raise ConfigError(f"{path}: tls_server_config.{key} must be one of {', '.join(sorted(TLS_VERSIONS))}")
-        context.minimum_version = TLS_VERSIONS[tls.get("min_version", "TLS12")]
-        if "max_version" in tls:
-            if TLS_VERSIONS[tls["max_version"]] < context.minimum_version:
-                raise ConfigError(f"{path}: tls_server_config.max_version is below min_version")
-            context.maximum_version = TLS_VERSIONS[tls["max_version"]]
-        try:
-            context.load_cert_chain(tls["cert_file"], tls["key_file"])
-        except (OSError, ssl.SSLError) as e:
-            raise ConfigError(f"{path}: cannot load the certificate or key: {e}") from None
-        auth_type = tls.get("client_auth_type", "NoClientCert")
-        if auth_type == "RequireAnyClientCert":
-            raise ConfigError(
-                f"{path}: client_auth_type RequireAnyClientCert (any certificate, unverified) is not supported: "
-                "use RequireAndVerifyClientCert with client_ca_file"
-            )
-        if auth_type not in CLIENT_AUTH:
-            raise ConfigError(f"{path}: client_auth_type must be one of {', '.join(sorted(CLIENT_AUTH))}")
-        if auth_type in ("RequireAndVerifyClientCert", "VerifyClientCertIfGiven") and not tls.get("client_ca_file"):
-            raise ConfigError(f"{path}: client_auth_type {auth_type} needs client_ca_file")
-        if tls.get("client_ca_file"):
-            try:
-                context.load_verify_locations(tls["client_ca_file"])
-            except (OSError, ssl.SSLError) as e:
-                raise ConfigError(f"{path}: cannot load client_ca_file: {e}") from None
-        context.verify_mode = CLIENT_AUTH[auth_type]
-    users = data.get("basic_auth_users")
+    tls, users = _mapping(path, data, "tls_server_config"), _mapping(path, data, "basic_auth_users")
+    context = tls_context(path, tls) if tls else None
     try:
         auth = BasicAuth(users) if users else None
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
+    if "basic_auth_users" in data and not users:
+        log.warning("%s: basic_auth_users is empty: every client may scrape, without a password", path)
+    elif context is None and auth is None:
+        log.warning("%s: sets neither TLS nor basic auth: serving plain HTTP to every client", path)
     return context, auth
 
 
@@ -169,6 +227,9 @@ log = logging.getLogger(__name__)
 
 LANDING = b"""<html><head><title>ceph-scale-exporter</title></head><body>
 <h1>ceph-scale-exporter</h1><p><a href="%s">Metrics</a></p></body></html>"""
+
+
+PROBES = ("/-/healthy", "/-/ready")
 
 
 def make_handler(path: str, collector, auth: BasicAuth | None):
@@ -179,11 +240,13 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             route = self.path.split("?", 1)[0]
-            # Liveness says nothing about the cluster, and a container's healthcheck has
-            # no password (only bcrypt hashes are configured): it stays open.
-            if route != "/-/healthy" and auth is not None and not auth.check(self.headers.get("Authorization")):
-                self.send(401, b"Unauthorized\n", "text/plain", {"WWW-Authenticate": 'Basic realm="ceph-scale"'})
-                return
+            # Liveness and readiness say nothing about the cluster, and a container's healthcheck
+            # or a kubelet's probe has no password (only bcrypt hashes are configured): they stay open.
+            if auth is not None:
+                self.authorized = route not in PROBES and auth.check(self.headers.get("Authorization"))
+                if not self.authorized and route not in PROBES:
+                    self.send(401, b"Unauthorized\n", "text/plain", {"WWW-Authenticate": 'Basic realm="ceph-scale"'})
+                    return
             if route == path:
                 body = collector.exposition
                 if not body:
@@ -195,7 +258,7 @@ def make_handler(path: str, collector, auth: BasicAuth | None):
                     self.send(200, body, CONTENT_TYPE_LATEST, {"Vary": "Accept-Encoding"})
             elif route == "/":
                 self.send(200, LANDING % path.encode(), "text/html")
-            elif route in ("/-/healthy", "/-/ready"):
+            elif route in PROBES:
                 ready = route == "/-/healthy" or bool(collector.exposition)
                 self.send(200 if ready else 503, b"OK\n" if ready else b"not ready\n", "text/plain")
             else:
@@ -219,8 +282,7 @@ def serve(listen: str, path: str, collector, web_config: str | None):
     except OSError as e:
         raise ConfigError(f"--web.listen-address {listen}: {e.strerror or e}") from None
     if context is not None:
-        # The handshake runs in the connection's own thread, not in accept(),
-        # so one slow client cannot hold up every scrape.
+        # The handshake runs in the server's waiting room, without blocking, not in accept().
         server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     return server

@@ -19,8 +19,6 @@ import time
 
 import pytest
 
-from cluster.testcluster import wait_for as wait_until
-
 BODY = b"ceph_scale_x 1\n"
 
 
@@ -150,25 +148,47 @@ def test_idle_connections_are_closed_after_the_idle_timeout(served, monkeypatch)
     assert scrape(port) == 200
 
 
-def test_connections_past_the_cap_get_no_thread(served, monkeypatch):
+def test_silent_connections_get_no_thread_and_past_the_cap_the_oldest_is_closed(served):
+    """A connection gets a thread only with a whole request: 155 idle connections once held
+    the module's server (a thread each) for 50 s, and 260 kept every scraper out."""
     port, server = served
-    cap = 8
-    server._slots = threading.BoundedSemaphore(cap)
+    server.max_open = 8
     threads_before = threading.active_count()
-    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(cap)]
+    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(13)]
     try:
-        wait_until(lambda: threading.active_count() >= threads_before + cap, timeout=10)
-        extra = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(5)]
-        assert all(closed_by_server(c, within=5) for c in extra)
-        for c in extra:
-            c.close()
-        assert server.refused == 5
-        assert threading.active_count() <= threads_before + cap
+        time.sleep(0.5)
+        assert threading.active_count() <= threads_before + 1
+        assert all(closed_by_server(c, within=5) for c in held[:5])  # the oldest five
+        assert not any(closed_by_server(c, within=0.2) for c in held[5:])
+        assert server.evicted == 5
     finally:
         for c in held:
             c.close()
-    wait_until(lambda: threading.active_count() <= threads_before, timeout=20)
     assert scrape(port) == 200
+
+
+def test_more_idle_connections_than_threads_keep_no_scraper_out(served):
+    from exporter.core.http_serving import MAX_CONNECTIONS
+
+    port, _ = served
+    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS + 20)]
+    try:
+        time.sleep(0.3)
+        assert [scrape(port, timeout=5) for _ in range(3)] == [200] * 3
+    finally:
+        for c in held:
+            c.close()
+
+
+def test_a_get_body_is_discarded_and_the_server_names_no_python(served):
+    port, _ = served
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        smuggled = b"GET /nothing-here HTTP/1.1\r\nHost: x\r\n\r\n"
+        conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(smuggled) + smuggled)
+        time.sleep(0.5)
+        answer = conn.recv(65536)
+    assert answer.count(b"HTTP/1.1 ") == 1 and answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    assert b"Python" not in answer.split(b"\r\n\r\n")[0]
 
 
 def test_two_hundred_scrapers_at_once_are_all_served(served):

@@ -61,10 +61,12 @@ def test_tls_with_basic_auth_serves_only_the_right_user(tls_server):
         with pytest.raises(urllib.error.HTTPError) as e:
             get(base + "/metrics", auth, context)
         assert e.value.code == 401
-    # Liveness only, and nothing else, answers without credentials (the container healthcheck has none).
-    with get(base + "/-/healthy", None, context) as r:
-        assert r.status == 200
-    for path in ("/", "/-/ready", "/metrics?x=1", "/-/healthy/../metrics"):
+    # The probes only, and nothing else, answer without credentials (a container healthcheck or a
+    # kubelet probe has none).
+    for path in ("/-/healthy", "/-/ready"):
+        with get(base + path, None, context) as r:
+            assert r.status == 200, path
+    for path in ("/", "/metrics?x=1", "/-/healthy/../metrics", "/-/ready/../metrics"):
         with pytest.raises(urllib.error.HTTPError) as e:
             get(base + path, None, context)
         assert e.value.code == 401, path

@@ -1,0 +1,88 @@
+"""The web config (issue 24, item 5): a bad setting exits 2 with one line that names it, never
+a traceback; a risky one starts, with one warning line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from exporter.core.config import ConfigError
+from exporter.sidecar.http_server import load_web_config
+from tests.unit.test_broken_config import REPO, refused, serve_with
+from tests.unit.test_http_server import self_signed
+
+
+def tls(tmp: Path, extra: str) -> bytes:
+    cert, key = self_signed(tmp)
+    return f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n{extra}".encode()
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (lambda tmp: b"tls_server_config:\n  cert_file: 5\n  key_file: k\n", ("tls_server_config.cert_file", "string")),
+        (lambda tmp: tls(tmp, "  min_version: [TLS12]\n"), ("tls_server_config.min_version", "string")),
+        (lambda tmp: tls(tmp, "  client_auth_type: {a: 1}\n"), ("tls_server_config.client_auth_type", "string")),
+        (lambda tmp: b"basic_auth_users: {}\n# caf\xe9\n", ("web.yml", "not UTF-8")),
+        (lambda tmp: b"tls_server_config: 'yes'\n", ("tls_server_config", "expected a mapping", "'yes'")),
+        (lambda tmp: b"basic_auth_users: 'prometheus'\n", ("basic_auth_users", "expected a mapping")),
+    ],
+    ids=["cert_file-number", "min_version-list", "client_auth_type-mapping", "not-utf8", "tls-string", "users-string"],
+)
+def test_a_bad_setting_exits_2_with_one_line_naming_it(tmp_path, content, words):
+    web = tmp_path / "web.yml"
+    web.write_bytes(content(tmp_path))
+    refused(serve_with(web), *words)
+
+
+def test_a_missing_web_config_names_the_flag(tmp_path):
+    with pytest.raises(ConfigError, match="--web.config.file .*nope.yml: No such file"):
+        load_web_config(str(tmp_path / "nope.yml"))
+
+
+def start_with(web: Path) -> list[str]:
+    """Start the exporter with `web`; its warning lines once it serves (it must start)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "--web.listen-address=127.0.0.1:0", f"--web.config.file={web}",
+         "--ceph-client=cli"],
+        cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    lines: list[str] = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "msg=serving " in line:
+                break
+        assert any("msg=serving " in line for line in lines), "".join(lines)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return [line for line in lines if "level=WARNING" in line and str(web) in line]
+
+
+@pytest.mark.parametrize(
+    "content, mode, words",
+    [
+        ("", 0o600, "neither TLS nor basic auth"),
+        ("basic_auth_users:\n", 0o600, "basic_auth_users is empty"),
+        ("basic_auth_users: {}\n", 0o600, "basic_auth_users is empty"),
+        ("basic_auth_users:\n  prometheus: '$2y$04$" + "a" * 53 + "'\n", 0o666, "writable by every user"),
+    ],
+    ids=["empty-file", "users-null", "users-empty", "world-writable"],
+)
+def test_a_risky_web_config_starts_with_one_warning_line(tmp_path, content, mode, words):
+    web = tmp_path / "web.yml"
+    web.write_text(content)
+    os.chmod(web, mode)
+    warnings = start_with(web)
+    assert len(warnings) == 1 and words in warnings[0], warnings
