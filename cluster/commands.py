@@ -12,12 +12,42 @@ import email.utils
 import hashlib
 import hmac
 import json
+import re
+import shlex
 import subprocess
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from cluster.helpers import CephError
+from cluster.releases import REPO
+
+
+def documented_command(doc: str, prefix: str) -> list[str]:
+    """The first command of a shell block of `doc` (relative to the checkout) that starts with
+    `prefix`, its continuation lines joined, split as the shell splits it: tests run what the
+    documentation tells operators to run, not a copy that could drift from it."""
+    text = (REPO / doc).read_text(encoding="utf-8")
+    for block in re.findall(r"```(?:sh|bash|console)\n(.*?)```", text, flags=re.S):
+        for command in block.replace("\\\n", " ").splitlines():
+            if command.strip().startswith(prefix):
+                return shlex.split(command, comments=True)
+    raise ValueError(f"{doc} documents no command starting with {prefix!r}")
+
+
+def documented_user_command(doc: str, name: str) -> list[str]:
+    """The documented `ceph auth get-or-create <name> <caps> -o <keyring>`."""
+    argv = documented_command(doc, f"ceph auth get-or-create {name} ")
+    if "-o" not in argv or argv.index("-o") % 2 or argv.index("-o") != len(argv) - 2:
+        raise ValueError(f"{doc}: the get-or-create of {name} is not '<caps> -o <keyring>'")
+    return argv
+
+
+def documented_caps(doc: str, name: str) -> dict[str, str]:
+    """{daemon type: cap} of the documented cephx user `name`."""
+    caps = documented_user_command(doc, name)[4:-2]
+    return dict(zip(caps[::2], caps[1::2]))
 
 
 class ClusterCommands:
@@ -71,6 +101,14 @@ class ClusterCommands:
         if proc.returncode != 0 or any(line.startswith("Error ") for line in err.splitlines()):
             raise CephError(f"ceph batch {commands} failed: {err[-800:]}")
         return proc.stdout.decode(errors="replace")
+
+    def create_documented_user(self, doc: str, name: str, keyring: Path) -> dict[str, str]:
+        """`ceph auth get-or-create <name> <caps> -o <path>` exactly as `doc` documents it, the
+        keyring written to `keyring` instead of the documented path; the caps it was given."""
+        argv = documented_user_command(doc, name)
+        argv[argv.index("-o") + 1] = str(keyring)
+        self.ceph(*argv[1:], fmt_json=False)
+        return documented_caps(doc, name)
 
     def pool_id(self, name: str) -> int:
         return next(p["pool"] for p in self.ceph("osd", "dump")["pools"] if p["pool_name"] == name)

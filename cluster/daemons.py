@@ -26,9 +26,8 @@ class DaemonProcesses:
         if kind == "mon":
             return ["ceph-mon", "-f", *conf, "-i", ident]
         if kind == "mgr":
-            module_path = self._mgr_module_path()
-            extra = ["--mgr_module_path", str(module_path)] if module_path else []
-            return ["ceph-mgr", "-f", *conf, "-i", ident, *keyring, *extra]
+            # mgr_module_path comes from the config database, as an operator sets it.
+            return ["ceph-mgr", "-f", *conf, "-i", ident, *keyring]
         if kind == "osd":
             return ["ceph-osd", "-f", *conf, "-i", ident, *keyring]
         if name == RGW_NAME:

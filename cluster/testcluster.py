@@ -99,7 +99,8 @@ class TestCluster(
             seconds, set before any PG exists: an OSD schedules a PG's next scrub from the values
             in force when the PG registers (creation, peering, end of its last scrub); changing
             them later moves the manager's warnings at once but the OSDs' schedule only slowly.
-        extra_mgr_modules: {module name: directory} loaded by the mgrs besides the stock modules.
+        extra_mgr_modules: {"scale": its directory}, installed into the managers' module directory
+            with the install.sh beside it, as docs/mgr-module.md documents (cluster/mgr_modules.py).
         extra_config: {who: {option: value}} set in the config database at start.
         laggy_watchdog: heal PGs stuck laggy (see heal_stuck_laggy_pgs) from a background thread
             while this process keeps the cluster running.
@@ -147,7 +148,7 @@ class TestCluster(
         self.laggy_heals: list[dict] = []
         self._watchdog: threading.Thread | None = None
         self._watchdog_stop = threading.Event()
-        self._bcrypt_stand_in: bool | None = None
+        self.mgr_install_output = ""  # what mgr_module/install.sh printed (cluster/mgr_modules.py)
 
     # --- info ------------------------------------------------------------------
 
@@ -342,6 +343,10 @@ class TestCluster(
         self._mark("conf")
         self._start_mon()
         self._mark("mon")
+        if self.uses_mgr_module_dir():  # as docs/mgr-module.md has operators do it
+            self.install_mgr_modules()
+            self.point_managers_at_module_dir()
+            self._mark("mgr modules")
         for ident in self.mgr_ids:
             self._create_mgr(ident)
             self.start_daemon(f"mgr.{ident}")

@@ -11,6 +11,10 @@
 #   mgr_module/install.sh build/scale                   # then COPY it into a container
 #                                                       # image (mgr_module/Containerfile)
 #
+# Into a manager's module directory (the first two), it also installs the bcrypt stand-in
+# when this manager needs it to load any module (compat/needs_bcrypt_stand_in.py tells, run
+# with $CEPH_MGR_PYTHON, default /usr/bin/python3, the manager's own).
+#
 # Then restart the managers and: ceph mgr module enable scale
 set -eu
 
@@ -64,15 +68,43 @@ if [ -n "$module_path" ]; then
         [ "$name" = scale ] && continue
         [ -e "$module_path/$name" ] || [ -L "$module_path/$name" ] || ln -s "$entry" "$module_path/$name"
     done
+fi
+
+# The manager's module directory: the one --module-path makes, or the one DEST_DIR is in when it
+# holds the manager's own modules (mgr_module.py), as /usr/share/ceph/mgr does. Not build/.
+module_dir=$module_path
+if [ -z "$module_dir" ] && [ -e "$(dirname "$dest")/mgr_module.py" ]; then
+    module_dir=$(dirname "$dest")
+fi
+if [ -n "$module_dir" ]; then
     # A manager that runs modules in sub-interpreters refuses every module when the system
     # bcrypt is a PyO3 build (Reef on Debian 13 / Ubuntu 24.04); a stand-in first on the
-    # module path lets them load (mgr_module/compat/bcrypt/__init__.py says what it gives up).
-    if "${CEPH_MGR_PYTHON:-/usr/bin/python3}" "$here/compat/needs_bcrypt_stand_in.py"; then
-        rm -rf "$module_path/bcrypt"
-        cp -r "$here/compat/bcrypt" "$module_path/bcrypt"
-        chmod -R a+rX "$module_path/bcrypt"
-        echo "this manager's Python cannot load its bcrypt in a sub-interpreter: installed a stand-in in $module_path/bcrypt"
-    fi
+    # module path lets them load (compat/stand_in/bcrypt/__init__.py says what it gives up).
+    # -I: the probe answers for the system's bcrypt, not for whatever sits beside it.
+    python=${CEPH_MGR_PYTHON:-/usr/bin/python3}
+    probe="$here/compat/needs_bcrypt_stand_in.py"
+    needed=0
+    "$python" -I "$probe" || needed=$?
+    stand_in="$module_dir/bcrypt"
+    case $needed in
+        0)
+            rm -rf "$stand_in"
+            cp -r "$here/compat/stand_in/bcrypt" "$stand_in"
+            rm -rf "$stand_in/__pycache__"
+            chmod -R a+rX "$stand_in"
+            echo "this manager's Python cannot load its bcrypt in a sub-interpreter: installed a stand-in in $stand_in"
+            ;;
+        1)
+            if grep -qs "ceph-scale-subinterpreter-stand-in" "$stand_in/__init__.py"; then
+                rm -rf "$stand_in"
+                echo "this manager loads its own bcrypt: removed the stand-in from $stand_in"
+            fi
+            ;;
+        *)
+            echo "error: cannot tell whether this manager needs the bcrypt stand-in: $python -I $probe exited $needed" >&2
+            exit 1
+            ;;
+    esac
 fi
 
 tmp="$dest.tmp.$$"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from cluster.commands import documented_caps
 from cluster.testcluster import RGW_NAME
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
@@ -54,18 +55,19 @@ def ensure_bucket(cluster, name: str = "faults-bucket") -> None:
     s3.put_object(Bucket=name, Key="k", Body=b"x")
 
 
-LEAST_PRIVILEGE_OSD_CAPS = "allow r pool=default.rgw.log namespace=reshard, allow r pool=default.rgw.buckets.index"
+# The documented read-only profile (docs/security.md): the tests that build it elsewhere (the
+# Helm chart's CephClient, the image's user) compare against these.
+LEAST_PRIVILEGE_CAPS = documented_caps("docs/security.md", "client.ceph-scale")
+LEAST_PRIVILEGE_OSD_CAPS = LEAST_PRIVILEGE_CAPS["osd"]
 
 
 @pytest.fixture(scope="module")
 def least_privilege(ceph_cluster, scratch):
-    """The documented read-only profile (docs/security.md), and nothing more."""
+    """The documented read-only profile (docs/security.md), and nothing more: its command, run
+    as written there (the keyring written into the cluster's directory)."""
     ensure_bucket(ceph_cluster)
     keyring = ceph_cluster.dir / "ceph-scale.keyring"  # where a release's own client sees it too
-    ceph_cluster.ceph(
-        "auth", "get-or-create", "client.ceph-scale", "mon", "allow r", "mgr", "allow r",
-        "osd", LEAST_PRIVILEGE_OSD_CAPS, "-o", str(keyring), fmt_json=False,
-    )  # fmt: skip
+    ceph_cluster.create_documented_user("docs/security.md", "client.ceph-scale", keyring)
     user = ceph_cluster.radosgw_admin(
         "user", "create", "--uid", "ceph-scale-ro", "--display-name", "ceph-scale read-only",
         "--caps", "buckets=read;users=read;metadata=read",
@@ -81,7 +83,8 @@ def least_privilege(ceph_cluster, scratch):
 def test_least_privilege_profile_is_enough(ceph_cluster, least_privilege):
     exporter, _ = least_privilege
     caps = ceph_cluster.ceph("auth", "get", "client.ceph-scale")[0]["caps"]
-    assert caps == {"mon": "allow r", "mgr": "allow r", "osd": LEAST_PRIVILEGE_OSD_CAPS}
+    assert caps == LEAST_PRIVILEGE_CAPS
+    assert set(caps) == {"mon", "mgr", "osd"} and caps["mon"] == caps["mgr"] == "allow r"  # read-only, no more
     wait_until(lambda: all_sources_ok(exporter), 60, what="every source to work with the read-only profile")
     time.sleep(7)  # a few more cycles: nothing needs more than it was given
     # A poll slowed past its timeout by the other releases' daemons on the same two cores is

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,110 @@ def test_module_path_install_links_the_stock_modules(tmp_path):
     # Again: idempotent, the links kept, the module replaced.
     again = subprocess.run(["sh", str(REPO / "mgr_module" / "install.sh"), "--module-path", str(path)])
     assert again.returncode == 0 and (path / "prometheus").is_symlink()
+
+
+# Whether a release's manager needs the bcrypt stand-in to load any module: Reef's Python 3.13 has
+# Debian 13's PyO3 bcrypt and runs modules in sub-interpreters; Pacific's bcrypt is cffi 3.x;
+# Tentacle runs modules in the main interpreter.
+NEEDS_STAND_IN = {"pacific": False, "reef": True, "tentacle": False}
+
+
+def install_in_release(release_name: str, checkout: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """`<checkout>/mgr_module/install.sh --module-path DIR ARGS` as an operator runs it on a
+    manager host of the release: inside its root (the host for Pacific), with its python3, from
+    the checkout's own layout. Returns the run and DIR as seen from here."""
+    from cluster.mgr_modules import show_checkout_in_root
+    from cluster.releases import release
+
+    r = release(release_name)
+    show_checkout_in_root(r, checkout)
+    inside = Path(f"/tmp/ceph-scale-install-{uuid.uuid4().hex[:8]}") / "mgr-modules"
+    argv = [str(checkout / "mgr_module" / "install.sh"), "--module-path", str(inside), *args]
+    return subprocess.run(r.command(argv), capture_output=True, text=True, timeout=120), r.host_path(inside)
+
+
+@pytest.mark.parametrize("release_name", sorted(NEEDS_STAND_IN))
+def test_module_path_install_puts_the_stand_in_where_the_releases_manager_needs_it(release_name):
+    """Run from the repository as it is (the probe beside the rest of mgr_module/), the installer
+    asks the release's own Python about its own bcrypt, and on Reef installs the stand-in."""
+    run, path = install_in_release(release_name, REPO)
+    try:
+        assert run.returncode == 0, run.stderr
+        needed = NEEDS_STAND_IN[release_name]
+        assert ("installed a stand-in in" in run.stdout) == needed, run.stdout
+        assert (path / "bcrypt").is_dir() == needed
+        if needed:
+            stand_in = REPO / "mgr_module" / "compat" / "stand_in" / "bcrypt" / "__init__.py"
+            assert (path / "bcrypt" / "__init__.py").read_text() == stand_in.read_text()
+        assert (path / "scale" / "ceph_scale_core" / "derive.py").is_file() and (path / "mgr_module.py").is_symlink()
+    finally:
+        shutil.rmtree(path.parent, ignore_errors=True)
+
+
+# A `bcrypt` that loads in the main interpreter only, as a PyO3 build does: if the probe took it
+# for the system's, it would say that a stand-in is needed on Debian 12 too.
+SUBINTERPRETER_REFUSING_BCRYPT = """
+import _xxsubinterpreters as interpreters
+if interpreters.get_current() != interpreters.get_main():
+    raise ImportError("this bcrypt does not load in a sub-interpreter")
+"""
+
+
+def test_the_probe_answers_for_the_system_bcrypt_wherever_it_runs(tmp_path):
+    """Beside another `bcrypt`, or with one on PYTHONPATH, the probe (run with -I, as the
+    installer runs it) still asks about the system's; the stand-in forced onto its path all the
+    same is refused, never taken for the system's bcrypt."""
+    probe = REPO / "mgr_module" / "compat" / "needs_bcrypt_stand_in.py"
+    beside = tmp_path / "beside"
+    (beside / "bcrypt").mkdir(parents=True)
+    (beside / "bcrypt" / "__init__.py").write_text(SUBINTERPRETER_REFUSING_BCRYPT)
+    shutil.copy(probe, beside / probe.name)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(beside)}
+    unisolated = subprocess.run([SYSTEM_PYTHON, str(beside / probe.name)], env=env, capture_output=True)
+    assert unisolated.returncode == 0  # the decoy is what a probe without -I asks about
+    answers = {
+        subprocess.run([SYSTEM_PYTHON, "-I", str(p)], env=env, capture_output=True).returncode
+        for p in (probe, beside / probe.name)
+    }
+    assert answers == {1}  # Debian 12's cffi bcrypt loads in a sub-interpreter
+    stand_in = REPO / "mgr_module" / "compat" / "stand_in"
+    forced = (
+        f"import sys, runpy; sys.path.insert(0, {str(stand_in)!r}); runpy.run_path({str(probe)!r}, run_name='__main__')"
+    )
+    # -B: no bytecode cache written into the checkout's stand-in
+    run = subprocess.run([SYSTEM_PYTHON, "-I", "-B", "-c", forced], capture_output=True, text=True)
+    assert run.returncode == 2 and "is the stand-in" in run.stderr, (run.returncode, run.stderr)
+
+
+def test_install_refuses_when_the_probe_cannot_answer(tmp_path):
+    stock = Path("/usr/share/ceph/mgr")
+    run = subprocess.run(
+        ["sh", str(REPO / "mgr_module" / "install.sh"), "--module-path", str(tmp_path / "m"), "--stock", str(stock)],
+        env={"PATH": "/usr/bin:/bin", "CEPH_MGR_PYTHON": str(tmp_path / "no-python")},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1 and "cannot tell whether this manager needs the bcrypt stand-in" in run.stderr
+    assert not (tmp_path / "m" / "scale").exists()
+
+
+def test_install_into_a_stock_module_directory_asks_too(tmp_path):
+    """`install.sh /usr/share/ceph/mgr/scale` (the README's packaged-host step) installs into a
+    manager's module directory as well: the probe runs, and a stale stand-in of ours is removed
+    where the manager loads its own bcrypt (here: Pacific's cffi bcrypt)."""
+    stock = tmp_path / "mgr"
+    stock.mkdir()
+    (stock / "mgr_module.py").write_text("")
+    shutil.copytree(REPO / "mgr_module" / "compat" / "stand_in" / "bcrypt", stock / "bcrypt")
+    run = subprocess.run(
+        ["sh", str(REPO / "mgr_module" / "install.sh"), str(stock / "scale")], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert "removed the stand-in" in run.stdout and not (stock / "bcrypt").exists()
+    build = tmp_path / "build"
+    shutil.copytree(REPO / "mgr_module" / "compat" / "stand_in" / "bcrypt", build / "bcrypt")
+    run = subprocess.run(["sh", str(REPO / "mgr_module" / "install.sh"), str(build / "scale")], capture_output=True)
+    assert run.returncode == 0 and (build / "bcrypt").is_dir()  # not a manager's directory: left alone
 
 
 def test_containerfile_copies_what_install_sh_builds(tmp_path):

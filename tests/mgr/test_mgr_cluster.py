@@ -1,9 +1,10 @@
-"""The ceph-mgr module `scale` in the real test cluster's managers (Pacific, 2 mgrs).
+"""The ceph-mgr module `scale` in the real test cluster's managers (2 mgrs), on every release.
 
-Uses the session fixture `ceph_cluster` (tests/conftest.py): a running TestCluster with
-extra_mgr_modules={"scale": mgr_module/scale} and a standby manager. The module is enabled
-once for this file (which respawns the active manager, as Pacific does for any module
-change) and disabled at the end. Each manager serves on its own port
+Uses the session fixture `ceph_cluster` (tests/conftest.py): a running TestCluster with a
+standby manager, the module installed as docs/mgr-module.md documents it (install.sh
+--module-path, then `ceph config set mgr mgr_module_path`; cluster/mgr_modules.py). The
+module is enabled once for this file (which respawns the active manager, as Pacific does for
+any module change) and disabled at the end. Each manager serves on its own port
 (mgr/scale/<id>/server_port): two managers on one host cannot share one.
 
 Ordered: the scenarios run in file order and each leaves the module serving.
@@ -144,15 +145,17 @@ def assert_failed_and_ageing(scale, name: str, wait: float = 4.0) -> None:
 def scale(ceph_cluster):
     c = ceph_cluster
     m = Scale(c)
-    m.set("server_addr", "127.0.0.1")
+    # As documented, without --force: the monitor refuses an option no manager has reported,
+    # as it does every mgr/scale/* option when the managers could not load the module.
+    m.set("server_addr", "127.0.0.1", force=False)
     for ident, port in m.ports.items():
-        m.set(f"{ident}/server_port", port)
+        m.set(f"{ident}/server_port", port, force=False)
     for key, value in (("interval", 2), ("pgs_interval", 3), ("settings_interval", 5), ("rgw_interval", 3)):
-        m.set(key, value)
+        m.set(key, value, force=False)
     # RGW through the Admin Ops API, as an operator would set it up
-    m.set("rgw_endpoint", c.rgw_endpoint)
-    m.set("rgw_access_key", c.admin_keys[0])
-    m.set("rgw_secret_key", c.admin_keys[1])
+    m.set("rgw_endpoint", c.rgw_endpoint, force=False)
+    m.set("rgw_access_key", c.admin_keys[0], force=False)
+    m.set("rgw_secret_key", c.admin_keys[1], force=False)
     c.ceph("mgr", "module", "enable", "scale", fmt_json=False)
     wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
     wait_until(lambda: "ceph_scale_build_info" in m.text(), 120, interval=2, what="the module's /metrics")
@@ -166,6 +169,27 @@ def prometheus_answers(c) -> bool:
     """The prometheus module of whichever manager is active now (a respawn can move it)."""
     c.refresh_active_mgr()
     return "ceph_osd_up" in c.mgr_metrics(10)
+
+
+def test_the_documented_install_loads_the_module(scale, ceph_cluster):
+    """The cluster's managers got the module as docs/mgr-module.md has operators install it (its
+    installer with --module-path, `ceph config set mgr mgr_module_path`, the managers started,
+    `ceph mgr module enable scale`): on every release the manager loads it (on Reef with the
+    bcrypt stand-in the installer found needed), knows its options and answers its commands."""
+    from cluster.helpers import pid_cmdline
+
+    c = ceph_cluster
+    assert ("installed a stand-in in" in c.mgr_install_output) == (c.release.name == "reef"), c.mgr_install_output
+    assert c.ceph("config", "get", "mgr", "mgr_module_path", fmt_json=False).strip() == str(c.mgr_module_dir)
+    for ident in c.mgr_ids:  # from the config database, as an operator's managers read it
+        assert "mgr_module_path" not in pid_cmdline(c.pids[f"mgr.{ident}"])
+    dependency = c.ceph("health", "detail")["checks"].get("MGR_MODULE_DEPENDENCY", {})
+    assert "scale" not in json.dumps(dependency), dependency
+    scale.set("interval", 2, force=False)
+    assert c.ceph("config", "get", "mgr", "mgr/scale/interval", fmt_json=False).strip() == "2"
+    counters = json.loads(c.ceph("scale", "counters", fmt_json=False))
+    for i in range(c.osds):
+        assert "bluefs.db_used_bytes" in counters.get(f"osd.{i}", {}), sorted(counters)
 
 
 def test_every_source_succeeds(scale):
@@ -373,8 +397,8 @@ def mgr_threads(pid: int) -> int:
 
 
 def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_cluster):
-    """The module's server runs on the manager's threads: connections past the cap get none
-    (155 idle connections were once held for 50 s, a thread each), a header flood is refused
+    """The module's server runs on the manager's threads: silent connections get no thread
+    (260 once kept every scraper out; 155 idle ones were once held for 50 s, a thread each), a header flood is refused
     before anything else, a burst of 50 scrapers is served (p50 was 1.02 s with a listen
     backlog of 5), idle connections are closed and trickled headers cut off at the deadline."""
     import concurrent.futures
@@ -385,22 +409,16 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     active = ceph_cluster.refresh_active_mgr()
     pid, port = ceph_cluster.pids[f"mgr.{active}"], scale.ports[active]
     base = mgr_threads(pid)
+    url = f"http://127.0.0.1:{port}/metrics"
     held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS + 40)]
     try:
-        wait_until(lambda: mgr_threads(pid) >= base + MAX_CONNECTIONS - 5, 30, what="a thread per held connection")
-        turned_away = 0
-        for conn in held[MAX_CONNECTIONS:]:
-            conn.settimeout(10)
-            try:
-                turned_away += conn.recv(1) == b""
-            except (ConnectionResetError, TimeoutError):
-                turned_away += 1
-        assert turned_away >= 35, turned_away  # a few of the first ones may have been served first
-        assert mgr_threads(pid) <= base + MAX_CONNECTIONS + 10
+        time.sleep(2)
+        # Silent connections wait in the server's selector: no thread each, and no scraper kept out.
+        assert mgr_threads(pid) <= base + 5, mgr_threads(pid) - base
+        assert http_get(url, timeout=10)[0] == 200
     finally:
         for conn in held:
             conn.close()
-    wait_until(lambda: mgr_threads(pid) <= base + 10, 60, what="the held connections' threads to end")
 
     with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
         conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
@@ -787,15 +805,15 @@ def test_scrub_backlog_that_does_not_clear(scale, ceph_cluster):
 def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_has_none(scale, ceph_cluster, scratch):
     """Neither the stock prometheus module (off, broken or excluding them: Reef+'s default)
     nor ceph-exporter: the sidecar gets the per-daemon counters from `ceph scale counters`,
-    under mon r + mgr r alone."""
+    as the documented read-only user (docs/security.md: its only mgr cap is 'allow r')."""
     from demo.sidecar import Sidecar
 
     c = ceph_cluster
-    keyring = c.dir / "ceph-scale-counters.keyring"
-    c.ceph("auth", "get-or-create", "client.ceph-scale-counters", "mon", "allow r", "mgr", "allow r",
-           "-o", str(keyring), fmt_json=False)  # fmt: skip
+    keyring = c.dir / "ceph-scale.keyring"
+    caps = c.create_documented_user("docs/security.md", "client.ceph-scale", keyring)  # the sidecar's own user
+    assert caps["mgr"] == "allow r", caps
     nowhere = f"http://127.0.0.1:{free_port()}/metrics"  # the stock module, off
-    exporter = Sidecar(c, scratch, ceph_user="ceph-scale-counters", extra_args=["--ceph-keyring", str(keyring)],
+    exporter = Sidecar(c, scratch, ceph_user="ceph-scale", extra_args=["--ceph-keyring", str(keyring)],
                        config={"mgr_prometheus_url": nowhere}).start()  # fmt: skip
     try:
         wait_until(lambda: exporter.value("ceph_scale_source_success", source="perf") == 1, 60, what="perf")
@@ -851,7 +869,7 @@ def test_module_ls_says_why_scale_can_or_cannot_run(scale, ceph_cluster):
     """On Reef with a PyO3 bcrypt (Debian 13) the manager refuses every module unless the
     bcrypt stand-in is on its module path; Ceph names the cause either way."""
     c = ceph_cluster
-    stand_in = c.dir / "mgr-modules" / "bcrypt"
+    stand_in = c.mgr_module_dir / "bcrypt"
     assert stand_in.exists() == (c.release.name == "reef")  # Tentacle: main interpreter; Pacific: cffi bcrypt
     assert "scale" in c.ceph("mgr", "module", "ls")["enabled_modules"]
     if not stand_in.exists():

@@ -5,9 +5,10 @@ Where the distribution's bcrypt is a PyO3 build (Debian 13, Ubuntu 24.04), that 
 in a sub-interpreter ("PyO3 modules do not yet support subinterpreters") and the Reef manager
 refuses every module, the stock `prometheus` module and `scale` included.
 
-`mgr_module/install.sh --module-path` puts this package first on the manager's module path only
-when the system bcrypt fails that way. Only password hashing (the dashboard's local users) needs
-bcrypt, and it could not run there anyway: its calls raise a clear error instead.
+`mgr_module/install.sh` puts this package in the manager's module directory, first on its
+path, only when the system bcrypt fails that way (`mgr_module/compat/needs_bcrypt_stand_in.py`
+tells). Only password hashing (the dashboard's local users) needs bcrypt, and it could not run
+there anyway: its calls raise a clear error instead.
 """
 
 __version__ = "0+ceph-scale-subinterpreter-stand-in"
