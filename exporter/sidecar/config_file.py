@@ -16,6 +16,7 @@ rgw:
 mgr_prometheus_url: http://mgr.example:9283/metrics  # default: from `ceph mgr services`
 perf_urls:                        # instead: every ceph-exporter (Reef and later), one per host
   - http://host1:9926/metrics
+perf_discovery: orchestrator      # or instead: found (cephadm), or dns:NAME:PORT (every address)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core import discovery
 from ..core.config import ConfigError, Thresholds
 from ..core.registry import SOURCE_BY_NAME
 
@@ -36,6 +38,7 @@ TOP_KEYS = {
     "rgw",
     "mgr_prometheus_url",
     "perf_urls",
+    "perf_discovery",
     "rgw_config_section",
 }
 RGW_KEYS = {
@@ -61,6 +64,7 @@ class FileConfig:
     rgw: dict[str, Any] = field(default_factory=dict)
     mgr_prometheus_url: str | None = None
     perf_urls: tuple[str, ...] = ()
+    perf_discovery: str | None = None  # core/discovery.py: orchestrator or dns:NAME:PORT
     rgw_config_section: str = "client.rgw"
 
 
@@ -91,6 +95,9 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
         if data.get("mgr_prometheus_url"):
             raise ConfigError("perf_urls and mgr_prometheus_url: set one of them")
         cfg.perf_urls = tuple(urls)
+    if data.get("perf_discovery") is not None:
+        cfg.perf_discovery = str(discovery.parse_rule(data["perf_discovery"]))
+        check_one_perf_setting(cfg, "perf_discovery")
     sources = {} if data.get("sources") is None else data["sources"]
     if not isinstance(sources, dict):
         raise ConfigError("sources: expected a mapping")
@@ -135,6 +142,13 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
         raise ConfigError("rgw.reshard_backend: expected rados or radosgw-admin")
     cfg.rgw = dict(rgw)
     return cfg
+
+
+def check_one_perf_setting(cfg: FileConfig, discovery_setting: str) -> None:
+    """perf_discovery (or its flag) goes alone: perf_urls or mgr_prometheus_url name the endpoints."""
+    for other in ("perf_urls", "mgr_prometheus_url"):
+        if getattr(cfg, other):
+            raise ConfigError(f"{discovery_setting} and {other}: set one of them")
 
 
 def is_http_url(url: Any) -> bool:

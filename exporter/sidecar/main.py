@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import Any, NoReturn
 
+from ..core import discovery
 from ..core.admin_ops import AdminOps
 from ..core.advisor import render
 from ..core.config import SETTINGS, ConfigError
@@ -92,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="librados or the ceph CLI (default auto)",
     )
+    p.add_argument(
+        "--perf-discovery",
+        default=None,
+        help="find the ceph-exporters: orchestrator (cephadm's `orch ps`) or dns:NAME:PORT (every address of NAME)",
+    )
     p.add_argument("--rgw-endpoint", default=None, help="RGW Admin Ops endpoint, e.g. http://rgw:8080")
     p.add_argument("--rgw-credentials-file", default=None, help="JSON file with access_key and secret_key")
     p.add_argument("--rgw-region", default=None, help="SigV4 region (default us-east-1)")
@@ -127,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
 def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
     names = {s.name for s in ALL_SOURCES}
     cfg = config_file.parse(read_config_file(args.config_file), names)
+    if args.perf_discovery is not None:
+        cfg.perf_discovery = str(discovery.parse_rule(args.perf_discovery, "--perf-discovery"))
+        config_file.check_one_perf_setting(cfg, "--perf-discovery")
     for name in args.disable_source:
         if name not in names:
             raise ConfigError(f"--disable-source {name}: unknown source; known: {', '.join(sorted(names))}")
@@ -160,7 +169,8 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
         ceph=ceph,
         rgw=rgw,
         mgr_prometheus_url=cfg.mgr_prometheus_url,
-        perf_urls=cfg.perf_urls,
+        # A discovery rule travels as perf_urls' one entry (sources/perf.py tells them apart).
+        perf_urls=cfg.perf_urls or ((cfg.perf_discovery,) if cfg.perf_discovery else ()),
         radosgw_admin_argv=tuple(args.radosgw_admin.split()),
         rgw_config_section=cfg.rgw_config_section,
         rgw_log_pool=str(cfg.rgw.get("log_pool", "default.rgw.log")),

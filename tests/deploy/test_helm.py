@@ -254,7 +254,8 @@ def test_services_and_monitors_find_their_targets(helm):
     pod = deployment["spec"]["template"]
     spec = pod["spec"]
     assert spec["securityContext"]["runAsUser"] == 10001 and spec["securityContext"]["runAsNonRoot"]
-    sidecar_svc, mgr_svc = sorted(of_kind(objects, "Service"), key=lambda s: "mgr" in s["metadata"]["name"])
+    services = [s for s in of_kind(objects, "Service") if s["spec"].get("clusterIP") != "None"]
+    sidecar_svc, mgr_svc = sorted(services, key=lambda s: "mgr" in s["metadata"]["name"])
     assert selects(sidecar_svc["spec"]["selector"], pod["metadata"]["labels"])
     assert selects(deployment["spec"]["selector"]["matchLabels"], pod["metadata"]["labels"])
     container = spec["containers"][0]

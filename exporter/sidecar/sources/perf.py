@@ -3,28 +3,35 @@ from __future__ import annotations
 import time
 import urllib.request
 
-from ...core import bounded_http, inputs
+from ...core import bounded_http, discovery, inputs, parse_orch
 from .base import Deadline, Source
 
 NO_OSD_COUNTERS = (
     "no per-OSD perf counters at {url} (a manager that just became active has none for a few "
     "seconds; from Reef on, the mgr prometheus module leaves them to the ceph-exporter daemons: "
-    "set mgr/prometheus/exclude_perf_counters to false, enable the scale mgr module, or list every "
-    "ceph-exporter under perf_urls)"
+    "set mgr/prometheus/exclude_perf_counters to false, enable the scale mgr module, list every "
+    "ceph-exporter under perf_urls, or have them found with perf_discovery: orchestrator under "
+    "cephadm, dns:NAME:PORT under Rook)"
 )
+
+Counters = dict[str, dict[str, float]]
 
 
 class PerfSource(Source):
     """Per-daemon perf counters (bluefs, osd ops, rgw ops), from the first of these that has them:
 
-    1. `perf_urls`: the ceph-exporter daemons, one per host; every one must answer, or the
-       source fails (a host's OSDs silently missing would read as a smaller cluster);
+    1. the ceph-exporter daemons (Reef and later, one per host), listed (`perf_urls`) or found
+       (`perf_discovery`, core/discovery.py): when set, the only place read. Every one must
+       answer, or the source fails naming which (a host's OSDs silently missing would read as
+       a smaller cluster);
     2. the mgr prometheus module: the manager already gathers every daemon's counters, so
        one HTTP request instead of one command per OSD. From Reef on it leaves them out by
        default (`mgr/prometheus/exclude_perf_counters`), and on Debian 13's Reef it may not load;
     3. the `scale` mgr module's `scale counters` command: the same counters from the manager,
        under the read-only `mgr 'allow r'` cap. (`ceph tell osd.N perf dump` would need
        `osd 'allow *'`: OSDs accept no tell command under a read-only cap.)
+    4. with nothing set, the ceph-exporter daemons the orchestrator lists, if it lists any
+       (cephadm deploys them from Reef on).
     """
 
     name = field = "perf"
@@ -32,6 +39,10 @@ class PerfSource(Source):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.discovered: str | None = None
+        # `perf_urls` holds URLs, or one discovery rule (main.py puts `perf_discovery` there).
+        rules = [discovery.parse_rule(u) for u in ctx.perf_urls if discovery.is_rule(u)]
+        self.rule = rules[0] if rules else None
+        self.urls = tuple(u for u in ctx.perf_urls if not discovery.is_rule(u))
 
     def prometheus_url(self, deadline: Deadline) -> str:
         if self.ctx.mgr_prometheus_url:
@@ -44,7 +55,7 @@ class PerfSource(Source):
             self.discovered = url.rstrip("/") + "/metrics"
         return self.discovered
 
-    def read(self, url: str, deadline: Deadline) -> dict[str, dict[str, float]]:
+    def read(self, url: str, deadline: Deadline) -> Counters:
         try:
             text = bounded_http.get(urllib.request.Request(url), deadline.left()).decode("utf-8", errors="replace")
         except OSError as e:
@@ -52,38 +63,73 @@ class PerfSource(Source):
             raise OSError(f"{url}: {bounded_http.printable(str(e))}") from None
         return inputs.counters_from_prometheus_text(text)
 
-    def from_prometheus_module(self, deadline: Deadline) -> dict[str, dict[str, float]]:
+    def read_every(self, urls: list[str] | tuple[str, ...], how: str, deadline: Deadline) -> Counters:
+        """Every exporter's counters merged; any that does not answer fails the source, naming each."""
+        counters: Counters = {}
+        failed: list[str] = []
+        for url in urls:
+            try:
+                counters.update(self.read(url, deadline))
+            except (OSError, inputs.InputError) as e:
+                failed.append(str(e))
+        if failed:
+            raise OSError(f"{len(failed)} of {len(urls)} ceph-exporters ({how}) failed: {'; '.join(failed)}")
+        if not any(d.startswith("osd.") for d in counters):
+            raise RuntimeError(NO_OSD_COUNTERS.format(url=", ".join(urls)))
+        return counters
+
+    def orchestrator_urls(self, deadline: Deadline) -> dict[str, str]:
+        """The ceph-exporters cephadm lists, by daemon name (none: an empty mapping)."""
+        # Unfiltered: the CLI client passes arguments by position, and `orch ps`'s first is a host.
+        daemons = parse_orch.exporters(self.ceph("orch ps", deadline))
+        if not daemons:
+            return {}
+        hosts = parse_orch.host_addresses(self.ceph("orch host ls", deadline))
+        return parse_orch.exporter_urls(daemons, hosts)
+
+    def discover(self, rule: discovery.Discovery, deadline: Deadline) -> Counters:
+        if rule.name:
+            urls = discovery.resolve(rule, deadline.left())
+        else:
+            urls = sorted(self.orchestrator_urls(deadline).values())
+            if not urls:
+                raise RuntimeError("the orchestrator lists no ceph-exporter daemon (`ceph orch ps`)")
+        return self.read_every(urls, str(rule), deadline)
+
+    def from_prometheus_module(self, deadline: Deadline) -> Counters:
         url = self.prometheus_url(deadline)
         found = self.read(url, deadline)
         if not any(d.startswith("osd.") for d in found):
             raise RuntimeError(NO_OSD_COUNTERS.format(url=url))
         return found
 
-    def from_scale_module(self, deadline: Deadline) -> dict[str, dict[str, float]]:
+    def from_scale_module(self, deadline: Deadline) -> Counters:
         found = self.ceph("scale counters", deadline)
         if not isinstance(found, dict):
             raise RuntimeError("`scale counters` did not answer with a JSON object")
+        if not any(d.startswith("osd.") for d in found):
+            raise RuntimeError("none yet")
         return found
+
+    def from_manager_or_orchestrator(self, deadline: Deadline) -> Counters:
+        failures = []
+        for what, read in (
+            ("prometheus module", self.from_prometheus_module),
+            ("scale module", self.from_scale_module),
+            ("orchestrator", lambda d: self.discover(discovery.Discovery(), d)),
+        ):
+            try:
+                return read(deadline)
+            except Exception as e:
+                failures.append(f"{what}: {e}")
+        raise RuntimeError(f"no per-OSD perf counters: {'; '.join(failures)}") from None
 
     def collect(self, deadline: Deadline):
         t = time.time()
-        if self.ctx.perf_urls:
-            counters: dict[str, dict[str, float]] = {}
-            for url in self.ctx.perf_urls:
-                counters.update(self.read(url, deadline))
-            if not any(d.startswith("osd.") for d in counters):
-                raise RuntimeError(NO_OSD_COUNTERS.format(url=", ".join(self.ctx.perf_urls)))
-            return inputs.perf_part(counters, t)
-        try:
-            counters = self.from_prometheus_module(deadline)
-        except (OSError, RuntimeError, inputs.InputError) as prometheus_failure:
-            try:
-                counters = self.from_scale_module(deadline)
-            except Exception as scale_failure:
-                raise RuntimeError(
-                    f"no per-OSD perf counters: prometheus module: {prometheus_failure}; scale module: {scale_failure}"
-                ) from None
-            if not any(d.startswith("osd.") for d in counters):
-                raise RuntimeError(f"no per-OSD perf counters: prometheus module: {prometheus_failure}; "
-                                   "scale module: none yet") from None  # fmt: skip
+        if self.urls:
+            counters = self.read_every(self.urls, "perf_urls", deadline)
+        elif self.rule is not None:
+            counters = self.discover(self.rule, deadline)
+        else:
+            counters = self.from_manager_or_orchestrator(deadline)
         return inputs.perf_part(counters, t)
