@@ -161,6 +161,22 @@ class Thresholds:
         "one OSD on a single host.",
     )
     plan_top_buckets: int = _setting(5, 0, 1000, "Buckets listed with their own pre-shard series in the plan.")
+    # A plan is sized at the target date from the growth fitted so far; a growth fitted over
+    # 4.2 minutes once asked for 503,679 HDDs at 180 days. Past this ratio no headline figure.
+    plan_max_extrapolation: float = _setting(
+        30.0, 1.0, 1e6, "Most times its fitted history a plan extrapolates a growth before it withholds the figure."
+    )
+    # Ceph's own bounds on what a plan may ask for: their defaults in Pacific 16.2.15
+    # (`ceph-conf -D`), rgw_max_dynamic_shards 1999 also in rgw.yaml.in since options moved to YAML.
+    plan_mon_max_pg_per_osd: int = _setting(
+        250, 1, 100_000, "mon_max_pg_per_osd: PG replicas per OSD past which Ceph refuses more PGs."
+    )
+    plan_rgw_max_dynamic_shards: int = _setting(
+        1999, 1, 10**6, "rgw_max_dynamic_shards: most index shards dynamic resharding creates per bucket."
+    )
+    rgw_bucket_objects_advised: int = _setting(
+        100_000, 1, 10**12, "Objects per bucket the studies advise staying about (use more buckets past it) [000]."
+    )
     # S3 throughput plunges [000: ~5.4K -> 3.9K ops/s with "sudden plunges" at each reshard;
     # 001: deep scrubs at a high rate, "a brief, significant drop"; 004: one node down cost
     # 21 % of PUT and 25 % of GET ops/s]. Detection and attribution: docs/metrics.md.

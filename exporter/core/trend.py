@@ -6,6 +6,12 @@ therefore sparse: at least `step` seconds apart and at most `MAX_POINTS`; when f
 other older point goes and the step doubles, so the whole window stays covered at a coarser
 grain and the saved state stays a few kilobytes. A point holds one or more columns (the S3
 counters' four totals share their times).
+
+`fit` judges a history before its growth is used (docs/runway.md, "How a forecast is judged"):
+at least MIN_POINTS over `min_span`; a 95 % interval from Student's t on the slope and the
+residuals; a one-off step (a delete wave) set aside, repeated drops (a lifecycle sawtooth) read
+as the peaks' net growth, and a change of rate between the older and the newer third detected,
+the recent slope then used.
 """
 
 from __future__ import annotations
@@ -15,22 +21,61 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_POINTS = 96
-# A fit is "steady" when the slopes of its older and newer halves agree within this factor.
-STEADY_FACTOR = 2.0
-# A slope under this many standard errors is noise (about 95 % for a dozen points).
-T_MIN = 2.0
+# Fewer points fit any line exactly: two points an hour apart once gave a 41.6-day runway from
+# +0.01 %. Four leave two degrees of freedom for the residuals, so the interval means something.
+MIN_POINTS = 4
+# Two slopes "agree" (the growth is steady) within this factor: a rate doubling weekly differs
+# by 1.6x between the older and the newer third of a week.
+STEADY_FACTOR = 1.25
+# A consecutive change this many robust standard deviations off the typical one is a step (a
+# delete wave, a bulk load), not growth.
+STEP_SIGMAS = 6.0
+# ...and at most this share of the intervals: more of them is a change of rate, not steps.
+MAX_STEP_SHARE = 0.25
+# Student's t, two-sided 95 %, by degrees of freedom; past the table, the normal 1.96.
+T95 = ((1, 12.71), (2, 4.30), (3, 3.18), (4, 2.78), (5, 2.57), (6, 2.45), (8, 2.31), (10, 2.23), (15, 2.13),
+       (20, 2.09), (30, 2.04), (60, 2.00))  # fmt: skip
+
+
+def t95(dof: int) -> float:
+    """The t value for `dof` degrees of freedom, rounded towards fewer (wider: never overconfident)."""
+    value = T95[0][1]
+    for d, t in T95:
+        if d > dof:
+            return value
+        value = t
+    return 1.96
 
 
 @dataclass(frozen=True)
 class Fit:
-    slope: float  # units per second, least squares over the whole span
+    """A growth with its 95 % interval and what shape of history it came from.
+
+    trend: "steady" (one line fits), "step" (one level change removed: a delete wave or a bulk
+    load is not the trend), "sawtooth" (repeated drops: the net growth is that of the peaks),
+    "accelerating" / "slowing" (the newer third grows faster / slower than the older, beyond noise:
+    the slope is the recent one), "noise" (no growth beyond noise)."""
+
+    slope: float  # units per second the runway uses; 0 where within noise
     span: float  # seconds of history behind the slope
-    steady: bool  # the older and the newer half grow alike (same sign, within STEADY_FACTOR)
+    steady: bool  # the older and the newer third grow alike (same sign, within STEADY_FACTOR, or within noise)
+    low: float = 0.0  # 95 % interval of the growth: its slowest...
+    high: float = 0.0  # ...and its fastest plausible value
+    level_error: float = 0.0  # 95 % half-width of the level about the fitted line
+    acceleration: float = 0.0  # relative growth of the slope per second (accelerating only)
+    trend: str = "steady"
 
 
-def least_squares(points: Sequence[tuple[float, float]]) -> float | None:
-    """The fitted slope; 0 where it is within noise (under T_MIN standard errors): a level that
-    only wobbles is not growing, however close to its limit it wobbles."""
+@dataclass(frozen=True)
+class Line:
+    slope: float
+    se: float  # standard error of the slope
+    sigma: float  # residual standard error
+    dof: int
+
+
+def line(points: Sequence[tuple[float, float]], removed: int = 0) -> Line | None:
+    """Least squares; `removed`: parameters already taken out of the points (steps)."""
     n = len(points)
     if n < 2:
         return None
@@ -41,11 +86,16 @@ def least_squares(points: Sequence[tuple[float, float]]) -> float | None:
     if den <= 0:
         return None
     slope = sum((t - t0 - mean_t) * (v - mean_v) for t, v in points) / den
-    if n > 2:
-        residual = sum((v - mean_v - slope * (t - t0 - mean_t)) ** 2 for t, v in points)
-        if abs(slope) < T_MIN * math.sqrt(residual / (n - 2) / den):
-            return 0.0
-    return slope
+    dof = n - 2 - removed
+    if dof < 1:
+        return Line(slope, math.inf, math.inf, 0)
+    residual = sum((v - mean_v - slope * (t - t0 - mean_t)) ** 2 for t, v in points)
+    sigma = math.sqrt(residual / dof)
+    return Line(slope, sigma / math.sqrt(den), sigma, dof)
+
+
+def within_noise(fitted: Line) -> bool:
+    return fitted.dof < 1 or abs(fitted.slope) <= t95(fitted.dof) * fitted.se
 
 
 def agree(a: float, b: float) -> bool:
@@ -57,21 +107,107 @@ def agree(a: float, b: float) -> bool:
     return max(abs(a), abs(b)) <= STEADY_FACTOR * min(abs(a), abs(b))
 
 
+def steps(points: Sequence[tuple[float, float]]) -> list[tuple[int, float]]:
+    """(index, excess) of the consecutive changes far off the typical one: the excess is the
+    change beyond what the typical rate explains over that interval."""
+    rates = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(points, points[1:])]
+    typical = sorted(rates)[len(rates) // 2]
+    deviations = [abs(r - typical) for r in rates]
+    spread = 1.4826 * sorted(deviations)[len(deviations) // 2]  # MAD, as a standard deviation
+    scale = max(abs(v) for _, v in points)
+    out = []
+    for i, (a, b) in enumerate(zip(points, points[1:])):
+        excess = (b[1] - a[1]) - typical * (b[0] - a[0])
+        if abs(excess) > max(STEP_SIGMAS * spread * (b[0] - a[0]), 1e-9 * scale):
+            out.append((i + 1, excess))
+    # Many "steps" are a change of rate, not of level: the thirds judge those.
+    return out if len(out) <= len(rates) * MAX_STEP_SHARE else []
+
+
+def without(points: Sequence[tuple[float, float]], found: list[tuple[int, float]]) -> list[tuple[float, float]]:
+    """The points with each step's excess taken out of every later point."""
+    shift = dict(found)
+    out, offset = [], 0.0
+    for i, (t, v) in enumerate(points):
+        offset += shift.get(i, 0.0)
+        out.append((t, v - offset))
+    return out
+
+
+def thirds(points: Sequence[tuple[float, float]]) -> tuple[Line | None, Line | None, float]:
+    """Lines through the older and the newer third, and the seconds between their middles."""
+    t0, t1 = points[0][0], points[-1][0]
+    older = [p for p in points if p[0] <= t0 + (t1 - t0) / 3]
+    newer = [p for p in points if p[0] >= t1 - (t1 - t0) / 3]
+    gap = (newer[0][0] + newer[-1][0]) / 2 - (older[0][0] + older[-1][0]) / 2
+    return line(older), line(newer), gap
+
+
+def interval(fitted: Line, trend: str, span: float) -> Fit:
+    """A steady growth (one line, steps set aside) with its interval; within noise it is 0."""
+    t = t95(max(1, fitted.dof))
+    half = t * fitted.se if math.isfinite(fitted.se) else math.inf
+    central = fitted.slope
+    if within_noise(fitted):
+        central, trend = 0.0, ("noise" if trend == "steady" else trend)
+    level = t * fitted.sigma if math.isfinite(fitted.sigma) else math.inf
+    return Fit(central, span, True, fitted.slope - half, fitted.slope + half, level, 0.0, trend)
+
+
 def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
-    """The growth of `points` once they span `min_span`, with whether its halves agree."""
-    if len(points) < 2:
+    """The growth of `points` once they are MIN_POINTS spanning `min_span`, with its interval
+    and the shape of the history (Fit.trend)."""
+    if len(points) < MIN_POINTS or any(b[0] <= a[0] for a, b in zip(points, points[1:])):
         return None
     span = points[-1][0] - points[0][0]
     if span <= 0 or span < min_span:
         return None
-    slope = least_squares(points)
-    if slope is None:
+    found = steps(points)
+    drops = [s for s in found if s[1] < 0]
+    if len(drops) >= 2:
+        return sawtooth(points, found, span)
+    adjusted = without(points, found) if found else list(points)
+    whole = line(adjusted, len(found))
+    if whole is None:
         return None
-    middle = points[0][0] + span / 2
-    older = least_squares([p for p in points if p[0] <= middle])
-    newer = least_squares([p for p in points if p[0] >= middle])
-    steady = older is not None and newer is not None and agree(older, newer)
-    return Fit(slope, span, steady)
+    older, newer, gap = thirds(adjusted)
+    if older is None or newer is None or older.dof < 1 or newer.dof < 1 or gap <= 0:
+        return interval(whole, "step" if found else "steady", span)
+    differ = abs(newer.slope - older.slope) > t95(min(older.dof, newer.dof)) * math.hypot(older.se, newer.se)
+    steady = not differ or agree(older.slope, newer.slope)
+    if steady:
+        return interval(whole, "step" if found else "steady", span)
+    if newer.slope > older.slope > 0:
+        # Growth compounding: its relative rate carried to the last point and onwards.
+        k = math.log(newer.slope / older.slope) / gap
+        recent = newer.slope * math.exp(k * span / 6)  # the newer third's middle is span / 6 back
+        half = t95(newer.dof) * newer.se
+        return Fit(recent, span, False, newer.slope - half, recent + half, t95(newer.dof) * newer.sigma, k,
+                   "accelerating")  # fmt: skip
+    half = t95(newer.dof) * newer.se
+    trend = "slowing" if newer.slope < older.slope else "accelerating"
+    return Fit(newer.slope, span / 3, False, newer.slope - half, newer.slope + half, t95(newer.dof) * newer.sigma,
+               0.0, trend)  # fmt: skip
+
+
+def sawtooth(points: Sequence[tuple[float, float]], found: list[tuple[int, float]], span: float) -> Fit | None:
+    """Repeated drops (lifecycle expiry, periodic deletes): the net growth is that of the
+    peaks before each drop; the interval runs from no growth at all (or the peaks' decline) to
+    the growth between drops, which is what returns if the deletes stop."""
+    peaks = [points[i - 1] for i, excess in found if excess < 0]
+    between = line(without(points, found), len(found))
+    if between is None:
+        return None
+    net = line(peaks) if len(peaks) >= 2 else None
+    net_slope = net.slope if net is not None else 0.0
+    if net is not None and net.dof >= 1 and within_noise(net):
+        net_slope = 0.0
+    if len(peaks) == 2:
+        net_slope = 0.0  # two peaks fit any line
+    low = min(0.0, net_slope)
+    high = max(net_slope, between.slope + t95(max(1, between.dof)) * between.se)
+    level = max(v for _, v in points) - min(v for _, v in points)
+    return Fit(net_slope, span, False, low, high, level, 0.0, "sawtooth")
 
 
 def rates(points: Sequence[tuple[float, ...]], column: int) -> list[tuple[float, float]]:

@@ -11,6 +11,7 @@ import pytest
 from exporter.core.advisor import advise, render, runway, scrub, shards, sizing
 from exporter.core.advisor.model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure
 from exporter.core.config import Thresholds
+from exporter.core.signals.reshard import recommended_shards
 from exporter.core.snapshot import Bucket
 
 TH = Thresholds()
@@ -177,23 +178,25 @@ def test_shard_outlook_runway_preshard_list_and_bound():
     # 11 shards x 100,000: room for 1.1 M objects; b19 has 1,090,000, b0 900,000; 10 objects/s each.
     buckets = tuple(Bucket(f"b{i}", "", f"id{i}", 11, 900_000 + i * 10_000) for i in range(20))
     rates = {f"b{i}": 10.0 for i in range(20)}
-    o = shards.outlook(buckets, rates, 100_000, 180 * DAY, 0.5, 3, 3600.0)
+    o = shards.outlook(buckets, rates, 100_000, 180 * DAY, 0.5, 3, 3600.0, 1999)
     assert o.runway == pytest.approx(1_000) and o.over_limit == 0 and o.due == 20
     assert [b.name for b in o.top] == ["b19", "b18", "b17"]  # the soonest, bounded
     first = o.top[0]
     assert first.seconds == pytest.approx(1_000)
     assert first.objects_at_target == pytest.approx(1_090_000 + 10 * 180 * DAY)  # 156 M objects
-    # Shards for those objects at half the limit, a prime [000]
-    assert first.recommended_shards == shards.recommended_shards(math.ceil(first.objects_at_target), 100_000, 0.5)
-    assert first.recommended_shards == 3137  # 156.6 M / 50,000 = 3,133, up to a prime
+    # Shards for those objects at half the limit, a prime [000] (3,137 for 156.6 M objects), held
+    # to rgw_max_dynamic_shards: past it, more buckets. Today's: the RGW board's own figure.
+    assert recommended_shards(math.ceil(first.objects_at_target), 100_000, 0.5) == 3137
+    assert first.recommended_shards == 1999
+    assert first.recommended_now == max(11, recommended_shards(1_090_000, 100_000, 0.5)) == 23
     # Only the buckets due by the target date count: at 0.01 objects/s b0 needs 231 days.
-    slow = shards.outlook(buckets, {"b0": 0.01}, 100_000, 180 * DAY, 0.5, 3, 3600.0)
+    slow = shards.outlook(buckets, {"b0": 0.01}, 100_000, 180 * DAY, 0.5, 3, 3600.0, 1999)
     assert slow.due == 0 and slow.runway == pytest.approx(200_000 / 0.01)
     over = buckets + (Bucket("full", "t", "x", 1, 200_000),)
-    o = shards.outlook(over, {}, 100_000, 180 * DAY, 0.5, 3, 0.0)
+    o = shards.outlook(over, {}, 100_000, 180 * DAY, 0.5, 3, 0.0, 1999)
     assert o.runway == 0 and o.over_limit == 1 and o.due == 1 and o.top[0].name == "full"
-    assert shards.outlook(buckets, {}, 100_000, 180 * DAY, 0.5, 3, 0.0).runway is None  # no growth known yet
-    assert shards.outlook(buckets, {}, 100_000, 180 * DAY, 0.5, 3, 3600.0).runway == math.inf  # known: none grows
+    assert shards.outlook(buckets, {}, 100_000, 180 * DAY, 0.5, 3, 0.0, 1999).runway is None  # no growth known yet
+    assert shards.outlook(buckets, {}, 100_000, 180 * DAY, 0.5, 3, 3600.0, 1999).runway == math.inf  # known: none grows
 
 
 def test_the_plan_in_json_and_text_says_the_same():

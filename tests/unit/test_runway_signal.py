@@ -40,8 +40,15 @@ def test_runways_appear_once_their_growth_is_fitted():
     span = samples(later, "ceph_scale_runway_fit_span_seconds")
     assert span[("fill_cluster",)] >= 120
     assert samples(later, "ceph_scale_runway_growth_steady")[("fill_cluster",)] in (0.0, 1.0)
-    assert set(samples(later, "ceph_scale_plan_hdd_osds")) == {("fill",), ("ops",)}
-    assert set(samples(later, "ceph_scale_plan_db_bytes_per_osd")) == {("levels",), ("share",)}
+    lower, upper = samples(later, "ceph_scale_runway_lower_seconds"), samples(later, "ceph_scale_runway_upper_seconds")
+    assert {(k,) for k in ("fill_cluster", "fill_osd", "db_levels", "load_hdd", "load_rgw")} <= set(lower) == set(upper)
+    for limit in lower:
+        assert lower[limit] <= runways[limit] <= upper[limit], limit
+    assert len(samples(later, "ceph_scale_runway_growth_shape")) >= 4
+    # Minutes of history behind a 180-day plan: its figures are withheld, and say so.
+    assert ("fill",) not in samples(later, "ceph_scale_plan_hdd_osds")
+    assert samples(later, "ceph_scale_plan_caveat")[("hdd_by_fill", "withheld")] == 1
+    assert set(samples(later, "ceph_scale_plan_db_bytes_per_osd")) == {("share",)}
     # Every OSD of this cluster is on one host: a host cannot be lost and survived, so one OSD is.
     assert samples(later, "ceph_scale_plan_failure_domain_osds") == {(): 1.0}
 

@@ -27,7 +27,9 @@ S3_COLUMNS = ("put_ops", "get_ops", "put_bytes", "get_bytes")
 
 def growth(now: float, points: list[tuple[float, float]], min_span: float) -> Growth:
     f = fit(points, min_span)
-    return Growth(now, f.slope, f.span, f.steady) if f is not None else Growth(now)
+    if f is None:
+        return Growth(now)
+    return Growth(now, f.slope, f.span, f.steady, f.low, f.high, f.level_error, f.acceleration, f.trend)
 
 
 def failure_domain(snap: Snapshot, hdd_hosts: Counter, setting: int) -> int:
@@ -97,7 +99,14 @@ def pools(snap: Snapshot, pg_counts: dict[int, int]) -> tuple[PoolPgs, ...]:
     if snap.capacity is None or snap.pgs is None:
         return ()
     return tuple(
-        PoolPgs(p.pool_id, p.name, pg_counts.get(p.pool_id, 0), p.data_chunks + p.coding_chunks, p.used_bytes)
+        PoolPgs(
+            p.pool_id,
+            p.name,
+            pg_counts.get(p.pool_id, 0),
+            p.data_chunks + p.coding_chunks,
+            p.used_bytes,
+            max(1, p.data_chunks),
+        )  # fmt: skip
         for p in sorted(snap.capacity.pools, key=lambda p: p.pool_id)
     )
 
@@ -172,4 +181,10 @@ def measure(given: SignalInput, own: RunwayState, shards: ShardOutlook | None, p
         scrub=scrub(given, pool_list, sum(1 for o in osd_list if o.up)),
         shards=shards,
         objects_steady=objects.steady if objects is not None else None,
+        buckets_over_advised=sum(
+            1
+            for b in (snap.buckets.buckets if snap.buckets is not None else ())
+            if b.num_objects > th.rgw_bucket_objects_advised
+        ),
+        objects_span=shards.span if shards is not None else 0.0,
     )

@@ -19,6 +19,11 @@ class Growth:
     rate: float | None = None
     span: float = 0.0  # seconds of history behind the rate
     steady: bool | None = None  # None: not fitted
+    low: float | None = None  # 95 % interval of the rate (trend.Fit); None: the rate's own fit has none
+    high: float | None = None
+    level_error: float = 0.0  # 95 % half-width of the level about the fit
+    acceleration: float = 0.0  # relative growth of the rate per second, where it compounds
+    shape: str = ""  # trend.Fit.trend; "": fitted elsewhere (another signal's slope)
 
     def at(self, seconds: float) -> float:
         """The level `seconds` from now; a shrinking level is held where it is (a plan never
@@ -50,6 +55,7 @@ class PoolPgs:
     pgs: int
     width: int  # OSDs per PG: k+m, or the replica count
     raw_used_bytes: int
+    data_chunks: int = 1  # k for EC, 1 for replicated: raw written = stored x width / data_chunks
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,8 @@ class BucketDue:
     seconds: float  # until it reaches the limit (0: over it now)
     objects_at_target: float
     shards: int
-    recommended_shards: int
+    recommended_shards: int  # for the objects at the target date, at most rgw_max_dynamic_shards
+    recommended_now: int  # for its objects today: what the RGW board recommends
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,8 @@ class Measured:
     scrub: ScrubMeasure | None = None
     shards: ShardOutlook | None = None
     objects_steady: bool | None = None  # of the bucket population's growth
+    buckets_over_advised: int = 0  # buckets past rgw_bucket_objects_advised [000]
+    objects_span: float = 0.0  # history behind the bucket growth (the reshard signal's)
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,9 @@ class Runway:
     span: float  # seconds of history behind the growth (0: no fit needed or none yet)
     steady: bool | None
     detail: str  # what binds, in words
+    earliest: float | None = None  # the 95 % interval of `seconds`: its fastest growth...
+    latest: float | None = None  # ...and its slowest (inf: not growing is within the interval)
+    shape: str = ""  # the growth's trend.Fit.trend; "": no fit of the runway's own behind it
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,24 @@ class Plan:
     buckets_due: int | None
     buckets_top: tuple[BucketDue, ...]
     notes: tuple[str, ...]
+    # figure -> why it is not shown (a short or unsteady fit behind it): hdd_by_fill, hdd_by_ops,
+    # db_per_osd, rgw_instances, pool_pgs, bucket_shards; either HDD figure withholds the HDDs to
+    # add. figure -> the bound it was held to (physics, Ceph's limits): hdd_osds, db_per_osd,
+    # rgw_instances, pool_pgs, bucket_shards.
+    withheld: dict[str, str] = field(default_factory=dict)
+    bounded: dict[str, str] = field(default_factory=dict)
+    buckets_over_advised: int = 0
+
+    def bound_shown(self, figure: str) -> str | None:
+        """The bound `figure` was held to, unless the figure is withheld: its words carry the
+        extrapolated number the withholding hides."""
+        hidden = self.hdd_withheld if figure == "hdd_osds" else self.withheld.get(figure)
+        return None if hidden else self.bounded.get(figure)
+
+    @property
+    def hdd_withheld(self) -> str | None:
+        """Why the HDDs to add are not shown: either count behind them is withheld."""
+        return self.withheld.get("hdd_by_fill") or self.withheld.get("hdd_by_ops")
 
     @property
     def hdd_to_add(self) -> int | None:

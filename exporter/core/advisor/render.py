@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from .model import Advice, Runway
+from .model import Advice, Plan, Runway
 
 DAY = 86400.0
 
@@ -18,15 +18,33 @@ def _finite(v: float | None) -> float | str | None:
     return "+Inf" if v > 0 else "-Inf"
 
 
+# What each growth shape (trend.Fit.trend) means for the runway beside it.
+SHAPES = {
+    "noise": "no growth beyond noise",
+    "step": "a one-off step set aside",
+    "sawtooth": "repeated drops: the net growth of the peaks",
+    "accelerating": "accelerating: the recent slope, compounding",
+    "slowing": "slowing: the recent slope",
+}
+
+
 def _runway(r: Runway) -> dict[str, Any]:
     return {
         "limit": r.limit,
         "seconds": _finite(r.seconds),
         "days": _finite(r.seconds / DAY) if r.seconds is not None else None,
+        "earliest_seconds": _finite(r.earliest),
+        "latest_seconds": _finite(r.latest),
         "fit_span_seconds": r.span,
         "steady": r.steady,
+        "shape": r.shape or None,
         "detail": r.detail,
     }
+
+
+def _shown(value: Any, figure: str, p: Plan) -> Any:
+    """A headline figure, or None where it is withheld."""
+    return None if figure in p.withheld else value
 
 
 def as_dict(advice: Advice, cluster: str = "") -> dict[str, Any]:
@@ -41,15 +59,17 @@ def as_dict(advice: Advice, cluster: str = "") -> dict[str, Any]:
         "plan": {
             "failure_domain_osds": p.failure_domain_osds,
             "degraded_drop": {"put": p.degraded_drop_put, "get": p.degraded_drop_get},
+            "withheld": dict(p.withheld),
+            "bounded": {figure: p.bound_shown(figure) for figure in p.bounded if p.bound_shown(figure)},
             "hdd_osds": {
                 "now": p.hdd_osds,
-                "by_fill": p.hdd_by_fill,
-                "by_ops": p.hdd_by_ops,
-                "to_add": p.hdd_to_add,
-                "binding": p.hdd_binding,
+                "by_fill": _shown(p.hdd_by_fill, "hdd_by_fill", p),
+                "by_ops": _shown(p.hdd_by_ops, "hdd_by_ops", p),
+                "to_add": None if p.hdd_withheld else p.hdd_to_add,
+                "binding": None if p.hdd_withheld else p.hdd_binding,
             },  # fmt: skip
             "db_per_osd": {
-                "levels_bytes": p.db_per_osd_levels,
+                "levels_bytes": _shown(p.db_per_osd_levels, "db_per_osd", p),
                 "share_bytes": p.db_per_osd_share,
                 "osds_short_levels": p.db_short_levels,
                 "osds_short_share": p.db_short_share,
@@ -58,14 +78,21 @@ def as_dict(advice: Advice, cluster: str = "") -> dict[str, Any]:
             },
             "rgw_instances": {
                 "now": p.rgw_instances,
-                "needed": p.rgw_needed,
-                "to_add": max(0, to_add) if to_add is not None else None,
+                "needed": _shown(p.rgw_needed, "rgw_instances", p),
+                "to_add": _shown(max(0, to_add) if to_add is not None else None, "rgw_instances", p),
             },  # fmt: skip
             "pools": [
-                {"pool_id": x.pool_id, "name": x.name, "pgs": x.pgs, "planned_pgs": x.planned_pgs} for x in p.pools
+                {
+                    "pool_id": x.pool_id,
+                    "name": x.name,
+                    "pgs": x.pgs,
+                    "planned_pgs": _shown(x.planned_pgs, "pool_pgs", p),
+                }
+                for x in p.pools
             ],
             "buckets_to_preshard": {
                 "count": p.buckets_due,
+                "over_advised_objects": p.buckets_over_advised,
                 "top": [
                     {
                         "bucket": b.name,
@@ -73,7 +100,8 @@ def as_dict(advice: Advice, cluster: str = "") -> dict[str, Any]:
                         "seconds": b.seconds,
                         "objects_at_target": b.objects_at_target,
                         "shards": b.shards,
-                        "recommended_shards": b.recommended_shards,
+                        "recommended_shards": _shown(b.recommended_shards, "bucket_shards", p),
+                        "recommended_shards_now": b.recommended_now,
                     }  # fmt: skip
                     for b in p.buckets_top
                 ],
@@ -116,42 +144,88 @@ def gb(n: float | None) -> str:
     return "n/a" if n is None else f"{n / 1e9:,.1f} GB"
 
 
-def as_text(advice: Advice, cluster: str = "") -> str:
-    p = advice.plan
-    out = [f"Runway to the target date ({p.horizon / DAY:g} days), cluster {cluster or '?'}"]
-    for r in advice.runways:
-        flag = " <" if r.seconds is not None and r.seconds < p.horizon else ""
-        fitted = f", fitted over {duration(r.span)}" if r.span > 0 else ""
-        if r.span > 0 and r.steady is not None:
-            fitted += ", steady" if r.steady else ", NOT steady"
-        out.append(f"  {r.limit:<13} {duration(r.seconds):>20}{flag}  ({r.detail}{fitted})")
-    out += [
-        "",
-        f"Plan to hold it with {p.failure_domain_osds} OSD(s) lost "
-        f"(the study's drop for that share down: {p.degraded_drop_put:.0%} PUT / {p.degraded_drop_get:.0%} GET [004]):",
-    ]
-    binding = f": add {p.hdd_to_add} ({p.hdd_binding} binds)" if p.hdd_to_add is not None else ""
-    fill, ops = (n if n is not None else "n/a" for n in (p.hdd_by_fill, p.hdd_by_ops))
-    out.append(f"  HDD OSDs: {p.hdd_osds} now; {fill} needed by fill, {ops} by ops{binding}")
+def runway_line(r: Runway, horizon: float) -> str:
+    flag = " <" if r.seconds is not None and r.seconds < horizon else ""
+    fitted = f", fitted over {duration(r.span)}" if r.span > 0 else ""
+    if r.span > 0 and r.steady is not None:
+        fitted += ", steady" if r.steady else ", NOT steady"
+    if r.shape in SHAPES:
+        fitted += f", {SHAPES[r.shape]}"
+    interval = ""
+    if r.seconds not in (None, 0.0) and r.earliest is not None and r.latest is not None and r.earliest < r.latest:
+        latest = "never" if math.isinf(r.latest) else duration(r.latest)
+        interval = f" [95 %: {duration(r.earliest)} .. {latest}]"
+    return f"  {r.limit:<13} {duration(r.seconds):>20}{flag}{interval}  ({r.detail}{fitted})"
+
+
+def beside(p: Plan, figure: str) -> str:
+    """What a figure's number carries beside it: the bound it was held to."""
+    bound = p.bound_shown(figure)
+    return f" [bounded: {bound}]" if bound else ""
+
+
+def plan_lines(p: Plan) -> list[str]:
+    out = []
+
+    def count(n: int | None, figure: str, by: str) -> str:
+        return f"{by}: withheld" if figure in p.withheld else f"{'n/a' if n is None else n} {by}"
+
+    fill, ops = count(p.hdd_by_fill, "hdd_by_fill", "needed by fill"), count(p.hdd_by_ops, "hdd_by_ops", "by ops")
+    if p.hdd_withheld:
+        binding = f"; to add: withheld ({p.hdd_withheld})"
+    else:
+        binding = f": add {p.hdd_to_add} ({p.hdd_binding} binds)" if p.hdd_to_add is not None else ""
+    out.append(f"  HDD OSDs: {p.hdd_osds} now; {fill}, {ops}{binding}" + beside(p, "hdd_osds"))
     if p.db_per_osd_levels is not None:
-        out.append(
-            f"  DB per OSD: {gb(p.db_per_osd_levels)} to hold the next whole RocksDB level "
-            f"({p.db_short_levels} OSDs have less), {gb(p.db_per_osd_share)} by the 4 % rule "
-            f"({p.db_short_share} have less); {p.db_spilling_by_target} OSD(s) spill by the target date"
-        )
+        share = f"{gb(p.db_per_osd_share)} by the 4 % rule ({p.db_short_share} have less)"
+        if "db_per_osd" in p.withheld:
+            out.append(f"  DB per OSD: {share}; to hold the next whole level: withheld ({p.withheld['db_per_osd']})")
+        else:
+            out.append(
+                f"  DB per OSD: {gb(p.db_per_osd_levels)} to hold the next whole RocksDB level "
+                f"({p.db_short_levels} OSDs have less), {share}; "
+                f"{p.db_spilling_by_target} OSD(s) spill by the target date" + beside(p, "db_per_osd")
+            )
         if p.level_base is not None:
             out.append(f"  max_bytes_for_level_base {p.level_base / 2**20:,.0f} MiB makes whole levels fill the DB")
     if p.rgw_needed is not None:
-        out.append(f"  RGW instances: {p.rgw_instances} now, {p.rgw_needed} needed")
+        if "rgw_instances" in p.withheld:
+            out.append(f"  RGW instances: {p.rgw_instances} now; needed: withheld ({p.withheld['rgw_instances']})")
+        else:
+            out.append(f"  RGW instances: {p.rgw_instances} now, {p.rgw_needed} needed" + beside(p, "rgw_instances"))
     for x in p.pools:
         if x.planned_pgs > x.pgs:
-            out.append(f"  pool {x.name}: {x.pgs} PGs -> {x.planned_pgs}")
+            if "pool_pgs" in p.withheld:
+                out.append(f"  pool {x.name}: {x.pgs} PGs; planned: withheld ({p.withheld['pool_pgs']})")
+            else:
+                out.append(f"  pool {x.name}: {x.pgs} PGs -> {x.planned_pgs}" + beside(p, "pool_pgs"))
     if p.buckets_due is not None:
         out.append(f"  buckets to pre-shard: {p.buckets_due}" + (", the soonest:" if p.buckets_top else ""))
         for b in p.buckets_top:
             name = f"{b.tenant}/{b.name}" if b.tenant else b.name
             when = "past the limit now" if b.seconds <= 0 else f"limit in {duration(b.seconds)}"
-            out.append(f"    {name}: {b.shards} -> {b.recommended_shards} shards ({when})")
+            if "bucket_shards" in p.withheld:
+                out.append(
+                    f"    {name}: {b.shards} -> {b.recommended_now} shards for today's objects ({when}); "
+                    f"for the target date: withheld ({p.withheld['bucket_shards']})"
+                )
+            else:
+                out.append(
+                    f"    {name}: {b.shards} -> {b.recommended_shards} shards ({when})" + beside(p, "bucket_shards")
+                )
+    return out
+
+
+def as_text(advice: Advice, cluster: str = "") -> str:
+    p = advice.plan
+    out = [f"Runway to the target date ({p.horizon / DAY:g} days), cluster {cluster or '?'}"]
+    out += [runway_line(r, p.horizon) for r in advice.runways]
+    out += [
+        "",
+        f"Plan to hold it with {p.failure_domain_osds} OSD(s) lost "
+        f"(the study's drop for that share down: {p.degraded_drop_put:.0%} PUT / {p.degraded_drop_get:.0%} GET [004]):",
+    ]
+    out += plan_lines(p)
     if p.notes:
         out += ["", "Notes:"] + [f"  - {n}" for n in p.notes]
     return "\n".join(out) + "\n"

@@ -1,12 +1,14 @@
 """The runway of each study limit: seconds until it is reached at the fitted growth (docs/runway.md).
 
 0: reached now. inf: the growth behind it is fitted and not positive. None: no fit yet. Each
-comes with the span of history its growth was fitted over and whether that growth is steady.
+comes with its 95 % interval (earliest, latest: inf only when no growth is within the interval),
+the span of history its growth was fitted over, whether that growth is steady and its shape.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ..config import Thresholds
 from ..signals.spillover import usable_db_bytes
@@ -23,8 +25,51 @@ def until(left: float, rate: float | None) -> float | None:
     return left / rate if rate > 0 else math.inf
 
 
-def _growth_conf(g: Growth | None) -> tuple[float, bool | None]:
-    return (g.span, g.steady) if g is not None and g.rate is not None else (0.0, None)
+def at_rate(left: float, rate: float, acceleration: float = 0.0) -> float:
+    """Seconds to use up `left` (> 0) at `rate`, the rate compounding by `acceleration` per second."""
+    if rate <= 0:
+        return math.inf
+    if acceleration > 0:
+        return math.log1p(acceleration * left / rate) / acceleration
+    return left / rate
+
+
+def reach(left: float, g: Growth | None, share: float = 1.0) -> tuple[float | None, float | None, float | None]:
+    """(runway, earliest, latest) to use up `left` at `share` of the growth `g`. The earliest
+    takes the fastest rate of the interval and the level at the top of its band, compounding
+    as fitted; the latest the slowest rate, the level at the bottom, no compounding: "never"
+    (inf) only where the interval holds no growth."""
+    if left <= 0:
+        return 0.0, 0.0, 0.0
+    if g is None or g.rate is None:
+        return None, None, None
+    rate = g.rate * share
+    high = (g.high if g.high is not None else g.rate) * share
+    low = (g.low if g.low is not None else g.rate) * share
+    error = g.level_error * share
+    return (
+        at_rate(left, rate, g.acceleration),
+        0.0 if left <= error else at_rate(left - error, max(high, rate), g.acceleration),
+        at_rate(left + error, min(low, rate)),
+    )
+
+
+def judged(limit: str, left: float, g: Growth | None, detail: str, share: float = 1.0, span: float | None = None,
+           steady: bool | None = None) -> Runway:  # fmt: skip
+    """The runway of `limit` from `left` and the growth behind it, with its interval and fit."""
+    seconds, earliest, latest = reach(left, g, share)
+    if g is None or g.rate is None:
+        return Runway(limit, seconds, 0.0, None, detail, earliest, latest)
+    return Runway(
+        limit,
+        seconds,
+        g.span if span is None else span,
+        g.steady if steady is None else steady,
+        detail,
+        earliest,
+        latest,
+        g.shape,
+    )
 
 
 def fill_cluster(m: Measured, th: Thresholds) -> Runway:
@@ -32,7 +77,7 @@ def fill_cluster(m: Measured, th: Thresholds) -> Runway:
     if g is None or m.raw_total_bytes <= 0:
         return Runway("fill_cluster", None, 0.0, None, "no capacity data")
     left = th.fill_target_ratio * m.raw_total_bytes - g.now
-    return Runway("fill_cluster", until(left, g.rate), *_growth_conf(g), f"raw use {g.now / m.raw_total_bytes:.1%}")
+    return judged("fill_cluster", left, g, f"raw use {g.now / m.raw_total_bytes:.1%}")
 
 
 def fill_osd(m: Measured, th: Thresholds) -> Runway:
@@ -41,21 +86,21 @@ def fill_osd(m: Measured, th: Thresholds) -> Runway:
     g = m.raw_used
     if g is None or not m.osd_fill:
         return Runway("fill_osd", None, 0.0, None, "no OSD fill data")
-    best: tuple[float, str] | None = None
+    best: tuple[float, str, float, float] | None = None
     held = sum(o.used_bytes for o in m.osd_fill)
     for o in m.osd_fill:
         left = th.fill_target_ratio * o.size_bytes - o.used_bytes
         if left <= 0:
-            return Runway("fill_osd", 0.0, *_growth_conf(g), f"{o.daemon} is past the fill target")
+            return judged("fill_osd", 0.0, g, f"{o.daemon} is past the fill target")
         if g.rate is None:
             continue
         share = o.used_bytes / held if held > 0 else 1 / len(m.osd_fill)
         seconds = until(left, g.rate * share)
         if seconds is not None and (best is None or seconds < best[0]):
-            best = (seconds, o.daemon)
+            best = (seconds, o.daemon, left, share)
     if best is None:
         return Runway("fill_osd", None, 0.0, None, "no raw growth fitted yet")
-    return Runway("fill_osd", best[0], *_growth_conf(g), f"{best[1]} first")
+    return judged("fill_osd", best[2], g, f"{best[1]} first", best[3])
 
 
 def db_limit(db_bytes: int, used: int, th: Thresholds) -> int:
@@ -71,50 +116,81 @@ def db_levels(m: Measured, th: Thresholds) -> Runway:
     spilling = [d for d in m.dbs if d.spilled_bytes > 0]
     if spilling:
         return Runway("db_levels", 0.0, 0.0, None, f"{len(spilling)} of {len(m.dbs)} OSDs spill now")
-    best: tuple[float, str, Growth] | None = None
+    best: tuple[float, str, Growth, float] | None = None
     for d in m.dbs:
-        seconds = until(db_limit(d.db_bytes, d.used_bytes, th) - d.used_bytes, d.growth.rate)
+        left = db_limit(d.db_bytes, d.used_bytes, th) - d.used_bytes
+        seconds = until(left, d.growth.rate)
         if seconds is not None and (best is None or seconds < best[0]):
-            best = (seconds, d.daemon, d.growth)
+            best = (seconds, d.daemon, d.growth, left)
     if best is None:
         return Runway("db_levels", None, 0.0, None, "no DB growth fitted yet")
-    return Runway("db_levels", best[0], *_growth_conf(best[2]), f"{best[1]} first")
+    return judged("db_levels", best[3], best[2], f"{best[1]} first")
+
+
+def mix(m: Measured, weights: dict[str, float]) -> Growth:
+    """A weighted sum of the S3 growths: its level, rate and interval (half-widths add: never
+    narrower than its parts)."""
+    parts = [(m.s3[name], w) for name, w in weights.items()]
+    fitted = all(g.rate is not None for g, _ in parts)
+
+    def total(pick: object) -> float:
+        return sum(w * pick(g) for g, w in parts)  # type: ignore[operator]
+
+    if not fitted:
+        return Growth(total(lambda g: g.now))
+    put = m.s3["put_ops"]
+    return Growth(
+        total(lambda g: g.now),
+        total(lambda g: g.rate),
+        m.s3_span,
+        m.s3_steady,
+        total(lambda g: g.rate if g.low is None else g.low),
+        total(lambda g: g.rate if g.high is None else g.high),
+        total(lambda g: g.level_error),
+        put.acceleration,
+        put.shape,
+    )
+
+
+def hdd_load_growth(m: Measured, th: Thresholds) -> Growth | None:
+    """The load per HDD OSD as a share of the baseline: the larger of the mixed ops (put/60 +
+    get/90) and the mixed bytes (put/34 MB + get/37 MB) [004]."""
+    if m.hdd_osds <= 0 or "put_ops" not in m.s3:
+        return None
+    n = m.hdd_osds
+    mixes = [
+        mix(m, {"put_ops": 1 / th.baseline_put_ops_per_hdd / n, "get_ops": 1 / th.baseline_get_ops_per_hdd / n}),
+        mix(
+            m, {"put_bytes": 1 / th.baseline_put_bytes_per_hdd / n, "get_bytes": 1 / th.baseline_get_bytes_per_hdd / n}
+        ),
+    ]
+    return max(mixes, key=lambda g: (g.now, g.rate or 0.0))
+
+
+def rgw_load_growth(m: Measured, th: Thresholds) -> Growth | None:
+    """The load per RGW as a share of the per-RGW figure: put/1,000 + get/500 [000]."""
+    if m.rgw_instances <= 0 or "put_ops" not in m.s3:
+        return None
+    n = m.rgw_instances
+    return mix(m, {"put_ops": 1 / th.rgw_put_ops_per_instance / n, "get_ops": 1 / th.rgw_get_ops_per_instance / n})
 
 
 def hdd_load(m: Measured, th: Thresholds, at: float = 0.0) -> tuple[float, float] | None:
-    """(load, its growth per second) per HDD OSD as a share of the baseline: the larger of the
-    mixed ops (put/60 + get/90) and the mixed bytes (put/34 MB + get/37 MB) [004]."""
-    if m.hdd_osds <= 0 or "put_ops" not in m.s3:
-        return None
-    mixes = []
-    for (put, put_base), (get, get_base) in (
-        (("put_ops", th.baseline_put_ops_per_hdd), ("get_ops", th.baseline_get_ops_per_hdd)),
-        (("put_bytes", th.baseline_put_bytes_per_hdd), ("get_bytes", th.baseline_get_bytes_per_hdd)),
-    ):
-        p, g = m.s3[put], m.s3[get]
-        level = (p.at(at) / put_base + g.at(at) / get_base) / m.hdd_osds
-        rate = ((p.rate or 0.0) / put_base + (g.rate or 0.0) / get_base) / m.hdd_osds
-        mixes.append((level, rate))
-    return max(mixes)
+    """(load, its growth per second) per HDD OSD `at` seconds from now (hdd_load_growth)."""
+    g = hdd_load_growth(m, th)
+    return (g.at(at), g.rate or 0.0) if g is not None else None
 
 
 def rgw_load(m: Measured, th: Thresholds, at: float = 0.0) -> tuple[float, float] | None:
-    """(load, growth) per RGW as a share of the per-RGW figure: put/1,000 + get/500 [000]."""
-    if m.rgw_instances <= 0 or "put_ops" not in m.s3:
-        return None
-    p, g = m.s3["put_ops"], m.s3["get_ops"]
-    level = (p.at(at) / th.rgw_put_ops_per_instance + g.at(at) / th.rgw_get_ops_per_instance) / m.rgw_instances
-    rate = (p.rate or 0.0) / th.rgw_put_ops_per_instance + (g.rate or 0.0) / th.rgw_get_ops_per_instance
-    return level, rate / m.rgw_instances
+    """(load, growth) per RGW `at` seconds from now (rgw_load_growth)."""
+    g = rgw_load_growth(m, th)
+    return (g.at(at), g.rate or 0.0) if g is not None else None
 
 
-def _load(limit: str, m: Measured, load: tuple[float, float] | None, what: str) -> Runway:
+def _load(limit: str, load: Growth | None, what: str) -> Runway:
     if load is None:
         return Runway(limit, None, 0.0, None, "no S3 rates yet")
-    level, rate = load
-    fitted = m.s3["put_ops"].rate is not None
-    seconds = until(1.0 - level, rate if fitted else None)
-    return Runway(limit, seconds, m.s3_span if fitted else 0.0, m.s3_steady, f"{level:.0%} of the {what} now")
+    return judged(limit, 1.0 - load.now, load, f"{load.now:.0%} of the {what} now")
 
 
 def scrub_capacity(m: Measured, th: Thresholds) -> Runway:
@@ -131,8 +207,8 @@ def scrub_capacity(m: Measured, th: Thresholds) -> Runway:
     if g is None or g.rate is None or g.now <= 0:
         return Runway("scrub", None, 0.0, None, detail)
     if u <= 0:  # scrubs complete, none was ever seen running: too short to weigh
-        return Runway("scrub", math.inf, min(m.scrub.span, g.span), g.steady, detail)
-    return Runway("scrub", until((1 / u - 1) * g.now, g.rate), min(m.scrub.span, g.span), g.steady, detail)
+        return Runway("scrub", math.inf, min(m.scrub.span, g.span), g.steady, detail, math.inf, math.inf, g.shape)
+    return judged("scrub", (1 / u - 1) * g.now, g, detail, span=min(m.scrub.span, g.span))
 
 
 def shard(m: Measured) -> Runway:
@@ -145,12 +221,14 @@ def shard(m: Measured) -> Runway:
 
 
 def runways(m: Measured, th: Thresholds) -> tuple[Runway, ...]:
-    return (
+    found = (
         fill_cluster(m, th),
         fill_osd(m, th),
         db_levels(m, th),
-        _load("load_hdd", m, hdd_load(m, th), "HDD baseline"),
-        _load("load_rgw", m, rgw_load(m, th), "per-RGW figure"),
+        _load("load_hdd", hdd_load_growth(m, th), "HDD baseline"),
+        _load("load_rgw", rgw_load_growth(m, th), "per-RGW figure"),
         scrub_capacity(m, th),
         shard(m),
     )
+    # A limit reached now is reached whatever the growth: its interval is that instant.
+    return tuple(replace(r, earliest=0.0, latest=0.0) if r.seconds == 0 else r for r in found)

@@ -5,6 +5,9 @@ HDD OSDs by fill and by S3 load, whichever binds; DB flash per OSD by the next w
 level and by the 4 % rule; RGW instances; PGs per pool; the buckets to pre-shard. Losing the
 largest failure domain takes its capacity and its RGWs, and costs the throughput drop the 10B
 test measured for that share of OSDs down (2 %: -6 % PUT / -8 % GET, 17 %: -21 % / -25 %) [004].
+Every figure is held to physics and Ceph's limits (`Plan.bounded` says which), and a figure
+sized on a growth fitted over too short a history for the target, or not steady, has no
+headline (`Plan.withheld` says why: `bounds.py`).
 """
 
 from __future__ import annotations
@@ -15,16 +18,19 @@ from typing import Any
 from ..config import Thresholds
 from ..signals.degraded import expected_drop
 from ..signals.spillover import level_sizes, usable_db_bytes
-from .model import Measured, Plan, PoolPlan
+from .bounds import held_growth, judge, max_pgs, max_rgws
+from .model import Growth, Measured, Plan, PoolPlan
 from .runway import db_limit, rgw_load
 
 
-def hdds_by_fill(m: Measured, th: Thresholds, lost: float) -> int | None:
+def hdds_by_fill(m: Measured, th: Thresholds, lost: float, raw: Growth | None = None) -> int | None:
     """Enough HDDs that raw use at the target date stays under the fill target once the
-    failure domain's capacity is gone and its data recovered onto the rest."""
-    if m.raw_used is None or m.hdd_osds <= 0 or m.hdd_bytes <= 0 or lost >= 1:
+    failure domain's capacity is gone and its data recovered onto the rest; `raw`: the raw
+    growth as bounded (bounds.held_growth), else the fitted one."""
+    raw = raw if raw is not None else m.raw_used
+    if raw is None or m.hdd_osds <= 0 or m.hdd_bytes <= 0 or lost >= 1:
         return None
-    raw_needed = m.raw_used.at(m.horizon) / th.fill_target_ratio / (1 - lost)
+    raw_needed = raw.at(m.horizon) / th.fill_target_ratio / (1 - lost)
     return max(0, math.ceil((raw_needed - m.other_raw_bytes) / m.hdd_bytes))
 
 
@@ -66,9 +72,10 @@ def level_base_for(db_bytes: int, th: Thresholds) -> int | None:
     return int(db_bytes / sum(th.rocksdb_level_multiplier**i for i in range(fitting)))
 
 
-def pools(m: Measured, hdds_added: int) -> tuple[PoolPlan, ...]:
+def pools(m: Measured, hdds_added: int, max_pg_per_osd: int = 0) -> tuple[PoolPlan, ...]:
     """PGs per pool for the OSDs of the plan: mon_target_pg_per_osd spread by each pool's share
-    of raw use, over its width, to a power of two; never fewer than the pool has."""
+    of raw use, over its width, to a power of two; never fewer than the pool has, never more
+    than `max_pg_per_osd` (mon_max_pg_per_osd; 0: unbounded) allows (bounds.max_pgs)."""
     total = sum(p.raw_used_bytes for p in m.pools)
     osds = m.osds_in + hdds_added
     out = []
@@ -77,12 +84,15 @@ def pools(m: Measured, hdds_added: int) -> tuple[PoolPlan, ...]:
         if total > 0 and p.width > 0 and osds > 0:
             ideal = m.target_pg_per_osd * osds * p.raw_used_bytes / total / p.width
             if ideal >= 1:
-                planned = max(p.pgs, 2 ** round(math.log2(ideal)))
+                planned = 2 ** round(math.log2(ideal))
+                if max_pg_per_osd > 0:
+                    planned = min(planned, max_pgs(osds, p.width, max_pg_per_osd))
+                planned = max(p.pgs, planned)
         out.append(PoolPlan(p.pool_id, p.name, p.pgs, planned))
     return tuple(out)
 
 
-def db_plan(m: Measured, th: Thresholds, notes: list[str]) -> dict[str, Any]:
+def db_plan(m: Measured, th: Thresholds, notes: list[str], bounded: dict[str, str]) -> dict[str, Any]:
     """DB per OSD by the next whole level above the largest DB use at the target date and by the
     share rule; the OSDs short of each, those spilling by then, the level base that fills the DB."""
     if not m.dbs:
@@ -97,10 +107,22 @@ def db_plan(m: Measured, th: Thresholds, notes: list[str]) -> dict[str, Any]:
         notes.append("the DB use at the target date is past every level considered (rocksdb_levels)")
     usable = min(usable_db_bytes(d.db_bytes, th) for d in m.dbs)
     if usable < for_levels:
+        extrapolated = any(judge(d.growth, m.horizon, th) for d in m.dbs)
+        need = "(its size withheld: see DB per OSD)" if extrapolated else f"{for_levels / 1e9:.0f} GB per OSD"
         notes.append(
-            f"whole levels use {usable / 1e9:.1f} GB of the smallest DB; holding the next level needs "
-            f"{for_levels / 1e9:.0f} GB per OSD, or a larger max_bytes_for_level_base"
+            f"whole levels use {usable / 1e9:.1f} GB of the smallest DB; holding the next level needs {need}, "
+            "or a larger max_bytes_for_level_base"
         )
+    smallest_data = min((d.data_bytes for d in m.dbs if d.data_bytes > 0), default=0)
+    if smallest_data and for_levels > smallest_data:
+        bounded["db_per_osd"] = (
+            f"the next whole level ({for_levels / 1e9:,.0f} GB) is larger than the data device "
+            f"({smallest_data / 1e9:,.0f} GB): held to it; a larger max_bytes_for_level_base fills the DB "
+            "with fewer levels"
+        )
+        for_levels = smallest_data
+    if for_share is not None and for_levels < for_share:
+        for_levels = for_share  # the 4 % rule is the floor [004]
     return {
         "db_per_osd_levels": for_levels,
         "db_per_osd_share": for_share,
@@ -120,17 +142,20 @@ def rgws(m: Measured, th: Thresholds, lost: float, notes: list[str]) -> int | No
         return None
     now = rgw_load(m, th)
     if now is not None and now[0] > 1:
-        put = m.s3["put_ops"].now / m.rgw_instances
+        put, get = m.s3["put_ops"].now / m.rgw_instances, m.s3["get_ops"].now / m.rgw_instances
+        # The op that takes the larger share of the per-RGW figure is the one to re-measure.
+        op = "put" if put / th.rgw_put_ops_per_instance >= get / th.rgw_get_ops_per_instance else "get"
         notes.append(
-            f"each RGW carries {put:,.0f} PUT/s now, {now[0]:.0%} of the per-RGW figure "
+            f"each RGW carries {put:,.0f} PUT/s and {get:,.0f} GET/s now, {now[0]:.0%} of the per-RGW figure "
             f"({th.rgw_put_ops_per_instance:,.0f} PUT / {th.rgw_get_ops_per_instance:,.0f} GET ops/s [000]); "
-            "if they sustain it without latency growing, raise rgw_put_ops_per_instance to what they carry"
+            f"if they sustain it without latency growing, raise rgw_{op}_ops_per_instance to what they carry"
         )
     return math.ceil(load[0] * m.rgw_instances / (1 - lost) - 1e-9)
 
 
 def plan(m: Measured, th: Thresholds) -> Plan:
     notes: list[str] = []
+    bounded: dict[str, str] = {}
     lost_osds = min(m.failure_domain_osds, m.hdd_osds)
     lost = lost_osds / m.hdd_osds if m.hdd_osds > 0 else 0.0
     drop_put, drop_get = expected_drop(lost, 0), expected_drop(lost, 1)
@@ -138,12 +163,37 @@ def plan(m: Measured, th: Thresholds) -> Plan:
         notes.append("no raw growth fitted yet: HDDs by fill hold today's use only")
     if "put_ops" in m.s3 and m.s3["put_ops"].rate is None:
         notes.append("no S3 load growth fitted yet: HDDs and RGWs by load hold today's load only")
-    by_fill = hdds_by_fill(m, th, lost)
+    by_fill = hdds_by_fill(m, th, lost, held_growth(m, th, bounded))
     by_ops = hdds_by_ops(m, th, drop_put, drop_get)
-    db = db_plan(m, th, notes)
+    db = db_plan(m, th, notes, bounded)
     rgw_needed = rgws(m, th, lost, notes)
-    hdd_added = max(0, max((n for n in (by_fill, by_ops) if n is not None), default=0) - m.hdd_osds)
+    planned_hdds = max(m.hdd_osds, by_fill or 0, by_ops or 0)
+    held_back = withheld(m, th, max(0, planned_hdds - m.hdd_osds))
+    # RGWs serve no more than the HDDs the plan shows can take: a withheld count adds none.
+    shown = [n or 0 for n, figure in ((by_fill, "hdd_by_fill"), (by_ops, "hdd_by_ops")) if figure not in held_back]
+    most_rgws = max_rgws(max([m.hdd_osds, *shown]), lost, th)
+    if rgw_needed is not None and rgw_needed > most_rgws:
+        bounded["rgw_instances"] = (
+            f"{rgw_needed:,} RGWs held to the {most_rgws:,} that {max([m.hdd_osds, *shown]):,} HDDs can keep busy "
+            f"({th.baseline_put_ops_per_hdd:g} PUT / {th.baseline_get_ops_per_hdd:g} GET ops/s each [004])"
+        )
+        rgw_needed = most_rgws
+    hdd_added = max(0, planned_hdds - m.hdd_osds)
+    pool_plans = pools(m, hdd_added, th.plan_mon_max_pg_per_osd)
+    if pool_plans != pools(m, hdd_added):
+        bounded["pool_pgs"] = f"PGs held to mon_max_pg_per_osd {th.plan_mon_max_pg_per_osd} PG replicas per OSD"
     shards = m.shards
+    top = shards.top if shards is not None else ()
+    if any(b.recommended_shards >= th.plan_rgw_max_dynamic_shards > b.shards for b in top):
+        bounded["bucket_shards"] = (
+            f"shards held to rgw_max_dynamic_shards {th.plan_rgw_max_dynamic_shards}: past it, use more buckets "
+            f"(about {th.rgw_bucket_objects_advised:,} objects each [000])"
+        )
+    if m.buckets_over_advised:
+        notes.append(
+            f"{m.buckets_over_advised:,} bucket(s) hold more than {th.rgw_bucket_objects_advised:,} objects: "
+            "the studies spread objects over more buckets of about that size [000, 004]"
+        )
     return Plan(
         horizon=m.horizon,
         failure_domain_osds=lost_osds,
@@ -154,9 +204,40 @@ def plan(m: Measured, th: Thresholds) -> Plan:
         hdd_by_ops=by_ops,
         rgw_instances=m.rgw_instances,
         rgw_needed=rgw_needed,
-        pools=pools(m, hdd_added),
+        pools=pool_plans,
         buckets_due=shards.due if shards is not None else None,
-        buckets_top=shards.top if shards is not None else (),
+        buckets_top=top,
         notes=tuple(notes),
+        withheld=held_back,
+        bounded=bounded,
+        buckets_over_advised=m.buckets_over_advised,
         **db,
     )
+
+
+def withheld(m: Measured, th: Thresholds, hdd_added: int) -> dict[str, str]:
+    """Figure -> why it is not shown: a growth behind it too short or not steady."""
+    h = m.horizon
+    s3 = [judge(m.s3.get(name), h, th) for name in ("put_ops", "get_ops", "put_bytes", "get_bytes")]
+    by = {
+        "hdd_by_fill": [judge(m.raw_used, h, th)],
+        "hdd_by_ops": s3,
+        "rgw_instances": s3[:2],
+        "db_per_osd": [judge(d.growth, h, th) for d in m.dbs],
+        "bucket_shards": [buckets_judged(m, th)],
+    }
+    out = {figure: next(r for r in reasons if r) for figure, reasons in by.items() if any(reasons)}
+    hdd = out.get("hdd_by_fill") or out.get("hdd_by_ops")
+    if hdd and hdd_added > 0:
+        out["pool_pgs"] = "sized for the HDDs to add, which are withheld: " + hdd
+    return out
+
+
+def buckets_judged(m: Measured, th: Thresholds) -> str | None:
+    """Why the pre-shard figures at the target date are not shown, where growth changed them."""
+    top = m.shards.top if m.shards is not None else ()
+    if not any(b.recommended_shards != b.recommended_now for b in top):
+        return None  # nothing extrapolated: the figures are today's
+    if m.objects_span <= 0:
+        return "bucket growth not fitted over forecast_min_span_seconds yet"
+    return judge(Growth(0.0, 1.0, m.objects_span, m.objects_steady), m.horizon, th)

@@ -198,6 +198,12 @@ def recommended_shards(objects: int, limit: int, fill_ratio: float) -> int:
     return next_prime(math.ceil(objects / max(1.0, limit * fill_ratio)))
 
 
+def preshard(objects: float, shards: int, limit: int, fill_ratio: float, max_shards: int) -> int:
+    """Shards to pre-shard a bucket of `objects` to, as the RGW board and the plan both say: never
+    fewer than it has, and held to rgw_max_dynamic_shards (past that, more buckets [000])."""
+    return min(max(shards, max_shards), max(shards, recommended_shards(math.ceil(objects), limit, fill_ratio)))
+
+
 def next_reshards(
     buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int
 ) -> list[tuple[float, Bucket]]:
@@ -271,7 +277,8 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         shards_f = gauge("rgw_top_bucket_shards", "Index shards of the top-K buckets.", "bucket", "tenant")
         recommend_f = gauge(
             "rgw_top_bucket_recommended_shards",
-            "Shards keeping the top-K buckets at rgw_preshard_fill_ratio of the limit.",
+            "Shards keeping the top-K buckets at rgw_preshard_fill_ratio of the limit, at most "
+            "rgw_max_dynamic_shards (plan_rgw_max_dynamic_shards).",
             "bucket",
             "tenant",
         )
@@ -280,7 +287,9 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             objects_f.add(b.num_objects, b.name, b.tenant)
             shards_f.add(b.num_shards, b.name, b.tenant)
             recommend_f.add(
-                max(b.num_shards, recommended_shards(b.num_objects, limit, th.rgw_preshard_fill_ratio)),
+                preshard(
+                    b.num_objects, b.num_shards, limit, th.rgw_preshard_fill_ratio, th.plan_rgw_max_dynamic_shards
+                ),
                 b.name,
                 b.tenant,
             )

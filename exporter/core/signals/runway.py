@@ -6,7 +6,9 @@ per HDD, ~1,000 PUT / 500 GET ops/s per RGW, scrub intervals, 100,000 objects pe
 the time left before each is reached and the plan that holds a target date with a failure
 domain lost (core/advisor/, docs/runway.md). Its trends are kept across restarts: a runway
 looks months ahead and must not start from nothing at every restart or manager failover.
-Bounded: a series per limit, per pool and per top-N bucket.
+Each runway comes with its 95 % interval and the shape of the history behind it; each plan
+figure with what withheld or bounded it. Bounded: a series per limit, per pool and per top-N
+bucket.
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ def shard_outlook(given: SignalInput, state: RunwayState) -> ShardOutlook | None
             th.rgw_preshard_fill_ratio,
             th.plan_top_buckets,
             span,
+            th.plan_rgw_max_dynamic_shards,
         )
 
     return state.cached(f"shards:{given.shard_limit}:{span > 0}", part.collected_at, make)
@@ -128,32 +131,66 @@ def derive(given: SignalInput, state: RunwayState) -> list[Family]:
 def families(advice: Advice) -> list[Family]:
     seconds = gauge(
         "runway_seconds",
-        "Seconds until the study limit is reached at its fitted growth; 0: reached; +Inf: not growing.",
+        "Seconds until the study limit is reached at its fitted growth; 0: reached; "
+        "+Inf: no growth within the interval.",
+        "limit",
+    )
+    lower = gauge(
+        "runway_lower_seconds",
+        "Earliest end of the runway's 95 % interval: the fastest growth the fit allows.",
+        "limit",
+    )
+    upper = gauge(
+        "runway_upper_seconds",
+        "Latest end of the runway's 95 % interval: the slowest growth the fit allows; +Inf: no growth is within it.",
         "limit",
     )
     span = gauge("runway_fit_span_seconds", "History the growth behind the runway was fitted over.", "limit")
-    steady = gauge("runway_growth_steady", "1 if the older and the newer half of that history grow alike.", "limit")
+    steady = gauge("runway_growth_steady", "1 if the older and the newer third of that history grow alike.", "limit")
+    shape = gauge(
+        "runway_growth_shape",
+        "1 for the shape of the history behind the runway: steady, noise, step, sawtooth, accelerating, slowing.",
+        "limit",
+        "shape",
+    )
     for r in advice.runways:
         if r.seconds is not None:
             seconds.add(r.seconds, r.limit)
             span.add(r.span, r.limit)
+        if r.earliest is not None and r.latest is not None:
+            lower.add(r.earliest, r.limit)
+            upper.add(r.latest, r.limit)
         if r.steady is not None:
             steady.add(1 if r.steady else 0, r.limit)
-    return [seconds, span, steady] + plan_families(advice.plan)
+        if r.shape:
+            shape.add(1, r.limit, r.shape)
+    return [seconds, lower, upper, span, steady, shape] + plan_families(advice.plan)
 
 
 def plan_families(p: Plan) -> list[Family]:
+    """The plan's figures; a withheld one (a short or unsteady fit behind it) is not exported,
+    `plan_caveat` says which, and which were held to a physical or Ceph limit."""
+    caveat = gauge(
+        "plan_caveat",
+        "1 for each plan figure withheld (the growth behind it too short or not steady) or bounded (held to a "
+        "physical or Ceph limit).",
+        "figure",
+        "caveat",
+    )
+    for kind, figures in (("withheld", p.withheld), ("bounded", p.bounded)):
+        for figure in sorted(figures):
+            caveat.add(1, figure, kind)
     hdd = gauge("plan_hdd_osds", "HDD OSDs needed at the target date, a failure domain lost.", "by")
     for by, n in (("fill", p.hdd_by_fill), ("ops", p.hdd_by_ops)):
-        if n is not None:
+        if n is not None and f"hdd_by_{by}" not in p.withheld:
             hdd.add(n, by)
-    out = [hdd]
+    out = [caveat, hdd]
     out.append(gauge("plan_failure_domain_osds", "OSDs the plan survives losing at once.").add(p.failure_domain_osds))
     db = gauge("plan_db_bytes_per_osd", "DB device per OSD the plan asks for.", "rule")
     short = gauge("plan_db_osds_short", "OSDs whose DB device is smaller than the plan's.", "rule")
     rules = (("levels", p.db_per_osd_levels, p.db_short_levels), ("share", p.db_per_osd_share, p.db_short_share))
     for rule, size, n in rules:
-        if size is not None:
+        if size is not None and not (rule == "levels" and "db_per_osd" in p.withheld):
             db.add(size, rule)
             short.add(n, rule)
     out += [db, short]
@@ -169,11 +206,11 @@ def plan_families(p: Plan) -> list[Family]:
                 "plan_rocksdb_level_base_bytes", "max_bytes_for_level_base making whole levels fill the planned DB."
             ).add(p.level_base)
         )
-    if p.rgw_needed is not None:
+    if p.rgw_needed is not None and "rgw_instances" not in p.withheld:
         out.append(gauge("plan_rgw_instances", "RGW instances needed at the target date.").add(p.rgw_needed))
     pools = gauge("plan_pool_pgs", "PGs of the pools that need more for the planned OSDs.", "pool_id", "name")
     for pool in p.pools:
-        if pool.planned_pgs > pool.pgs:
+        if pool.planned_pgs > pool.pgs and "pool_pgs" not in p.withheld:
             pools.add(pool.planned_pgs, str(pool.pool_id), pool.name)
     out.append(pools)
     if p.buckets_due is not None:
@@ -184,11 +221,12 @@ def plan_families(p: Plan) -> list[Family]:
         )
         shards = gauge(
             "plan_bucket_shards",
-            "Shards to pre-shard the soonest of them to (top plan_top_buckets).",
+            "Shards to pre-shard the soonest of them to (top plan_top_buckets), at most rgw_max_dynamic_shards: for "
+            "their objects at the target date, or today's (the RGW board's) while that growth is withheld.",
             "bucket",
             "tenant",
         )
         for b in p.buckets_top:
-            shards.add(b.recommended_shards, b.name, b.tenant)
+            shards.add(b.recommended_now if "bucket_shards" in p.withheld else b.recommended_shards, b.name, b.tenant)
         out.append(shards)
     return out

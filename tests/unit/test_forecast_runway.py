@@ -1,0 +1,111 @@
+"""A forecast is judged before it is shown: the four histories of issue 27 that the least-squares
+runway misread, each with the numbers it gave, through the advisor's own path (trend.fit ->
+measure.growth -> runway.fill_cluster -> render)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from exporter.core.advisor import render, runway
+from exporter.core.advisor.measure import growth
+from exporter.core.advisor.model import Measured
+from exporter.core.config import Thresholds
+from exporter.core.trend import MIN_POINTS, fit, line
+
+TH = Thresholds()  # forecast_min_span_seconds: 1 h
+DAY = 86400.0
+HOUR = 3600.0
+STEP = 7 * DAY / 96  # a week's window in the runway trend's 96 points
+
+
+def fill(points: list[tuple[float, float]], total: float):
+    """The fill_cluster runway of raw use `points` on a cluster of `total` raw bytes."""
+    g = growth(points[-1][1], points, TH.forecast_min_span_seconds)
+    m = Measured(
+        horizon=180 * DAY,
+        hdd_osds=318,
+        hdd_bytes=16e12,
+        other_raw_bytes=0,
+        failure_domain_osds=53,
+        raw_total_bytes=int(total),
+        raw_used=g,
+    )
+    return runway.fill_cluster(m, TH)
+
+
+def test_two_points_an_hour_apart_give_no_runway():
+    # +0.01 % in the hour, 10 % of the use left to the fill target: the line through two points
+    # read 41.6 days. Hourly `--once --plan` from cron fits exactly this after its second run.
+    points = [(0.0, 8e14), (HOUR, 8.0008e14)]
+    r = fill(points, 1.1e15)
+    assert r.seconds is None and render.duration(r.seconds) == "no fit yet"
+    # Hourly points: no runway until MIN_POINTS of them, then one with its interval.
+    hourly = [(i * HOUR, 8e14 * (1 + 1e-4 * i)) for i in range(MIN_POINTS - 1)]
+    assert fill(hourly, 1.1e15).seconds is None
+    hourly.append((len(hourly) * HOUR, 8e14 * (1 + 1e-4 * len(hourly))))
+    r = fill(hourly, 1.1e15)
+    assert r.seconds is not None and r.earliest <= r.seconds <= r.latest
+
+
+def test_a_delete_wave_is_a_step_not_the_trend():
+    # 0.5 %/day for a week, 5 % deleted at day 5: the line over the week slopes down and read
+    # "never (not growing)". The growth around the step is the trend: 23 days are left.
+    level = 7e14
+    points = [
+        (i * STEP, level * (1 + 0.005 * i * STEP / DAY) - (0.05 * level if i * STEP >= 5 * DAY else 0.0))
+        for i in range(97)
+    ]
+    total = (points[-1][1] + 23 * 0.005 * level) / 0.8
+    assert line(points).slope < 0  # the plain line over the week
+    r = fill(points, total)
+    assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
+    assert r.shape == "step" and math.isfinite(r.latest)  # "never" is not within the interval
+    assert r.earliest <= r.seconds <= r.latest
+    assert "never" not in render.runway_line(r, 180 * DAY)
+
+
+def test_accelerating_growth_is_detected_and_the_runway_is_the_recent_one():
+    # The rate doubles weekly: the line over the week read 62 days and called it steady; at the
+    # rate it compounds, the limit is 17.0 days away.
+    r0 = 1e13  # bytes per day at the window's start
+    points = [(i * STEP, 5e14 + r0 * 7 / math.log(2) * (2 ** (i * STEP / DAY / 7) - 1)) for i in range(97)]
+    left = 88.76 * r0
+    total = (points[-1][1] + left) / 0.8
+    truth = 7 * math.log2(1 + left * math.log(2) / (2 * r0 * 7))
+    assert truth == pytest.approx(17.0, abs=0.05)
+    assert left / line(points).slope / DAY == pytest.approx(62.0, abs=0.1)  # the plain line
+    r = fill(points, total)
+    assert r.steady is False and r.shape == "accelerating"
+    assert r.seconds == pytest.approx(truth * DAY, rel=0.02)
+    assert r.earliest <= truth * DAY <= r.latest
+    assert "accelerating" in render.runway_line(r, 180 * DAY)
+
+
+def test_a_lifecycle_sawtooth_is_no_net_growth_with_a_wide_interval():
+    # Lifecycle expiry every 3.5 days takes back the 5 % each tooth grew: no net growth. The
+    # line over the week read 15.6 days.
+    level = 7e14
+    points = [(i * STEP, level * (1 + 0.05 * ((i * STEP / DAY / 3.5) % 1.0))) for i in range(97)]
+    f = fit(points, HOUR)
+    assert f is not None and f.trend == "sawtooth" and f.slope == 0.0
+    within_a_tooth = 0.05 * level / (3.5 * DAY)
+    assert f.high >= within_a_tooth * 0.99  # what returns if the deletes stop
+    left = 15.6 * DAY * line(points).slope  # the 15.6 days the plain line read
+    r = fill(points, (points[-1][1] + left) / 0.8)
+    assert r.seconds == math.inf and r.latest == math.inf
+    assert r.earliest < 15.6 * DAY  # wide: if the deletes stop, sooner than the line said
+
+
+def test_never_only_when_the_interval_holds_no_growth():
+    # A level that only wobbles: not growing, and the interval's slow end allows "never"; its
+    # fast end still bounds the earliest.
+    points = [(i * STEP, 5e14 + (1e11 if i % 2 else -1e11)) for i in range(97)]
+    r = fill(points, 1e15)
+    assert r.seconds == math.inf and r.latest == math.inf and r.shape == "noise"
+    assert r.earliest is not None and math.isfinite(r.earliest)
+    # A growth the interval holds as positive throughout is never "never".
+    rising = [(t, v + 1e9 * t / HOUR) for t, v in points]
+    r = fill(rising, 1e15)
+    assert math.isfinite(r.seconds) and math.isfinite(r.latest)
