@@ -8,9 +8,17 @@
 # The mounted files must be readable by uid 10001 (docs/deploy.md). The build steps are
 # docker/install.sh, which CI also runs on the host; tests/deploy/test_image.py builds this
 # image with podman and runs it against the real test cluster.
-FROM debian:12-slim
-# The packages first: a change of the exporter's code reuses that layer.
-COPY docker /src/docker
+#
+# DEBIAN_SUITE chooses the Ceph client, Debian's librados: trixie (Reef 18.2, the default)
+# reads Pacific, Reef and Tentacle clusters, but not Tentacle's default AES256KRB5 cephx keys;
+# sid (Tentacle 20.2) reads those too; bookworm is Pacific 16.2's.
+#   podman build --format docker --build-arg DEBIAN_SUITE=sid -t ceph-scale-exporter:tentacle .
+ARG DEBIAN_SUITE=trixie
+FROM debian:${DEBIAN_SUITE}-slim
+# true unless the mirror is a dated snapshot (docker/image.sh): then apt checks signatures alone.
+ARG APT_CHECK_VALID_UNTIL=true
+# The packages first: a change of the exporter's code (or of docker/image.sh) reuses that layer.
+COPY docker/install.sh docker/packages.txt /src/docker/
 RUN /src/docker/install.sh --only packages
 COPY exporter /src/exporter
 RUN /src/docker/install.sh --only files && rm -rf /src

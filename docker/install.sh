@@ -31,7 +31,8 @@ if [ "$check" -eq 1 ]; then
   # Resolve every package and its dependencies without installing anything.
   apt-get install -s -y --no-install-recommends "${packages[@]}" > /dev/null
 elif [ "$only" != files ]; then
-  apt-get update -q
+  # The Dockerfile's build argument: false for a mirror that is a dated snapshot.
+  apt-get -o "Acquire::Check-Valid-Until=${APT_CHECK_VALID_UNTIL:-true}" update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"
   rm -rf /var/lib/apt/lists/*
 fi

@@ -2,8 +2,9 @@
 as uid 10001, with the cluster's minimal conf, a least-privilege keyring and read-only RGW
 keys mounted read-only, it serves every source successfully and its HEALTHCHECK passes.
 
-Pacific and Reef only: the image's client is Debian 12's librados (16.2.15), which cannot
-parse Tentacle's cephx keys (README, Ceph releases).
+Pacific and Reef: the default image's client is Debian 13's librados (Reef 18.2.7), which
+cannot parse the AES256KRB5 keys a Tentacle cluster makes by default; the image built with
+Tentacle's client reads those (tests/deploy/test_image_releases.py).
 """
 
 from __future__ import annotations
@@ -52,12 +53,9 @@ def owned_by_the_image_user(path, text: str, mode: int = 0o400) -> str:
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def mounts(ceph_cluster, tmp_path_factory) -> dict[str, str]:
-    """What an operator mounts: the minimal conf, a least-privilege keyring, read-only RGW keys."""
-    d = tmp_path_factory.mktemp("image-mounts")
-    ensure_bucket(ceph_cluster, "image-bucket")
-    user = f"ceph-scale-image-{ceph_cluster.release.name}"
+def operator_mounts(ceph_cluster, d, user: str) -> dict[str, str]:
+    """What an operator mounts: the minimal conf, a least-privilege keyring (of the cluster's
+    default key type), read-only RGW keys; for `user`, made on the cluster."""
     keyring = ceph_cluster.ceph(
         "auth", "get-or-create", f"client.{user}", "mon", "allow r", "mgr", "allow r",
         "osd", LEAST_PRIVILEGE_OSD_CAPS, fmt_json=False,
@@ -77,9 +75,15 @@ def mounts(ceph_cluster, tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def container(image, mounts, ceph_cluster):
+def mounts(ceph_cluster, tmp_path_factory) -> dict[str, str]:
+    ensure_bucket(ceph_cluster, "image-bucket")
+    user = f"ceph-scale-image-{ceph_cluster.release.name}"
+    return operator_mounts(ceph_cluster, tmp_path_factory.mktemp("image-mounts"), user)
+
+
+def run_exporter(image: str, mounts: dict[str, str], ceph_cluster, port: int) -> str:
+    """The image's exporter on the mounts, detached on the host network; its container's name."""
     name = f"ceph-scale-test-{uuid.uuid4().hex[:8]}"
-    port = free_port()
     user = mounts["user"]
     podman(
         "run", "-d", "--name", name, "--network", "host", "--health-interval", "disable",
@@ -91,9 +95,21 @@ def container(image, mounts, ceph_cluster):
         "--web.listen-address", f"127.0.0.1:{port}", "--ceph-user", user, "--cluster-label", "image",
         "--rgw-endpoint", ceph_cluster.rgw_endpoint, "--rgw-credentials-file", "/etc/ceph-scale/rgw-admin.json",
     )  # fmt: skip
-    yield name, port
+    return name
+
+
+def removed(name: str) -> None:
+    """The container gone, its log's tail printed (pytest shows it when a test fails)."""
     print(podman("logs", name, check=False).stderr[-4000:])
     podman("rm", "-f", "-t", "5", name, check=False)
+
+
+@pytest.fixture(scope="module")
+def container(image, mounts, ceph_cluster):
+    port = free_port()
+    name = run_exporter(image, mounts, ceph_cluster, port)
+    yield name, port
+    removed(name)
 
 
 def exposition(port: int) -> dict:
@@ -149,8 +165,11 @@ def test_the_chart_s_pod_runs_on_rook_s_secrets(image, helm, ceph_cluster, tmp_p
     user = values["cephClient"]["name"] + "-chart"
     port = free_port()
     # The test cluster's RGW runs the default zone: a CephObjectStore named "default" has its pools.
+    # No Kubernetes, so no Service name to discover Rook's ceph-exporters by: the counters come
+    # from the manager, as with cephExporters.discover off.
     rendered = [d for d in yaml.safe_load_all(subprocess.run(
         [helm, "template", "x", str(chart), "--set", f"cephClient.name={user}", "--set", f"sidecar.port={port}",
+         "--set", "cephExporters.discover=false",
          "--set", "sidecar.image.repository=localhost/ceph-scale-exporter", "--set", "objectStore.name=default",
          "--set", f"objectStore.endpoint={ceph_cluster.rgw_endpoint}"],
         capture_output=True, text=True, check=True,

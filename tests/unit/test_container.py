@@ -34,7 +34,7 @@ def test_build_steps_install_a_runnable_exporter(tmp_path):
 def test_dockerfile_runs_the_script_as_non_root_with_a_healthcheck():
     steps = dockerfile()
     words = [w for w, _ in steps]
-    assert steps[0] == ("FROM", "debian:12-slim")
+    assert steps[:2] == [("ARG", "DEBIAN_SUITE=trixie"), ("FROM", "debian:${DEBIAN_SUITE}-slim")]
     runs = [rest for w, rest in steps if w == "RUN"]
     assert runs == ["/src/docker/install.sh --only packages", "/src/docker/install.sh --only files && rm -rf /src"]
     packages = steps.index(("RUN", runs[0]))
