@@ -189,6 +189,7 @@ def st(
     no_value: str = "",
     graph: bool = True,
     decimals: float | None = None,
+    mapped: dict[float, str] | None = None,
 ) -> stat.Panel:
     p = _common(stat.Panel(), title, desc, unit, queries, runbook, w, h)
     p = (
@@ -202,6 +203,12 @@ def st(
         p = p.no_value(no_value)
     if decimals is not None:
         p = p.decimals(decimals)
+    if mapped:
+        options = {
+            f"{v:g}": dm.ValueMappingResult(text=text, color=INFO, index=i)
+            for i, (v, text) in enumerate(mapped.items())
+        }
+        p = p.mappings([dm.ValueMap(options=options)])
     return p
 
 

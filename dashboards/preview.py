@@ -432,10 +432,22 @@ class Renderer:
             cx = inner[0] + inner[2] * ((k % cols) + 0.5) / cols
             cy = inner[1] + inner[3] * (1 - ((k // cols) + 0.5) / nrows)
             size = 26 if n == 1 else (17 if n <= 4 else 13)
-            fig.text(cx, cy - 0.004, fmt(v, unit), color=threshold_color(v, steps), fontsize=size, weight="bold",
-                     ha="center", va="center")  # fmt: skip
+            word = self._mapped(p, v)
+            if word is not None:  # a value the panel shows as a word, as Grafana's value mappings do
+                fig.text(cx, cy - 0.004, word, color=MUTED, fontsize=min(size, 11), ha="center", va="center", wrap=True)
+            else:
+                fig.text(cx, cy - 0.004, fmt(v, unit), color=threshold_color(v, steps), fontsize=size, weight="bold",
+                         ha="center", va="center")  # fmt: skip
             fig.text(cx, cy + (size + 4) / fig_h_px, name[:40], color=MUTED, fontsize=7.5, ha="center",
                      va="center")  # fmt: skip
+
+    @staticmethod
+    def _mapped(p, v: float) -> str | None:
+        for mapping in p["fieldConfig"]["defaults"].get("mappings") or []:
+            result = (mapping.get("options") or {}).get(f"{v:g}")
+            if mapping.get("type") == "value" and result:
+                return result.get("text")
+        return None
 
     def _gauge(self, fig, p, inner, fig_h_px) -> None:
         from matplotlib.patches import Wedge

@@ -23,9 +23,23 @@ LIMITS = (
 )
 
 
-def to_add(plan: str, now: str) -> str:
-    """What the plan asks for beyond what runs now, never negative."""
-    return f"clamp_min(max by (cluster) ({m(plan)}) - on (cluster) max by (cluster) ({m(now)}), 0)"
+# A headline figure the plan withholds (a short or unsteady fit behind it) reads as this value,
+# which the stat maps to a word: no number is shown for it.
+WITHHELD_VALUE = -1
+WITHHELD = {WITHHELD_VALUE: "withheld: fit too short or unsteady (Plan caveats)"}
+
+
+def withheld(figures: str) -> str:
+    """1 per cluster while any plan figure matching the regex `figures` is withheld."""
+    matchers = ('caveat="withheld"', f'figure=~"{figures}"')
+    return f"max by (cluster) ({m('ceph_scale_plan_caveat', *matchers)})"
+
+
+def to_add(plan: str, now: str, figures: str) -> str:
+    """What the plan asks for beyond what runs now, never negative; WITHHELD_VALUE while any of
+    `figures` (a regex of plan_caveat's figure) is withheld, rather than the figures left."""
+    add = f"clamp_min(max by (cluster) ({m(plan)}) - on (cluster) max by (cluster) ({m(now)}), 0)"
+    return f"({add} unless on (cluster) {withheld(figures)}) or on (cluster) ({WITHHELD_VALUE} * {withheld(figures)})"
 
 
 def runway():
@@ -54,11 +68,20 @@ def runway():
                     fmt="table",
                 ),
                 Q(f"max by (cluster, limit) ({m('ceph_scale_runway_growth_steady')})", "", instant=True, fmt="table"),
+                Q(f"min by (cluster, limit) ({m('ceph_scale_runway_lower_seconds')})", "", instant=True, fmt="table"),
+                Q(f"max by (cluster, limit) ({m('ceph_scale_runway_upper_seconds')})", "", instant=True, fmt="table"),
             ],
-            desc="The history each runway's growth was fitted over, and whether its older and newer halves grow "
-            "alike (1: steady; 0: a runway on unsteady growth is a guess). No span: reached now, no fit needed.",
+            desc="The history each runway's growth was fitted over, whether its older and newer thirds grow "
+            "alike (1: steady; 0: a runway on unsteady growth is a guess), and the 95 % interval of the runway: "
+            "earliest and latest (latest +Inf: the interval allows no growth). No span: reached now, no fit needed.",
             runbook=RB["runway"],
-            columns={"A": ("runway", "s"), "B": ("fitted over", "s"), "C": ("steady", "none")},
+            columns={
+                "A": ("runway", "s"),
+                "B": ("fitted over", "s"),
+                "C": ("steady", "none"),
+                "D": ("earliest", "s"),
+                "E": ("latest", "s"),
+            },
             keep=["cluster", "limit"],
             sort_by="runway",
             w=10,
@@ -78,21 +101,26 @@ def runway():
         st(
             "HDD OSDs to add",
             "none",
-            [Q(to_add("ceph_scale_plan_hdd_osds", "ceph_scale_hdd_osds"), CL)],
+            [Q(to_add("ceph_scale_plan_hdd_osds", "ceph_scale_hdd_osds", "hdd_by_fill|hdd_by_ops"), CL)],
             desc="The larger of the plan by fill (raw use under the fill target once the failure domain's "
             "capacity is gone) and by ops (60 PUT / 90 GET ops/s, 34 / 37 MB/s per HDD with the study's drop "
-            "for that share down: one node of six cost 21 % of PUTs [004]), minus the HDD OSDs up and in.",
+            "for that share down: one node of six cost 21 % of PUTs [004]), minus the HDD OSDs up and in. "
+            "'withheld': the growth behind either was fitted over too short a history for the target date, or "
+            "is not steady (Plan caveats): no number is shown for it.",
             runbook=RB["runway"],
             thresholds=NONZERO_BAD,
+            mapped=WITHHELD,
         ),
         st(
             "RGW instances to add",
             "none",
-            [Q(to_add("ceph_scale_plan_rgw_instances", "ceph_scale_rgw_instances"), CL)],
+            [Q(to_add("ceph_scale_plan_rgw_instances", "ceph_scale_rgw_instances", "rgw_instances"), CL)],
             desc="RGWs for the S3 load at the target date at ~1,000 PUT / 500 GET ops/s each [000], the failure "
-            "domain's share of them lost (two per node [000, 004]), minus those running.",
+            "domain's share of them lost (two per node [000, 004]), minus those running. 'withheld': the load "
+            "growth behind it is too short or unsteady a fit (Plan caveats).",
             runbook=RB["runway"],
             thresholds=NONZERO_BAD,
+            mapped=WITHHELD,
         ),
         st(
             "OSDs whose DB spills by then",
@@ -214,7 +242,22 @@ def runway():
             columns={"A": ("shards", "none")},
             keep=["cluster", "tenant", "bucket"],
             sort_by="shards",
-            w=24,
+            w=16,
+        ),
+        tbl(
+            "Plan caveats",
+            "none",
+            [Q(f"max by (cluster, figure, caveat) ({m('ceph_scale_plan_caveat')})", "", instant=True, fmt="table")],
+            desc="withheld: the growth behind the figure was fitted over less than 1/plan_max_extrapolation of "
+            "the target date, or is not steady: the plan prints no number for it and its headline here says "
+            "'withheld'; its graph still draws it, bounded. bounded: the figure was held to a physical or Ceph "
+            "limit (an HDD's write rate, the data device, the OSDs' ops, mon_max_pg_per_osd, "
+            "rgw_max_dynamic_shards); docs/runway.md.",
+            runbook=RB["runway"],
+            columns={"A": ("set", "none")},
+            keep=["cluster", "figure", "caveat"],
+            sort_by="figure",
+            w=8,
         ),
     ]
     return new_board(

@@ -46,9 +46,9 @@ def test_runways_appear_once_their_growth_is_fitted():
         assert lower[limit] <= runways[limit] <= upper[limit], limit
     assert len(samples(later, "ceph_scale_runway_growth_shape")) >= 4
     # Minutes of history behind a 180-day plan: its figures are withheld, and say so.
-    assert ("fill",) not in samples(later, "ceph_scale_plan_hdd_osds")
+    assert ("fill",) in samples(later, "ceph_scale_plan_hdd_osds")  # exported, bounded, and said withheld
     assert samples(later, "ceph_scale_plan_caveat")[("hdd_by_fill", "withheld")] == 1
-    assert set(samples(later, "ceph_scale_plan_db_bytes_per_osd")) == {("share",)}
+    assert samples(later, "ceph_scale_plan_caveat")[("db_per_osd", "withheld")] == 1
     # Every OSD of this cluster is on one host: a host cannot be lost and survived, so one OSD is.
     assert samples(later, "ceph_scale_plan_failure_domain_osds") == {(): 1.0}
 

@@ -168,8 +168,10 @@ def families(advice: Advice) -> list[Family]:
 
 
 def plan_families(p: Plan) -> list[Family]:
-    """The plan's figures; a withheld one (a short or unsteady fit behind it) is not exported,
-    `plan_caveat` says which, and which were held to a physical or Ceph limit."""
+    """The plan's figures, each bounded; `plan_caveat` says which are withheld (a short or
+    unsteady fit behind them: the text and JSON plans print none, the boards' headline figures say
+    "withheld") and which were held to a physical or Ceph limit. A withheld figure is still
+    exported, bounded, so that its graph and table keep their history."""
     caveat = gauge(
         "plan_caveat",
         "1 for each plan figure withheld (the growth behind it too short or not steady) or bounded (held to a "
@@ -182,7 +184,7 @@ def plan_families(p: Plan) -> list[Family]:
             caveat.add(1, figure, kind)
     hdd = gauge("plan_hdd_osds", "HDD OSDs needed at the target date, a failure domain lost.", "by")
     for by, n in (("fill", p.hdd_by_fill), ("ops", p.hdd_by_ops)):
-        if n is not None and f"hdd_by_{by}" not in p.withheld:
+        if n is not None:
             hdd.add(n, by)
     out = [caveat, hdd]
     out.append(gauge("plan_failure_domain_osds", "OSDs the plan survives losing at once.").add(p.failure_domain_osds))
@@ -190,7 +192,7 @@ def plan_families(p: Plan) -> list[Family]:
     short = gauge("plan_db_osds_short", "OSDs whose DB device is smaller than the plan's.", "rule")
     rules = (("levels", p.db_per_osd_levels, p.db_short_levels), ("share", p.db_per_osd_share, p.db_short_share))
     for rule, size, n in rules:
-        if size is not None and not (rule == "levels" and "db_per_osd" in p.withheld):
+        if size is not None:
             db.add(size, rule)
             short.add(n, rule)
     out += [db, short]
@@ -206,11 +208,11 @@ def plan_families(p: Plan) -> list[Family]:
                 "plan_rocksdb_level_base_bytes", "max_bytes_for_level_base making whole levels fill the planned DB."
             ).add(p.level_base)
         )
-    if p.rgw_needed is not None and "rgw_instances" not in p.withheld:
+    if p.rgw_needed is not None:
         out.append(gauge("plan_rgw_instances", "RGW instances needed at the target date.").add(p.rgw_needed))
     pools = gauge("plan_pool_pgs", "PGs of the pools that need more for the planned OSDs.", "pool_id", "name")
     for pool in p.pools:
-        if pool.planned_pgs > pool.pgs and "pool_pgs" not in p.withheld:
+        if pool.planned_pgs > pool.pgs:
             pools.add(pool.planned_pgs, str(pool.pool_id), pool.name)
     out.append(pools)
     if p.buckets_due is not None:
