@@ -28,8 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def rule_files() -> list[Path]:
+    """rules/*.yml: rule files only (the Alertmanager routing lives in rules/alertmanager/)."""
     rules = REPO / "rules"
-    return sorted(p for p in rules.glob("*.yml") if p.name != "alertmanager.yml") if rules.is_dir() else []
+    return sorted(rules.glob("*.yml")) if rules.is_dir() else []
 
 
 def alertmanager_config(webhook_url: str) -> dict:

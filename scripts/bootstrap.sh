@@ -11,6 +11,7 @@ APT_PACKAGES=(
   ceph-mon ceph-mgr ceph-osd radosgw ceph-common
   python3-rados python3-prometheus-client python3-yaml python3-venv python3-bcrypt openssl pipx
   prometheus prometheus-alertmanager ceph-prometheus-alerts
+  systemd python3-seccomp
 )
 
 missing=()

@@ -1,5 +1,6 @@
-"""Where the release artefacts are: the alert and recording rules, the Grafana dashboards and
-the ceph-mgr module that ship beside the exporter (`ceph-scale-exporter --artefacts`).
+"""Where the release artefacts are: the alert and recording rules, the Grafana dashboards, the
+ceph-mgr module and the systemd unit with its files that ship beside the exporter
+(`ceph-scale-exporter --artefacts`).
 
 An installed wheel puts them under <prefix>/share/ceph-scale-signals (pyproject.toml's
 data-files); a checkout has them in the repository itself.
@@ -17,6 +18,7 @@ KINDS = {
     "alertmanager": ("rules/alertmanager", "rules/alertmanager", "*.yml"),
     "dashboards": ("dashboards", "dashboards/json", "*.json"),
     "mgr_module": ("mgr_module", "mgr_module", "scale/*.py"),
+    "systemd": ("systemd", "deploy/systemd", "*"),
 }
 
 
@@ -34,7 +36,7 @@ def locate() -> dict[str, Path]:
         found = {kind: root / spec[layout] for kind, spec in KINDS.items()}
         if all(any(path.glob(spec[2])) for path, spec in zip(found.values(), KINDS.values())):
             return found
-    raise FileNotFoundError("the rules, dashboards and ceph-mgr module were not found beside this installation")
+    raise FileNotFoundError("the rules, boards, mgr module and systemd unit were not found beside this installation")
 
 
 def describe() -> str:

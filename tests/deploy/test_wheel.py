@@ -43,13 +43,15 @@ def venv(wheel, tmp_path_factory) -> Path:
 
 
 def expected_artefacts() -> dict[str, set[str]]:
-    """What the checkout holds, read from it: every rules file, every board, the module."""
+    """What the checkout holds, read from it: every rules file, every board, the module, the
+    systemd unit and its files."""
     module = REPO / "mgr_module"
     return {
         "rules": {p.name for p in (REPO / "rules").glob("*.yml")},
         "alertmanager": {p.name for p in (REPO / "rules/alertmanager").glob("*.yml")},
         "dashboards": {p.name for p in (REPO / "dashboards/json").glob("*.json")},
         "mgr_module": {str(p.relative_to(module)) for p in (module / "scale").glob("*.py")},
+        "systemd": {p.name for p in (REPO / "deploy/systemd").iterdir()},
     }
 
 
@@ -85,7 +87,9 @@ def test_the_installed_command_finds_every_artefact(venv):
         path, listed = found[kind]
         assert path.is_relative_to(venv), (kind, path)
         assert listed == files, kind
-        checkout = REPO / {"dashboards": "dashboards/json", "alertmanager": "rules/alertmanager"}.get(kind, kind)
+        checkout = REPO / {
+            "dashboards": "dashboards/json", "alertmanager": "rules/alertmanager", "systemd": "deploy/systemd"
+        }.get(kind, kind)  # fmt: skip
         for name in files:
             assert (path / name).read_bytes() == (checkout / name).read_bytes(), (kind, name)
     module = found["mgr_module"][0]
