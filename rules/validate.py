@@ -6,7 +6,10 @@
 
 Exits 1 and lists every problem if any of these fails:
 
-- every alert has `for`, labels `severity` (info | warning | critical) and
+- every alert has `for` and the one `keep_firing_for` all alerts share, of
+  2 minutes or more: one failed scrape (all its series go stale at once)
+  must not resolve a firing alert and page it again;
+- every alert has labels `severity` (info | warning | critical) and
   `signal` (a signal of exporter/core/registry.py with alerts, or exporter),
   and annotations `summary`, `description` and `runbook_url`;
 - every description shows a live value (`$value` or a `query` template),
@@ -71,6 +74,10 @@ CEPH_MIXIN_ALERTS = {
     "CephPGNotScrubbed",
     "CephPGNotDeepScrubbed",
 }
+# A failed scrape or two, at the 1 min scrape interval the rules' windows assume.
+KEEP_FIRING_MIN_SECONDS = 120
+DURATION = re.compile(r"^(?:\d+[smhdwy])+$")
+DURATION_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 LIVE_VALUE = re.compile(r"\$value\b|\|\s*query\b")
 # absent() yields 1 or nothing and knows no cluster to query for.
 NO_LIVE_VALUE = {"CephScaleExporterAbsent"}
@@ -198,6 +205,31 @@ def cluster_dropping_aggregations(expr: str) -> list[str]:
     return found
 
 
+def duration_seconds(text: str) -> int | None:
+    """Seconds of a Prometheus duration such as 5m or 1h30m; None if it is not one."""
+    if not DURATION.match(text):
+        return None
+    return sum(int(n) * DURATION_UNIT_SECONDS[u] for n, u in re.findall(r"(\d+)([smhdwy])", text))
+
+
+def keep_firing_problems(alerts: dict[str, dict]) -> list[str]:
+    """Every alert keeps firing through a failed scrape, all for the same time."""
+    problems = []
+    values = Counter(str(r["keep_firing_for"]) for r in alerts.values() if "keep_firing_for" in r)
+    shared = values.most_common(1)[0][0] if values else None
+    for name, rule in alerts.items():
+        value = rule.get("keep_firing_for")
+        if value is None:
+            problems.append(f"{name}: no `keep_firing_for`: one failed scrape resolves it and pages it again")
+            continue
+        seconds = duration_seconds(str(value))
+        if seconds is None or seconds < KEEP_FIRING_MIN_SECONDS:
+            problems.append(f"{name}: keep_firing_for {value} is not a duration of {KEEP_FIRING_MIN_SECONDS}s or more")
+        elif str(value) != shared:
+            problems.append(f"{name}: keep_firing_for {value} is not {shared}, the other alerts' value")
+    return problems
+
+
 def load_yaml(path: Path, problems: list[str]):
     try:
         return yaml.load(path.read_text(), Loader=YAML_LOADER)
@@ -260,6 +292,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
     base = common_runbook_base((r.get("annotations") or {}).get("runbook_url") for r in alerts.values())
     if base is not None and not RUNBOOK_BASE_FORM.match(base):
         problems.append(f"runbook base {base!r} is not an absolute http(s) URL ending in /")
+    problems += keep_firing_problems(alerts)
     for name, rule in alerts.items():
         labels = rule.get("labels") or {}
         annotations = rule.get("annotations") or {}

@@ -76,6 +76,8 @@ OSD_DOWN = {
     f'ceph_health_detail{{cluster="c1",name="OSD_DOWN",severity="HEALTH_WARN",{CEPH}}}': "1x30",
     **{f'ceph_osd_up{{cluster="c1",ceph_daemon="osd.{i}",{CEPH}}}': ("0x30" if i == 0 else "1x30") for i in range(318)},
     f'ceph_scale_build_info{{cluster="c1",version="0.1.0",producer="sidecar",{TARGET}}}': "1x30",
+    # every exporter serves the thresholds in force (CephScaleConfigMissing otherwise)
+    f'ceph_scale_config{{cluster="c1",option="fill_target_ratio",{TARGET}}}': "0.8x30",
     f'ceph_scale_osds_down_ratio{{cluster="c1",{TARGET}}}': f"{1 / 318}x30",
     **{
         f'ceph_scale_degraded_expected_drop_ratio{{cluster="c1",op="{op}",{TARGET}}}': f"{value}x30"
@@ -94,6 +96,8 @@ STUDY_10B = {
         for name in ("BLUEFS_SPILLOVER", "PG_NOT_SCRUBBED", "PG_NOT_DEEP_SCRUBBED")
     },
     f'ceph_scale_build_info{{cluster="c3",version="0.1.0",producer="sidecar",{TARGET}}}': "1x140",
+    # every exporter serves the thresholds in force (CephScaleConfigMissing otherwise)
+    f'ceph_scale_config{{cluster="c3",option="fill_target_ratio",{TARGET}}}': "0.8x140",
     f'ceph_scale_bluefs_spillover_osds{{cluster="c3",{TARGET}}}': "296x140",
     f'ceph_scale_bluefs_db_osds{{cluster="c3",{TARGET}}}': "318x140",
     **{
