@@ -137,7 +137,7 @@ def families(advice: Advice) -> list[Family]:
     )
     lower = gauge(
         "runway_lower_seconds",
-        "Earliest end of the runway's 95 % interval: the fastest growth the fit allows.",
+        "Earliest end of the runway's 95 % interval: the fastest growth the fit allows; absent while reached.",
         "limit",
     )
     upper = gauge(
@@ -145,7 +145,11 @@ def families(advice: Advice) -> list[Family]:
         "Latest end of the runway's 95 % interval: the slowest growth the fit allows; +Inf: no growth is within it.",
         "limit",
     )
-    span = gauge("runway_fit_span_seconds", "History the growth behind the runway was fitted over.", "limit")
+    span = gauge(
+        "runway_fit_span_seconds",
+        "History the growth behind the runway was fitted over; absent for a limit reached now (no fit needed).",
+        "limit",
+    )
     steady = gauge("runway_growth_steady", "1 if the older and the newer third of that history grow alike.", "limit")
     shape = gauge(
         "runway_growth_shape",
@@ -156,8 +160,10 @@ def families(advice: Advice) -> list[Family]:
     for r in advice.runways:
         if r.seconds is not None:
             seconds.add(r.seconds, r.limit)
-            span.add(r.span, r.limit)
-        if r.earliest is not None and r.latest is not None:
+            if r.span:
+                span.add(r.span, r.limit)
+        # A limit reached now has both ends at 0: two more series per limit that would say nothing.
+        if r.earliest is not None and r.latest is not None and r.seconds != 0:
             lower.add(r.earliest, r.limit)
             upper.add(r.latest, r.limit)
         if r.steady is not None:
@@ -171,7 +177,8 @@ def plan_families(p: Plan) -> list[Family]:
     """The plan's figures, each bounded; `plan_caveat` says which are withheld (a short or
     unsteady fit behind them: the text and JSON plans print none, the boards' headline figures say
     "withheld") and which were held to a physical or Ceph limit. A withheld figure is still
-    exported, bounded, so that its graph and table keep their history."""
+    exported, bounded, so that its graph and table keep their history; but the DB by levels, drawn
+    beside the 4 % rule that always stands, is left out while withheld."""
     caveat = gauge(
         "plan_caveat",
         "1 for each plan figure withheld (the growth behind it too short or not steady) or bounded (held to a "
@@ -192,7 +199,8 @@ def plan_families(p: Plan) -> list[Family]:
     short = gauge("plan_db_osds_short", "OSDs whose DB device is smaller than the plan's.", "rule")
     rules = (("levels", p.db_per_osd_levels, p.db_short_levels), ("share", p.db_per_osd_share, p.db_short_share))
     for rule, size, n in rules:
-        if size is not None:
+        # The DB by levels is drawn beside the 4 % rule, which always stands: withheld, it is left out.
+        if size is not None and not (rule == "levels" and "db_per_osd" in p.withheld):
             db.add(size, rule)
             short.add(n, rule)
     out += [db, short]
