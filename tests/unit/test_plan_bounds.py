@@ -10,11 +10,13 @@ import math
 import pytest
 
 from exporter.core.advisor import advise, bounds, render, shards, sizing
-from exporter.core.advisor.model import Growth, Measured, OsdDb, PoolPgs
+from exporter.core.advisor.model import Growth, OsdDb, PoolPgs
 from exporter.core.config import Thresholds
 from exporter.core.signals.reshard import recommended_shards
 from exporter.core.snapshot import Bucket
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
+from tests.unit.test_advisor import measured
+from tests.unit.test_runway_signal import samples
 
 DAY = 86400.0
 TB = 10**12
@@ -28,29 +30,6 @@ def tenb(tmp_path_factory):
     per_chunk = db_per_chunk(d["parts"], 10e9)
     state, families = fed(d["parts"], d["now"], PUT_10B, per_chunk, TH)
     return {"state": state.runway, "families": families, "per_chunk": per_chunk, **d}
-
-
-def samples(families, name: str) -> dict[tuple, float]:
-    for f in families:
-        if f.name == name:
-            return {
-                tuple(v for k, v in zip(f.label_names, labels) if k != "cluster"): value
-                for _, labels, value in f.samples
-            }
-    return {}
-
-
-def measured(**kw) -> Measured:
-    base = dict(
-        horizon=180 * DAY,
-        hdd_osds=318,
-        hdd_bytes=16 * TB,
-        other_raw_bytes=0,
-        failure_domain_osds=53,
-        raw_total_bytes=318 * 16 * TB,
-        raw_used=Growth(0.5 * 318 * 16 * TB, 1e9, 7 * DAY, True),
-    )
-    return Measured(**{**base, **kw})
 
 
 def test_the_10b_plan_at_180_days_from_minutes_of_history_has_no_headline(tenb):
