@@ -12,6 +12,7 @@ import email.utils
 import hashlib
 import hmac
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -42,6 +43,11 @@ def documented_user_command(doc: str, name: str) -> list[str]:
     if "-o" not in argv or argv.index("-o") % 2 or argv.index("-o") != len(argv) - 2:
         raise ValueError(f"{doc}: the get-or-create of {name} is not '<caps> -o <keyring>'")
     return argv
+
+
+def documented_rgw_user_command(doc: str, uid: str) -> list[str]:
+    """The documented `radosgw-admin user create --uid <uid> ...`."""
+    return documented_command(doc, f"radosgw-admin user create --uid {uid} ")
 
 
 def documented_caps(doc: str, name: str) -> dict[str, str]:
@@ -102,13 +108,52 @@ class ClusterCommands:
             raise CephError(f"ceph batch {commands} failed: {err[-800:]}")
         return proc.stdout.decode(errors="replace")
 
-    def create_documented_user(self, doc: str, name: str, keyring: Path) -> dict[str, str]:
+    def create_documented_user(
+        self, doc: str, name: str, keyring: Path, as_name: str | None = None, key_type: str | None = None
+    ) -> dict[str, str]:
         """`ceph auth get-or-create <name> <caps> -o <path>` exactly as `doc` documents it, the
-        keyring written to `keyring` instead of the documented path; the caps it was given."""
+        keyring written to `keyring` (mode 0600, as the exporter wants it) instead of the
+        documented path; the caps it was given. `as_name`: the same caps for a user of another
+        name (a test that counts one client's own reads by its admin sockets' name); `key_type`:
+        with `--key-type` (README: an older clients' key on Tentacle)."""
         argv = documented_user_command(doc, name)
         argv[argv.index("-o") + 1] = str(keyring)
+        if as_name is not None:
+            argv[3] = as_name
+        if key_type is not None:
+            argv += ["--key-type", key_type]
         self.ceph(*argv[1:], fmt_json=False)
+        os.chmod(keyring, 0o600)
         return documented_caps(doc, name)
+
+    def create_documented_rgw_user(self, doc: str, uid: str) -> tuple[str, str]:
+        """`radosgw-admin user create --uid <uid> ...` exactly as `doc` documents it; its (access,
+        secret) keys. A user of that uid already there (an earlier test made it) is taken as it
+        is, if it has the documented caps."""
+        argv = documented_rgw_user_command(doc, uid)
+        try:
+            user = self.radosgw_admin("user", "info", "--uid", uid)
+        except CephError:  # not there yet
+            user = self.radosgw_admin(*argv[1:])
+        caps = argv[argv.index("--caps") + 1] if "--caps" in argv else ""
+        wanted = sorted(tuple(c.split("=", 1)) for c in caps.split(";") if c)
+        if sorted((c["type"], c["perm"]) for c in user.get("caps", [])) != wanted:
+            raise CephError(f"RGW user {uid} has caps {user.get('caps')}, not the documented {caps!r} ({doc})")
+        return user["keys"][0]["access_key"], user["keys"][0]["secret_key"]
+
+    def set_documented_config_key(self, doc: str, key: str, value: str) -> None:
+        """`ceph config-key set <key> -i <file>` exactly as `doc` documents it, the value in a
+        0600 file of the cluster's run directory instead of the documented path (a secret on no
+        command line)."""
+        argv = documented_command(doc, f"ceph config-key set {key} -i ")
+        path = self.dir / "run" / f"config-key.{key.replace('/', '.')}"
+        path.touch(mode=0o600)
+        path.write_text(value)
+        argv[argv.index("-i") + 1] = str(path)
+        try:
+            self.ceph(*argv[1:], fmt_json=False)
+        finally:
+            path.unlink()
 
     def pool_id(self, name: str) -> int:
         return next(p["pool"] for p in self.ceph("osd", "dump")["pools"] if p["pool_name"] == name)

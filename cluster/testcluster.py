@@ -535,9 +535,12 @@ class TestCluster(
         self.admin_keys = (admin["keys"][0]["access_key"], admin["keys"][0]["secret_key"])
         user = self.radosgw_admin("user", "create", "--uid", "loadgen", "--display-name", "S3 load")
         self.user_keys = (user["keys"][0]["access_key"], user["keys"][0]["secret_key"])
+        # What an exporter is given: the read-only RGW user docs/security.md has operators make,
+        # by its command, in the exporter's credentials_file shape.
+        access, secret = self.create_documented_rgw_user("docs/security.md", "ceph-scale-ro")
         for path, data in (
             (self.keys_path, {"admin": self.info()["admin_keys"], "user": self.info()["user_keys"]}),
-            (self.dir / "rgw-keys.json", self.info()["admin_keys"]),  # the sidecar's credentials_file shape
+            (self.dir / "rgw-keys.json", {"access_key": access, "secret_key": secret}),
         ):
             path.write_text(json.dumps(data, indent=2))
             os.chmod(path, 0o600)

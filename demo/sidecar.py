@@ -31,6 +31,13 @@ FAST_SOURCES = {
 MINUTES_PLUNGES = {"plunge_window_seconds": 15, "plunge_baseline_seconds": 120, "plunge_drop_ratio": 0.25}
 
 
+# The identities docs/security.md tells operators to give the sidecar: a read-only cephx user and
+# a read-only RGW user, made by the commands written there.
+SECURITY_DOC = "docs/security.md"
+DOCUMENTED_CEPH_USER = "ceph-scale"
+DOCUMENTED_RGW_USER = "ceph-scale-ro"
+
+
 def parse_exposition(text: str) -> dict[str, dict[tuple, float]]:
     """{family sample name: {sorted label pairs: value}} of a text exposition."""
     from prometheus_client.parser import text_string_to_metric_families
@@ -56,9 +63,13 @@ class Sidecar:
         rgw_credentials: tuple[str, str] | None = None,
         client: str = "release",
         config: dict | None = None,
+        documented_users: bool = False,
     ) -> None:
         """client: "release" runs the exporter with the cluster's release's own Python and
-        python3-rados (inside its root); "host" with the host's (Pacific's) against any release."""
+        python3-rados (inside its root); "host" with the host's (Pacific's) against any release.
+        documented_users: run as the read-only cephx and RGW users of docs/security.md, made by
+        its commands, as an operator runs it; otherwise as the given ones (client.admin and the
+        RGW admin user by default), for tests of other identities."""
         if client not in ("release", "host"):
             raise ValueError(f"client must be 'release' or 'host', not {client!r}")
         self.cluster = cluster
@@ -69,6 +80,18 @@ class Sidecar:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/metrics"
+        if documented_users:
+            if ceph_user or rgw_credentials:
+                raise ValueError("documented_users takes the documented users, not ceph_user or rgw_credentials")
+            # In the cluster's directory: the release's own ceph CLI (in its root) writes it, and
+            # a host client reads it.
+            keyrings = cluster.dir / "keyrings"
+            keyrings.mkdir(mode=0o700, exist_ok=True)
+            keyring = keyrings / f"{self.dir.name}.client.{DOCUMENTED_CEPH_USER}.keyring"
+            cluster.create_documented_user(SECURITY_DOC, f"client.{DOCUMENTED_CEPH_USER}", keyring)
+            ceph_user = DOCUMENTED_CEPH_USER
+            extra_args = [*extra_args, "--ceph-keyring", str(keyring)]
+            rgw_credentials = cluster.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER)
         access, secret = rgw_credentials or cluster.admin_keys
         creds = self.dir / "rgw-admin.json"
         creds.write_text(json.dumps({"access_key": access, "secret_key": secret}))

@@ -74,8 +74,8 @@ class Clusters:
         from demo.sidecar import Sidecar
 
         release = cluster.release.name
-        if release not in self.sidecars:
-            self.sidecars[release] = Sidecar(cluster, scratch).start()
+        if release not in self.sidecars:  # as an operator runs it: the users docs/security.md makes
+            self.sidecars[release] = Sidecar(cluster, scratch, documented_users=True).start()
         return self.sidecars[release]
 
     def stop(self, release: str) -> None:
@@ -117,7 +117,8 @@ def ceph_cluster(request, clusters):
 
 @pytest.fixture(scope="session")
 def sidecar(ceph_cluster, clusters, scratch):
-    """The session's sidecar on that cluster, with the release's own client."""
+    """The session's sidecar on that cluster, with the release's own client, as the read-only
+    cephx and RGW users docs/security.md makes."""
     return clusters.sidecar(ceph_cluster, scratch)
 
 

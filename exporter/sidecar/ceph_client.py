@@ -16,6 +16,7 @@ import subprocess
 import threading
 from typing import Any, Callable
 
+from ..core import json_bound
 from ..core.index_generation import stat_exists
 from ..core.reshard_queue import omap_page
 
@@ -84,13 +85,28 @@ def _argv(args: dict[str, Any]) -> list[str]:
 
 
 def _decode(prefix: str, raw: bytes) -> Any:
-    text = raw.decode("utf-8", errors="replace").strip()
-    if not text:
+    """The command's JSON within the decode budget (core/json_bound.py), whatever its shape."""
+    raw = raw.strip()
+    if not raw:
         return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
+        return json_bound.loads(raw, utf8_errors="replace")
+    except json_bound.DecodeBoundError as e:
+        raise CephCommandError(f"`ceph {prefix}`: {e}") from None
+    except ValueError as e:
         raise CephCommandError(f"`ceph {prefix}` returned invalid JSON: {e}") from None
+
+
+COMMANDS, OBJECTS = "commands", "objects"  # RadosClient's two handles
+
+
+class _Handle:
+    """One librados handle and how many calls are in it."""
+
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+        self.users = 0
+        self.retired = False
 
 
 class RadosClient(CephClient):
@@ -107,62 +123,75 @@ class RadosClient(CephClient):
         self.name = user if (user and "." in user) else f"client.{user or 'admin'}"
         self.keyring = keyring
         self.connect_timeout = connect_timeout
-        self._cluster = None
         # Object reads get their own handle. A handle whose first reads went to OSDs that
         # were shutting down kept timing out for good in Pacific (150 s and more, while a new
         # one read at once), so after a failed read it is dropped and made anew, without
         # touching the handle the other sources' commands use at the same moment.
-        self._objects = None
+        self._handles: dict[str, _Handle | None] = {COMMANDS: None, OBJECTS: None}
         self._stat_ioctxs: dict[tuple[int, str], Any] = {}
         self._lock = threading.Lock()
 
     def _connect(self):
         conf = {"keyring": self.keyring} if self.keyring else {}
         cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
-        # python-rados ignores connect(timeout=...) while no monitor answers: without this a
-        # client waits client_mount_timeout's default, 300 s.
-        cluster.conf_set("client_mount_timeout", str(int(self.connect_timeout)))
-        cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
-        cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
         try:
+            # python-rados ignores connect(timeout=...) while no monitor answers: without this a
+            # client waits client_mount_timeout's default, 300 s.
+            cluster.conf_set("client_mount_timeout", str(int(self.connect_timeout)))
+            cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
+            cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
             cluster.connect(timeout=int(self.connect_timeout))
         except BaseException:
-            # python-rados never releases a handle by itself: each failed connect during a
-            # monitor outage kept its sockets and threads (274 descriptors after 300 s).
+            # python-rados never releases a handle by itself, not even when it is freed: each
+            # failed connect during a monitor outage kept 9 descriptors and 4 threads.
             _shutdown(cluster)
             raise
         return cluster
 
-    def _connected(self):
+    def _acquire(self, kind: str) -> _Handle:
+        """The `kind` handle for one call, connected if need be; _release it after the call."""
         with self._lock:
-            if self._cluster is None:
-                self._cluster = self._connect()
-            return self._cluster
+            handle = self._handles[kind]
+            if handle is None:
+                handle = self._handles[kind] = _Handle(self._connect())
+            handle.users += 1
+            return handle
 
-    def _objects_handle(self):
+    def _release(self, handle: _Handle, retire: bool = False) -> None:
+        """The call is done with it; `retire`: the next call makes a new one. A retired handle
+        is shut down by the last call using it: never under another source's call still in
+        librados (a shutdown frees what that call is using)."""
         with self._lock:
-            if self._objects is None:
-                self._objects = self._connect()
-            return self._objects
+            handle.users -= 1
+            if retire:
+                self._retire(handle)
+            last = handle.retired and handle.users == 0
+        if last:
+            _shutdown(handle.cluster)
 
-    def _drop_objects_handle(self) -> None:
-        with self._lock:
-            handle, self._objects = self._objects, None
-        _shutdown(handle)
+    def _retire(self, handle: _Handle) -> None:
+        handle.retired = True
+        for kind, current in self._handles.items():
+            if current is handle:
+                self._handles[kind] = None
 
     def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
         cmd = {"prefix": prefix, "format": "json", **args}
         try:
-            cluster = self._connected()
-            if prefix.startswith(self.MGR_PREFIXES):
-                ret, out, err = cluster.mgr_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
-            else:
-                ret, out, err = cluster.mon_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
-        except CephCommandError:
-            raise
-        except Exception as e:  # librados raises many types; all mean "this command failed"
-            self.close()
+            handle = self._acquire(COMMANDS)
+        except Exception as e:  # the connect failed; it kept nothing
             raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
+        failed = True
+        try:
+            if prefix.startswith(self.MGR_PREFIXES):
+                ret, out, err = handle.cluster.mgr_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
+            else:
+                ret, out, err = handle.cluster.mon_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
+            failed = False
+        except Exception as e:  # librados raises many types; all mean "this command failed"
+            raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
+        finally:
+            self._release(handle, retire=failed)
         if ret != 0:
             raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
         return out
@@ -171,22 +200,30 @@ class RadosClient(CephClient):
         """read(ioctx) on the objects' own handle. Bounded by rados_osd_op_timeout; a refusal raises."""
         rados = self._rados_mod
         try:
-            ioctx = self._objects_handle().open_ioctx(pool)
-        except Exception as e:
-            self._drop_objects_handle()
+            handle = self._acquire(OBJECTS)
+        except Exception as e:  # the connect failed; it kept nothing
             raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
+        retire = True
         try:
             try:
-                ioctx.set_namespace(namespace)
-                return read(ioctx)
-            finally:
-                ioctx.close()
-        except Exception as e:
-            # A refusal leaves the handle sound (the caps are wrong); after a timeout, reset or
-            # vanished pool the next read starts on a new handle.
-            if not isinstance(e, (rados.PermissionError, rados.PermissionDeniedError)):
-                self._drop_objects_handle()
-            raise CephCommandError(f"{kind} of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
+                ioctx = handle.cluster.open_ioctx(pool)
+            except Exception as e:
+                raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
+            try:
+                try:
+                    ioctx.set_namespace(namespace)
+                    result = read(ioctx)
+                finally:
+                    ioctx.close()
+            except Exception as e:
+                # A refusal leaves the handle sound (the caps are wrong); after a timeout, reset
+                # or vanished pool the next read starts on a new handle.
+                retire = not isinstance(e, (rados.PermissionError, rados.PermissionDeniedError))
+                raise CephCommandError(f"{kind} of {pool}/{namespace}/{oid}: {type(e).__name__}: {e}") from None
+            retire = False
+            return result
+        finally:
+            self._release(handle, retire)
 
     def omap_page(self, pool: str, namespace: str, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
         """Up to `limit` omap (key, value) pairs of one object after `start_after`; [] when
@@ -200,22 +237,32 @@ class RadosClient(CephClient):
         """A stat that waits at most `timeout`: without a cap on the pool, the OSDs never
         answer and a plain stat would wait rados_osd_op_timeout. The ioctx is kept (a stat
         given up on may still complete on it), on the objects' handle of the moment."""
-        handle = self._objects_handle()
-        key = (id(handle), pool)
-        ioctx = self._stat_ioctxs.get(key)
-        if ioctx is None:
-            try:
-                ioctx = handle.open_ioctx(pool)
-            except Exception as e:
-                raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
-            self._stat_ioctxs = {k: v for k, v in self._stat_ioctxs.items() if k[0] == id(handle)}
-            self._stat_ioctxs[key] = ioctx
-        return stat_exists(ioctx, pool, oid, timeout)
+        try:
+            handle = self._acquire(OBJECTS)
+        except Exception as e:  # the connect failed; it kept nothing
+            raise CephCommandError(f"stat of {pool}/{oid}: {type(e).__name__}: {e}") from None
+        try:
+            key = (id(handle), pool)
+            ioctx = self._stat_ioctxs.get(key)
+            if ioctx is None:
+                try:
+                    ioctx = handle.cluster.open_ioctx(pool)
+                except Exception as e:
+                    raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
+                self._stat_ioctxs = {k: v for k, v in self._stat_ioctxs.items() if k[0] == id(handle)}
+                self._stat_ioctxs[key] = ioctx
+            return stat_exists(ioctx, pool, oid, timeout)
+        finally:
+            self._release(handle)
 
     def close(self) -> None:
+        """Both handles retired: each is shut down now, or by the last call still using it."""
         with self._lock:
-            cluster, self._cluster = self._cluster, None
-        _shutdown(cluster)
+            idle = [h for h in self._handles.values() if h is not None and h.users == 0]
+            for handle in [h for h in self._handles.values() if h is not None]:
+                self._retire(handle)
+        for handle in idle:
+            _shutdown(handle.cluster)
 
 
 def _shutdown(cluster) -> None:

@@ -119,7 +119,14 @@ def rgw_index_pools(pool_names: list[str]) -> list[str]:
 
 def rados_exists_checker(rados_handle: Any, pools: list[str], timeout: float = 2.0) -> Callable[[str], bool]:
     """exists(oid): the object is in one of `pools` (a bounded stat, see stat_exists)."""
-    ioctxs = [(pool, rados_handle.open_ioctx(pool)) for pool in pools]
+    ioctxs: list[tuple[str, Any]] = []
+    try:
+        for pool in pools:
+            ioctxs.append((pool, rados_handle.open_ioctx(pool)))
+    except BaseException:  # the caller retries every poll: what was opened must not pile up
+        for _, ioctx in ioctxs:
+            ioctx.close()
+        raise
 
     def exists(oid: str) -> bool:
         return any(stat_exists(ioctx, pool, oid, timeout) for pool, ioctx in ioctxs)

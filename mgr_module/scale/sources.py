@@ -10,8 +10,6 @@ series match between the producers.
 from __future__ import annotations
 
 import dataclasses
-import json
-import threading
 import time
 from typing import Any, Callable
 
@@ -22,19 +20,8 @@ from .ceph_scale_core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
 from .ceph_scale_core.config import Thresholds
 from .ceph_scale_core.radosgw_admin import RadosgwAdminBuckets
 from .ceph_scale_core.snapshot import ReshardPart
+from .manager_access import SourceError, _loads, manager_rados, mgr_get
 from .options import ModuleSettings
-
-# MgrModule.rados makes the manager's librados handle on first use without a lock: two
-# collection threads asking at once connected one handle from both, and its address query
-# crashed the whole manager (a segfault in rados_getaddrs, seen on Tentacle).
-_RADOS_LOCK = threading.Lock()
-
-
-def manager_rados(mgr: Any) -> Any:
-    """The manager's librados handle, made by one thread at a time."""
-    with _RADOS_LOCK:
-        return mgr.rados
-
 
 # Each source with the module options that schedule it: its interval, and its timeout where
 # it has one of its own (else bounded by its interval); both from the registry.
@@ -43,26 +30,6 @@ SCHEDULES: dict[str, tuple[str, str | None]] = {
 }
 # The sources that read RGW: not collected while rgw_source is off.
 RGW_SOURCES = frozenset(s.name for s in registry.SOURCES if s.rgw)
-
-
-class SourceError(RuntimeError):
-    pass
-
-
-def _loads(obj: Any, what: str) -> Any:
-    if isinstance(obj, (bytes, str)):
-        try:
-            return json.loads(obj)
-        except ValueError as e:
-            raise SourceError(f"{what}: invalid JSON: {e}") from None
-    return obj
-
-
-def mgr_get(mgr: Any, name: str) -> Any:
-    data = _loads(mgr.get(name), name)
-    if data is None:
-        raise SourceError(f"the manager has no {name!r} yet")
-    return data
 
 
 # --- osd_map: osd_map + osd_stats + crush classes + metadata (= osd df / dump / metadata) --

@@ -10,7 +10,8 @@ import socket
 import threading
 from typing import Callable
 
-from .ceph_scale_core.http_serving import BoundedHandler, BoundedServer, GzipCache, accepts_gzip
+from .ceph_scale_core.http_gzip import GzipCache, accepts_gzip
+from .ceph_scale_core.http_serving import BoundedHandler, BoundedServer
 
 # (status, content type, body)
 Response = tuple[int, str, bytes]

@@ -111,7 +111,8 @@ def test_each_release_s_cephadm_mounts_the_rules_file_into_its_prometheus_alerti
     proc = podman(
         "run", "--rm", "--net=host", "--log-driver", "k8s-file",
         ours.replace(cephadm_specs.HOST_RULES, str(tmp_path / "rules.yml")), "-v", own,
-        "docker.io/library/debian:trixie-slim", "sh", "-c", "ls /etc/prometheus/alerting; cat /etc/prometheus/alerting/*",
+        "docker.io/library/debian:trixie-slim",
+        "sh", "-c", "ls /etc/prometheus/alerting; cat /etc/prometheus/alerting/*",
     )  # fmt: skip
     assert proc.stdout.splitlines()[:2] == ["ceph-scale-signals.yml", "ceph_alerts.yml"]
     assert proc.stdout.split("\n", 2)[2] == rules + "groups: []\n"

@@ -22,7 +22,7 @@ from demo.sidecar import parse_exposition
 from exporter.core.registry import SOURCES
 from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
-from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS, ensure_bucket
+from tests.integration.test_sidecar_faults import ensure_bucket
 
 IMAGE_SH = str(REPO / "docker" / "image.sh")
 TAG = "localhost/ceph-scale-exporter:test"
@@ -55,17 +55,14 @@ def owned_by_the_image_user(path, text: str, mode: int = 0o400) -> str:
 
 def operator_mounts(ceph_cluster, d, user: str) -> dict[str, str]:
     """What an operator mounts: the minimal conf, a least-privilege keyring (of the cluster's
-    default key type), read-only RGW keys; for `user`, made on the cluster."""
-    keyring = ceph_cluster.ceph(
-        "auth", "get-or-create", f"client.{user}", "mon", "allow r", "mgr", "allow r",
-        "osd", LEAST_PRIVILEGE_OSD_CAPS, fmt_json=False,
-    )  # fmt: skip
+    default key type) and read-only RGW keys, each made by the command docs/security.md prints
+    (the cephx user's caps under the name `user`)."""
+    documented = ceph_cluster.dir / f"{user}.keyring"  # where a release's own client writes too
+    ceph_cluster.create_documented_user("docs/security.md", "client.ceph-scale", documented, as_name=f"client.{user}")
+    keyring = documented.read_text()
     conf = ceph_cluster.ceph("config", "generate-minimal-conf", fmt_json=False)
-    rgw = ceph_cluster.radosgw_admin(
-        "user", "create", "--uid", user, "--display-name", "ceph-scale image, read-only",
-        "--caps", "buckets=read;users=read;metadata=read",
-    )  # fmt: skip
-    creds = {"access_key": rgw["keys"][0]["access_key"], "secret_key": rgw["keys"][0]["secret_key"]}
+    access, secret = ceph_cluster.create_documented_rgw_user("docs/security.md", "ceph-scale-ro")
+    creds = {"access_key": access, "secret_key": secret}
     return {
         "user": user,
         "conf": owned_by_the_image_user(d / "ceph.conf", conf, 0o444),

@@ -32,10 +32,9 @@ import pytest
 from cluster import s3load
 from cluster.helpers import RGW_NAME
 from demo.monitoring import wait_until
-from demo.sidecar import Sidecar
+from demo.sidecar import DOCUMENTED_CEPH_USER, DOCUMENTED_RGW_USER, SECURITY_DOC, Sidecar
 from tests.conftest import ALL_RELEASES
-from tests.integration.test_sidecar_faults import LEAST_PRIVILEGE_OSD_CAPS
-from tests.mgr.test_mgr_cluster import Scale
+from tests.mgr.test_mgr_cluster import Scale, store_documented_rgw_keys
 
 # Seven minutes a release (half of it making and removing the buckets): Pacific's in every run;
 # CEPH_SCALE_COST_RELEASES=pacific,reef,tentacle runs it on the others too.
@@ -224,8 +223,9 @@ def test_the_sidecar_watches_5000_buckets_within_its_read_budget(ceph_cluster, m
     c = ceph_cluster
     user = "bucket-watch"
     keyring = c.dir / f"{user}.keyring"
-    c.ceph("auth", "get-or-create", f"client.{user}", "mon", "allow r", "mgr", "allow r",
-           "osd", LEAST_PRIVILEGE_OSD_CAPS, "-o", str(keyring), fmt_json=False)  # fmt: skip
+    # The documented user's command and caps, under a name of its own: its own admin sockets
+    # (below) count its reads alone, not the session sidecar's, which runs as the documented name.
+    c.create_documented_user(SECURITY_DOC, f"client.{DOCUMENTED_CEPH_USER}", keyring, as_name=f"client.{user}")
     # Its own admin socket per client handle ($cctid), to count its own reads.
     conf = c.dir / f"{user}.conf"
     sockets = c.dir / "run" / f"client.{user}"
@@ -235,6 +235,7 @@ def test_the_sidecar_watches_5000_buckets_within_its_read_budget(ceph_cluster, m
     only = {"enabled": False}
     sidecar = Sidecar(
         c, scratch, ceph_user=user, thresholds=THRESHOLDS,
+        rgw_credentials=c.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER),
         sources={"buckets": {"interval": INTERVAL, "timeout": INTERVAL - 3},
                  "reshard": {"interval": INTERVAL, "timeout": 10}, "settings": {"interval": 10, "timeout": 10},
                  **{s: only for s in ("osd_map", "capacity", "perf", "pgs", "health")}},
@@ -253,9 +254,9 @@ def test_the_module_watches_5000_buckets_within_its_read_budget(ceph_cluster, ma
     scale.set("server_addr", "127.0.0.1")
     for ident, port in scale.ports.items():
         scale.set(f"{ident}/server_port", port)
+    store_documented_rgw_keys(c)  # as docs/mgr-module.md has operators give them
     settings = {"rgw_interval": INTERVAL, "rgw_timeout": INTERVAL - 3, "rgw_source": "off",
-                "rgw_endpoint": c.rgw_endpoint, "rgw_access_key": c.admin_keys[0], "rgw_secret_key": c.admin_keys[1],
-                **THRESHOLDS}  # fmt: skip
+                "rgw_endpoint": c.rgw_endpoint, **THRESHOLDS}  # fmt: skip
     for key, value in settings.items():
         scale.set(key, value)
     c.ceph("mgr", "module", "enable", "scale", fmt_json=False)

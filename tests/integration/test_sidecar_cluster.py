@@ -10,13 +10,16 @@ import contextlib
 import json
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
+import yaml
 
 from cluster import s3load
+from cluster.commands import documented_caps, documented_rgw_user_command
 from cluster.testcluster import RGW_NAME
 from demo.monitoring import free_port, wait_until
-from demo.sidecar import Sidecar
+from demo.sidecar import DOCUMENTED_CEPH_USER, DOCUMENTED_RGW_USER, SECURITY_DOC, Sidecar
 from tests.conftest import ON_EVERY_RELEASE
 from tests.hanging import HangingServer
 from tests.scrub_checks import agree_without_pool
@@ -41,6 +44,31 @@ def test_every_source_succeeds(sidecar):
 
     wait_until(all_ok, 60, what="every source to succeed")
     assert sidecar.value("ceph_scale_build_info", producer="sidecar") == 1
+
+
+def test_the_session_sidecar_runs_as_the_documented_read_only_users(ceph_cluster, sidecar):
+    """The sidecar every other test reads runs as docs/security.md tells operators to run it: its
+    cephx user and RGW user made by the commands written there, their keyring and credentials
+    file readable by their owner only, and no admin identity anywhere in what it runs with."""
+    c = ceph_cluster
+    assert f"--ceph-user={DOCUMENTED_CEPH_USER}" in sidecar.argv
+    keyring = Path(sidecar.argv[sidecar.argv.index("--ceph-keyring") + 1])
+    assert keyring.stat().st_mode & 0o777 == 0o600
+    assert c.ceph("auth", "get", f"client.{DOCUMENTED_CEPH_USER}")[0]["caps"] == documented_caps(
+        SECURITY_DOC, f"client.{DOCUMENTED_CEPH_USER}"
+    )
+    assert "client.admin" not in keyring.read_text()
+    creds_file = Path(yaml.safe_load(sidecar.config_path.read_text())["rgw"]["credentials_file"])
+    assert creds_file.stat().st_mode & 0o777 == 0o600
+    creds = json.loads(creds_file.read_text())
+    assert creds["access_key"] != c.admin_keys[0]
+    user = c.radosgw_admin("user", "info", "--access-key", creds["access_key"])
+    documented = documented_rgw_user_command(SECURITY_DOC, DOCUMENTED_RGW_USER)
+    assert user["user_id"] == DOCUMENTED_RGW_USER
+    assert ";".join(sorted(f"{x['type']}={x['perm']}" for x in user["caps"])) == ";".join(
+        sorted(documented[documented.index("--caps") + 1].split(";"))
+    )
+    assert "readable by group or others" not in sidecar.log()
 
 
 def test_exposition_passes_promtool(sidecar):
@@ -280,7 +308,9 @@ def test_the_running_rgws_shard_limit_and_an_explicit_threshold(ceph_cluster, si
         assert sidecar.value("ceph_scale_rgw_running_option_min", option="rgw_max_objs_per_shard") == in_db // 5
         assert sidecar.value("ceph_scale_rgw_running_option_values", option="rgw_max_objs_per_shard") == 1
         assert sidecar.value("ceph_scale_rgw_running_config_unread") == 0
-        explicit = Sidecar(ceph_cluster, scratch, thresholds={"rgw_max_objs_per_shard": 1000}).start()
+        explicit = Sidecar(
+            ceph_cluster, scratch, thresholds={"rgw_max_objs_per_shard": 1000}, documented_users=True
+        ).start()
         try:
             wait_until(
                 lambda: explicit.value("ceph_scale_config_origin", option="rgw_max_objs_per_shard", origin="threshold"),
@@ -349,7 +379,7 @@ def test_the_queue_is_read_over_as_many_logs_as_the_running_rgw_writes(ceph_clus
 def test_failed_and_hanging_sources_are_reported_not_zeroed(ceph_cluster, scratch):
     hanging = HangingServer()
     dead_port = free_port()  # nothing listens there
-    exporter = Sidecar(ceph_cluster, scratch, sources={"perf": {"interval": 2, "timeout": 1}})
+    exporter = Sidecar(ceph_cluster, scratch, sources={"perf": {"interval": 2, "timeout": 1}}, documented_users=True)
     config = exporter.config_path.read_text().replace(ceph_cluster.rgw_endpoint, f"http://127.0.0.1:{dead_port}")
     config += f"mgr_prometheus_url: http://127.0.0.1:{hanging.port}/metrics\n"
     exporter.config_path.write_text(config)
@@ -395,7 +425,7 @@ def test_the_hosts_pacific_client_reads_every_release_it_can(ceph_cluster, scrat
     monitors allow that cipher) the older client reads everything."""
     c = ceph_cluster
     if c.release.name == "tentacle":
-        refused = Sidecar(c, scratch, client="host").start()
+        refused = Sidecar(c, scratch, client="host", documented_users=True).start()
         try:
             wait_until(lambda: refused.value("ceph_scale_source_success", source="osd_map") == 0, 60,
                        what="the host's client to be refused")  # fmt: skip
@@ -407,16 +437,16 @@ def test_the_hosts_pacific_client_reads_every_release_it_can(ceph_cluster, scrat
         keyring = c.dir / "ceph-scale-aes.keyring"
 
         def aes_key() -> bool:  # refused ("insecure key type") until the new monitor map is in force
-            c.ceph("auth", "get-or-create", "client.ceph-scale-aes", "mon", "allow r", "mgr", "allow r",
-                   "osd", "allow r pool=default.rgw.log namespace=reshard", "--key-type", "aes",
-                   "-o", str(keyring), fmt_json=False)  # fmt: skip
+            c.create_documented_user(SECURITY_DOC, f"client.{DOCUMENTED_CEPH_USER}", keyring,
+                                     as_name="client.ceph-scale-aes", key_type="aes")  # fmt: skip
             return True
 
         wait_until(aes_key, 30, what="a key of the aes type")
-        exporter = Sidecar(c, scratch, client="host", ceph_user="ceph-scale-aes",
+        rgw_keys = c.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER)
+        exporter = Sidecar(c, scratch, client="host", ceph_user="ceph-scale-aes", rgw_credentials=rgw_keys,
                            extra_args=["--ceph-keyring", str(keyring)]).start()  # fmt: skip
     else:
-        exporter = Sidecar(c, scratch, client="host").start()
+        exporter = Sidecar(c, scratch, client="host", documented_users=True).start()
     try:
 
         def all_ok():

@@ -68,11 +68,7 @@ def least_privilege(ceph_cluster, scratch):
     ensure_bucket(ceph_cluster)
     keyring = ceph_cluster.dir / "ceph-scale.keyring"  # where a release's own client sees it too
     ceph_cluster.create_documented_user("docs/security.md", "client.ceph-scale", keyring)
-    user = ceph_cluster.radosgw_admin(
-        "user", "create", "--uid", "ceph-scale-ro", "--display-name", "ceph-scale read-only",
-        "--caps", "buckets=read;users=read;metadata=read",
-    )  # fmt: skip
-    keys = (user["keys"][0]["access_key"], user["keys"][0]["secret_key"])
+    keys = ceph_cluster.create_documented_rgw_user("docs/security.md", "ceph-scale-ro")
     exporter = Sidecar(
         ceph_cluster, scratch, ceph_user="ceph-scale", rgw_credentials=keys, extra_args=["--ceph-keyring", str(keyring)]
     ).start()

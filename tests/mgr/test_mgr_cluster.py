@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from cluster.commands import documented_rgw_user_command
 from cluster.testcluster import free_port
 from cluster.testcluster import wait_for as wait_until
 from tests import freshness
@@ -30,6 +31,10 @@ from tests.scrub_checks import agree_without_pool
 pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
 
 REPO = Path(__file__).resolve().parents[2]
+# How docs/mgr-module.md has operators give the module its RGW keys: this read-only user's, in
+# the module's store.
+MGR_DOC = "docs/mgr-module.md"
+MGR_RGW_USER = "ceph-scale"
 SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
 TITLES = (
     "1. BlueFS / RocksDB spillover",
@@ -152,10 +157,9 @@ def scale(ceph_cluster):
         m.set(f"{ident}/server_port", port, force=False)
     for key, value in (("interval", 2), ("pgs_interval", 3), ("settings_interval", 5), ("rgw_interval", 3)):
         m.set(key, value, force=False)
-    # RGW through the Admin Ops API, as an operator would set it up
+    # RGW through the Admin Ops API, as docs/mgr-module.md has operators set it up
     m.set("rgw_endpoint", c.rgw_endpoint, force=False)
-    m.set("rgw_access_key", c.admin_keys[0], force=False)
-    m.set("rgw_secret_key", c.admin_keys[1], force=False)
+    store_documented_rgw_keys(c)
     c.ceph("mgr", "module", "enable", "scale", fmt_json=False)
     wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
     wait_until(lambda: "ceph_scale_build_info" in m.text(), 120, interval=2, what="the module's /metrics")
@@ -163,6 +167,15 @@ def scale(ceph_cluster):
     yield m
     c.ceph("mgr", "module", "disable", "scale", fmt_json=False)  # respawns the active manager again
     wait_until(lambda: prometheus_answers(c), 120, interval=2, what="the mgr prometheus module")
+
+
+def store_documented_rgw_keys(c) -> tuple[str, str]:
+    """The module's read-only RGW user and its keys in the module's store, by the commands of
+    docs/mgr-module.md; the keys."""
+    keys = c.create_documented_rgw_user(MGR_DOC, MGR_RGW_USER)
+    for key, value in zip(("rgw_access_key", "rgw_secret_key"), keys, strict=True):
+        c.set_documented_config_key(MGR_DOC, f"mgr/scale/{key}", value)
+    return keys
 
 
 def prometheus_answers(c) -> bool:
@@ -569,33 +582,30 @@ def test_unreachable_rgw_fails_the_buckets_source_only(scale, ceph_cluster):
         assert scale.value("ceph_scale_source_age_seconds", source="buckets") > 2
         report = ceph_cluster.ceph("scale", "status")
         assert f"127.0.0.1:{closed}" in report["sources"]["buckets"]["error"]
-        assert ceph_cluster.admin_keys[1] not in json.dumps(report)
+        assert store_documented_rgw_keys(ceph_cluster)[1] not in json.dumps(report)
     finally:
         scale.set("rgw_endpoint", ceph_cluster.rgw_endpoint)
     wait_until(lambda: scale.source_ok()["buckets"] == 1, 60, what="the buckets source to recover")
 
 
 def test_rgw_keys_from_the_config_key_store(scale, ceph_cluster):
-    """The keys can live in the module's store (config-key), out of `ceph config dump`."""
+    """The keys live in the module's store (config-key, set as documented), out of `ceph config
+    dump`: without them the buckets source says what it misses; with them it works again."""
     c = ceph_cluster
-    scale.set("rgw_access_key", "")
-    scale.set("rgw_secret_key", "")
+    for key in ("rgw_access_key", "rgw_secret_key"):
+        c.ceph("config-key", "rm", f"mgr/scale/{key}", fmt_json=False)
     try:
         wait_until(
-            lambda: "rgw_access_key" in c.ceph("scale", "status")["sources"]["buckets"]["error"],
+            lambda: "rgw_access_key" in (c.ceph("scale", "status")["sources"]["buckets"]["error"] or ""),
             60,
             what="the buckets source to miss its keys",
         )
-        c.ceph("config-key", "set", "mgr/scale/rgw_access_key", c.admin_keys[0], fmt_json=False)
-        c.ceph("config-key", "set", "mgr/scale/rgw_secret_key", c.admin_keys[1], fmt_json=False)
-        wait_until(lambda: scale.source_ok()["buckets"] == 1, 60, what="the buckets source with the stored keys")
     finally:
-        scale.set("rgw_access_key", c.admin_keys[0])
-        scale.set("rgw_secret_key", c.admin_keys[1])
-        for key in ("rgw_access_key", "rgw_secret_key"):
-            c.ceph("config-key", "rm", f"mgr/scale/{key}", fmt_json=False)
+        access, secret = store_documented_rgw_keys(c)
+    wait_until(lambda: scale.source_ok()["buckets"] == 1, 60, what="the buckets source with the stored keys")
+    assert secret not in json.dumps(c.ceph("config", "dump"))
     for log in sorted((c.dir / "log").glob("mgr.*.log")):
-        assert c.admin_keys[1] not in log.read_text(errors="replace"), f"the RGW secret key is in {log}"
+        assert secret not in log.read_text(errors="replace"), f"the RGW secret key is in {log}"
 
 
 def test_radosgw_admin_as_the_manager(scale, ceph_cluster):
@@ -623,34 +633,25 @@ def test_bad_module_option_on_the_cluster_keeps_the_module_serving(scale, ceph_c
 
 
 def test_read_only_rgw_user_is_enough_for_the_module(scale, ceph_cluster):
+    """The module polls with the documented read-only RGW user (the fixture's, from its store):
+    it has the documented read caps and nothing more, and they are enough, poll after poll."""
     c = ceph_cluster
-    user = c.radosgw_admin(
-        "user", "create", "--uid", "ceph-scale-mgr-ro", "--display-name", "ceph-scale (mgr) read-only",
-        "--caps", "buckets=read;users=read;metadata=read",
-    )  # fmt: skip
-    keys = user["keys"][0]
-    scale.set("rgw_access_key", keys["access_key"])
-    scale.set("rgw_secret_key", keys["secret_key"])
-    set_at = time.monotonic()
-    try:
-        # Two commands: a poll between them signs with a mismatched pair and fails, rightly.
-        # Count from a success clearly after both took effect.
-        wait_until(
-            lambda: (
-                scale.source_ok()["buckets"] == 1
-                and scale.value("ceph_scale_source_age_seconds", source="buckets") < time.monotonic() - set_at - 2
-            ),
-            30,
-            what="a bucket poll with both new keys",
-        )
-        failures = scale.value("ceph_scale_source_failures_total", source="buckets")
-        time.sleep(8)  # several bucket polls with the read-only user
-        assert scale.value("ceph_scale_source_failures_total", source="buckets") == failures
-        assert_fresh(scale, ("buckets", "reshard"))
-        assert scale.value("ceph_scale_rgw_buckets") == len(c.radosgw_admin("bucket", "list"))
-    finally:
-        scale.set("rgw_access_key", c.admin_keys[0])
-        scale.set("rgw_secret_key", c.admin_keys[1])
+    documented = documented_rgw_user_command(MGR_DOC, MGR_RGW_USER)
+    caps = c.radosgw_admin("user", "info", "--uid", MGR_RGW_USER)["caps"]
+    assert sorted(f"{x['type']}={x['perm']}" for x in caps) == sorted(
+        documented[documented.index("--caps") + 1].split(";")
+    )
+    assert {x["perm"] for x in caps} == {"read"}
+    assert (
+        c.ceph("config-key", "get", "mgr/scale/rgw_access_key", fmt_json=False).strip()
+        == store_documented_rgw_keys(c)[0]
+    )
+    wait_until(lambda: scale.source_ok()["buckets"] == 1, 30, what="a bucket poll with the read-only user")
+    failures = scale.value("ceph_scale_source_failures_total", source="buckets")
+    time.sleep(8)  # several bucket polls with the read-only user
+    assert scale.value("ceph_scale_source_failures_total", source="buckets") == failures
+    assert_fresh(scale, ("buckets", "reshard"))
+    assert scale.value("ceph_scale_rgw_buckets") == len(c.radosgw_admin("bucket", "list"))
 
 
 def test_module_rgw_down_and_back(scale, ceph_cluster):
