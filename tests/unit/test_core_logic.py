@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -118,6 +119,26 @@ def test_reshard_counted_once_per_new_instance_and_not_for_recreated_buckets():
     assert s.events == 1
     s.observe(3, (bucket("a", "id3", 7, 130, "ma"), bucket("b", "id9", 11, 0, "mb-new")))  # b re-created
     assert s.events == 1
+
+
+def test_a_bucket_missing_from_one_poll_is_not_counted_again_when_it_is_back():
+    """Pacific swaps a resharded bucket's instance under a stats read, which may answer "no such
+    bucket" for a moment: the poll drops it, the next lists it again. Seen in a full run as a
+    reshard counted twice (a bucket first seen already resharded)."""
+    made = "2026-11-26T09:23:00.000000Z"  # after the watch began: its earlier reshards are ours
+    s = ReshardState()
+    s.observe(1_700_000_000, (bucket("other", "o1", 11, 0, "o1"),))
+    u = dataclasses.replace(bucket("u", "u2", 7, 0, "u1"), created=made)
+    s.watch_start = 0.0  # the bucket's creation stamp is after the watch began
+    s.observe(1_700_000_010, (bucket("other", "o1", 11, 0, "o1"), u))
+    first = s.events
+    s.observe(1_700_000_020, (bucket("other", "o1", 11, 0, "o1"),))  # its stats read found it gone
+    s.observe(1_700_000_030, (bucket("other", "o1", 11, 0, "o1"), u))
+    assert s.events == first
+    # Resharded while it was missing: counted once, as any reshard.
+    s.observe(1_700_000_040, (bucket("other", "o1", 11, 0, "o1"),))
+    s.observe(1_700_000_050, (bucket("other", "o1", 11, 0, "o1"), dataclasses.replace(u, bucket_id="u3", num_shards=3)))
+    assert s.events == first + 1
 
 
 def test_reshard_during_a_restart_is_counted_exactly_once():

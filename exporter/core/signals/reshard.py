@@ -50,6 +50,10 @@ class ReshardState:
         self.watch_start = 0.0  # the first bucket poll ever: buckets created later are ours to count
         # bucket key -> (marker, instance id, num_shards, index generation or UNKNOWN_GEN)
         self.buckets: dict[str, tuple[str, str, int, int]] = {}
+        # The buckets the last poll lost (not durable): one whose stats read answered "no such
+        # bucket" for a moment, amid Pacific's swap of instances in a reshard, is listed again
+        # the next poll and was counted once more as a bucket first seen already resharded.
+        self.lost: dict[str, tuple[str, str, int, int]] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
         # The last rates of the buckets that grew, and the history behind them (the runway reads them).
         self.rates: dict[str, float] = {}
@@ -73,7 +77,7 @@ class ReshardState:
         previous = self.buckets
         current: dict[str, tuple[str, str, int, int]] = {k: previous[k] for k in unread if k in previous}
         for b in buckets:
-            old = previous.get(b.key)
+            old = previous.get(b.key) or self.lost.get(b.key)
             gen = b.index_gen
             if gen is None:  # not probed this poll: unchanged buckets keep their generation
                 gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
@@ -97,6 +101,7 @@ class ReshardState:
                 self.events += 1
             if self.events > events:
                 self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
+        self.lost = {k: v for k, v in previous.items() if k not in current}
         self.buckets = current
 
     def _before_first_sight(self, b: Bucket, gen: int) -> int:
