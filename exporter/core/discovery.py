@@ -49,10 +49,6 @@ def parse_rule(text: Any, setting: str = "perf_discovery") -> Discovery:
     return Discovery(name, int(port))
 
 
-def is_rule(text: str) -> bool:
-    return text == ORCHESTRATOR or text.startswith("dns:")
-
-
 def resolve(rule: Discovery, timeout: float, getaddrinfo: Resolver = socket.getaddrinfo) -> list[str]:
     """The URL at every address the rule's name resolves to, within `timeout` seconds.
 

@@ -64,7 +64,7 @@ class FileConfig:
     rgw: dict[str, Any] = field(default_factory=dict)
     mgr_prometheus_url: str | None = None
     perf_urls: tuple[str, ...] = ()
-    perf_discovery: str | None = None  # core/discovery.py: orchestrator or dns:NAME:PORT
+    perf_discovery: discovery.Discovery | None = None  # orchestrator or dns:NAME:PORT, parsed
     rgw_config_section: str = "client.rgw"
 
 
@@ -96,7 +96,7 @@ def parse(data: Any, source_names: set[str]) -> FileConfig:
             raise ConfigError("perf_urls and mgr_prometheus_url: set one of them")
         cfg.perf_urls = tuple(urls)
     if data.get("perf_discovery") is not None:
-        cfg.perf_discovery = str(discovery.parse_rule(data["perf_discovery"]))
+        cfg.perf_discovery = discovery.parse_rule(data["perf_discovery"])
         check_one_perf_setting(cfg, "perf_discovery")
     sources = {} if data.get("sources") is None else data["sources"]
     if not isinstance(sources, dict):

@@ -135,7 +135,7 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
     names = {s.name for s in ALL_SOURCES}
     cfg = config_file.parse(read_config_file(args.config_file), names)
     if args.perf_discovery is not None:
-        cfg.perf_discovery = str(discovery.parse_rule(args.perf_discovery, "--perf-discovery"))
+        cfg.perf_discovery = discovery.parse_rule(args.perf_discovery, "--perf-discovery")
         config_file.check_one_perf_setting(cfg, "--perf-discovery")
     for name in args.disable_source:
         if name not in names:
@@ -170,8 +170,8 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
         ceph=ceph,
         rgw=rgw,
         mgr_prometheus_url=cfg.mgr_prometheus_url,
-        # A discovery rule travels as perf_urls' one entry (sources/perf.py tells them apart).
-        perf_urls=cfg.perf_urls or ((cfg.perf_discovery,) if cfg.perf_discovery else ()),
+        perf_urls=cfg.perf_urls,
+        perf_discovery=cfg.perf_discovery,
         radosgw_admin_argv=tuple(args.radosgw_admin.split()),
         rgw_config_section=cfg.rgw_config_section,
         rgw_log_pool=str(cfg.rgw.get("log_pool", "default.rgw.log")),

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import yaml
 
-from exporter.core import discovery
 from exporter.core.registry import SOURCE_BY_NAME
 from exporter.sidecar.config_file import parse
 from tests.deploy.test_helm import CUSTOM, NO_STORE, STORE, of_kind, render, set_args
@@ -71,7 +70,7 @@ def test_the_sidecar_discovers_through_that_service(helm):
     for values in (STORE, CUSTOM, NO_STORE):
         objects = render(helm, *set_args(values))
         service = exporters_service(objects)
-        rule = discovery.parse_rule(sidecar_config(objects)["perf_discovery"])
+        rule = sidecar_config(objects)["perf_discovery"]
         name = f"{service['metadata']['name']}.{service['metadata']['namespace']}.svc"
         assert (rule.name, rule.port) == (name, service["spec"]["ports"][0]["port"])
         # The pod reads that file.
@@ -86,7 +85,7 @@ def test_another_exporter_port_moves_both(helm):
     objects = render(helm, *set_args(STORE, "cephExporters.port=9999"))
     (port,) = exporters_service(objects)["spec"]["ports"]
     assert (port["port"], port["targetPort"]) == (9999, 9999)
-    assert discovery.parse_rule(sidecar_config(objects)["perf_discovery"]).port == 9999
+    assert sidecar_config(objects)["perf_discovery"].port == 9999
 
 
 def test_discovery_off_leaves_the_manager_as_the_source(helm):

@@ -26,6 +26,8 @@ from exporter.sidecar.startup_checks import StartupNotes
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 RELEASES = ("reef", "tentacle")
 
+ORCHESTRATOR = discovery.parse_rule("orchestrator")
+
 
 def orch(release: str, what: str):
     return json.loads((FIX / release / f"orch_{what}.from_cephadm_code.json").read_text())
@@ -125,7 +127,7 @@ def test_orchestrator_discovery_reads_every_exporter(release):
     osds, rgws = Server(text_of(release, OSDS)), Server(text_of(release, RGWS))
     try:
         ceph = OrchestratorCeph(*on_loopback(release, [osds.port, rgws.port]))
-        part = PerfSource(SourceContext(ceph=ceph, perf_urls=("orchestrator",))).collect(Deadline(5))
+        part = PerfSource(SourceContext(ceph=ceph, perf_discovery=ORCHESTRATOR)).collect(Deadline(5))
         assert {c.osd_id for c in part.bluefs} == {0, 1, 2} and len(part.osd_ops) == 3 and len(part.rgw_ops) == 1
         assert [p for p, _ in ceph.sent] == ["orch ps", "orch host ls"]
     finally:
@@ -167,7 +169,7 @@ def test_an_exporter_that_does_not_answer_fails_the_source_naming_it():
         with pytest.raises(
             OSError, match=rf"^1 of 2 ceph-exporters \(orchestrator\) failed: http://127.0.0.1:{rgws.port}/"
         ):
-            PerfSource(SourceContext(ceph=ceph, perf_urls=("orchestrator",))).collect(Deadline(5))
+            PerfSource(SourceContext(ceph=ceph, perf_discovery=ORCHESTRATOR)).collect(Deadline(5))
     finally:
         osds.stop()
 
@@ -177,7 +179,7 @@ def test_dns_discovery_through_the_real_resolver():
     osds = Server(text_of("reef", OSDS))
     try:
         rule = f"dns:localhost:{osds.port}"
-        part = PerfSource(SourceContext(ceph=None, perf_urls=(rule,))).collect(Deadline(5))
+        part = PerfSource(SourceContext(ceph=None, perf_discovery=discovery.parse_rule(rule))).collect(Deadline(5))
         assert len(part.bluefs) == 3
     finally:
         osds.stop()
@@ -236,7 +238,7 @@ def test_a_name_without_an_answer_fails_naming_the_rule():
 def test_perf_discovery_is_validated(data, message):
     with pytest.raises(ConfigError, match=message):
         config_file.parse(data, {"perf"})
-    assert config_file.parse({"perf_discovery": "dns:a.b.svc:9926"}, {"perf"}).perf_discovery == "dns:a.b.svc:9926"
+    assert str(config_file.parse({"perf_discovery": "dns:a.b.svc:9926"}, {"perf"}).perf_discovery) == "dns:a.b.svc:9926"
 
 
 def test_the_flag_goes_alone_as_the_key_does(tmp_path):

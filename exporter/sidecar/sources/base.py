@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from ...core.admin_ops import AdminOps
 from ...core.config import Thresholds
+from ...core.discovery import Discovery
 from ...core.registry import SOURCE_BY_NAME
 from ..ceph_client import CephClient
 
@@ -18,6 +19,7 @@ class SourceContext:
     rgw: AdminOps | None = None
     mgr_prometheus_url: str | None = None  # None: discovered with `mgr services`
     perf_urls: tuple[str, ...] = ()  # instead of the manager: ceph-exporter endpoints (Reef+)
+    perf_discovery: Discovery | None = None  # or found: the orchestrator's, or every address of a name
     radosgw_admin_argv: tuple[str, ...] = ("radosgw-admin",)
     rgw_config_section: str = "client.rgw"
     rgw_log_pool: str = "default.rgw.log"  # the zone's log pool, home of the reshard queue

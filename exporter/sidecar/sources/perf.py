@@ -39,10 +39,8 @@ class PerfSource(Source):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.discovered: str | None = None
-        # `perf_urls` holds URLs, or one discovery rule (main.py puts `perf_discovery` there).
-        rules = [discovery.parse_rule(u) for u in ctx.perf_urls if discovery.is_rule(u)]
-        self.rule = rules[0] if rules else None
-        self.urls = tuple(u for u in ctx.perf_urls if not discovery.is_rule(u))
+        self.rule = ctx.perf_discovery
+        self.urls = ctx.perf_urls
 
     def prometheus_url(self, deadline: Deadline) -> str:
         if self.ctx.mgr_prometheus_url:
