@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
-from cluster.helpers import free_port
 from exporter.core.config import Thresholds
 from exporter.core.derive import DerivationState, derive
 from exporter.core.exposition import render
@@ -20,6 +17,7 @@ from exporter.core.registry import SIGNALS, SOURCE_BY_NAME, SOURCE_NAMES
 from exporter.core.snapshot import Snapshot
 from exporter.sidecar.collector import Collector, schedule_for
 from exporter.sidecar.sources.base import Deadline, Source, SourceContext
+from tests.unit.test_unreachable_monitor import exporter_with_no_monitor
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "pacific"
@@ -81,17 +79,7 @@ def test_every_signal_declares_registered_sources():
 
 
 def test_the_first_exposition_of_the_real_exporter_carries_the_cluster_while_the_monitor_is_unreachable(tmp_path):
-    conf = tmp_path / "ceph.conf"
-    # Port 9 (discard) on loopback: nothing listens, no monitor ever answers.
-    conf.write_text(f"[global]\nfsid = {FSID}\nmon_host = 127.0.0.1:9\n")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "exporter", f"--web.listen-address=127.0.0.1:{port}", f"--ceph-conf={conf}"],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with exporter_with_no_monitor(tmp_path, FSID) as port:
         body, deadline = "", time.monotonic() + 20
         while "ceph_scale_source_success" not in body and time.monotonic() < deadline:
             try:
@@ -100,9 +88,6 @@ def test_the_first_exposition_of_the_real_exporter_carries_the_cluster_while_the
             except OSError:
                 pass
             time.sleep(0.2)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     found = samples(body)
     assert found and all(f'cluster="{FSID}"' in labels for _, labels, _ in found)
     assert {v for n, _, v in found if n == "ceph_scale_source_success"} == {0.0}

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from cluster.helpers import free_port
@@ -33,12 +35,12 @@ def test_an_unreachable_monitor_fails_within_the_connect_timeout(tmp_path):
     assert took < 15, took
 
 
-def test_the_server_answers_healthy_before_anything_talks_to_ceph(tmp_path):
-    """A container's healthcheck sees a live process at once; the sources fail on their own."""
-    import urllib.request
-
-    conf = tmp_path / "ceph.conf"
-    conf.write_text("[global]\nfsid = 00000000-0000-0000-0000-000000000000\nmon_host = 127.0.0.1:9\n")
+@contextlib.contextmanager
+def exporter_with_no_monitor(directory: Path, fsid: str = "00000000-0000-0000-0000-000000000000") -> Iterator[int]:
+    """The real exporter whose only monitor is port 9 (discard) on loopback, where nothing
+    listens and no monitor ever answers; its web port, the process stopped at the end."""
+    conf = directory / "ceph.conf"
+    conf.write_text(f"[global]\nfsid = {fsid}\nmon_host = 127.0.0.1:9\n")
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "exporter", f"--web.listen-address=127.0.0.1:{port}", f"--ceph-conf={conf}"],
@@ -47,6 +49,17 @@ def test_the_server_answers_healthy_before_anything_talks_to_ceph(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_the_server_answers_healthy_before_anything_talks_to_ceph(tmp_path):
+    """A container's healthcheck sees a live process at once; the sources fail on their own."""
+    import urllib.request
+
+    with exporter_with_no_monitor(tmp_path) as port:
         started = time.monotonic()
         status = None
         while time.monotonic() - started < 8 and status is None:
@@ -57,6 +70,3 @@ def test_the_server_answers_healthy_before_anything_talks_to_ceph(tmp_path):
                 time.sleep(0.1)
         assert status == 200
         assert time.monotonic() - started < 5  # not after a monitor's timeout
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
