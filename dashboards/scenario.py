@@ -10,9 +10,10 @@ previews and stops everything it started, by PID.
 
 Conditions: BlueFS spillover (built into the test cluster: osd.0 has a 256 MiB DB), scrubs blocked
 with short intervals until PGs are overdue then released, a mixed 64 KB S3 load, a bucket filled
-past the per-shard limit so that RGW reshards it, and deep scrubs of every PG, slowed down so that
-they are seen running (a deep-scrub storm under S3 load); then a steady S3 load during which an OSD
-stops for 40 s (a plunge, annotated with its cause on the S3 ops panels).
+past the per-shard limit so that RGW reshards it, deep scrubs of every PG, slowed down so that
+they are seen running (a deep-scrub storm under S3 load), and small writes until the DB's growth
+is forecast; then a steady S3 load during which an OSD stops for 40 s (a plunge, annotated with
+its cause on the S3 ops panels).
 
 It exits 1 if a panel had no data, or if a signal the conditions make happen (MUST_BE_NONZERO,
 NONZERO_OVER_RUN) stayed at zero.
@@ -228,10 +229,35 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
     # forecast_min_span_seconds): a quick scenario on a quiet machine can end before that.
     wait_until(lambda: _value(prom, "count(ceph_scale_runway_growth_steady)"), 120, 1, what="fitted runways")
     mark("forecasts fitted")
+    grow_rocksdb(cluster, prom)
+    mark("RocksDB growth fitted")
     # two more scrapes so that the last values include everything above
     time.sleep(5)
     mark("done")
     return timings
+
+
+# Small writes for the DB growth: below bluestore_prefer_deferred_size_hdd, so each goes through
+# RocksDB's WAL on the DB device with its onode.
+DB_GROWTH_POOL = "default.rgw.buckets.data"
+DB_GROWTH_RUN = "dash-db-growth"
+
+
+def grow_rocksdb(cluster, prom: Prometheus, timeout: float = 120) -> None:
+    """Rounds of small writes until the time to the next RocksDB level is forecast. The OSDs' DB
+    use grows in BlueFS allocation units (1 MiB on Pacific): the S3 rounds above may not cross one
+    on the OSDs without spillover, and a flat DB has no time to its next level. The objects are
+    removed afterwards, even on failure."""
+    deadline = time.monotonic() + timeout
+    try:
+        while not _value(prom, "count(ceph_scale_bluefs_db_next_level_seconds)"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no RocksDB growth forecast after {timeout:.0f} s of small writes")
+            cluster.rados("-p", DB_GROWTH_POOL, "bench", "3", "write", "-b", "4096", "-t", "8",
+                          "--no-cleanup", "--run-name", DB_GROWTH_RUN)  # fmt: skip
+            time.sleep(4)  # two scrapes of the perf source's next poll
+    finally:
+        cluster.rados("-p", DB_GROWTH_POOL, "cleanup", "--run-name", DB_GROWTH_RUN, timeout=120)
 
 
 def sustain_load(cluster, seconds: float, log: Callable[[str], None] = print) -> None:

@@ -310,7 +310,10 @@ class BucketPoll:
         b = reader.stats(key, time_left)
         spent.reads["stats"] += (b.num_shards if b is not None else shards) + reader.stats_overhead
         if b is None:
-            del self.entries[key]  # deleted since the listing
+            # "No such bucket": deleted since the listing, or a moment of Pacific's reshard
+            # between its instances. The record stays, read again the next poll, until a listing
+            # no longer has the bucket: dropped for a poll, it came back as a bucket first seen.
+            e.read_fp = -1
             return True
         spent.buckets[reason] += 1
         self._update(e, b, lim, probe, spent)

@@ -294,3 +294,45 @@ def test_listings_past_half_the_budget_are_made_every_few_polls():
     assert cluster.listings == 2  # polls 0 and 4 (then 5,001 buckets: 6 pages, 144 reads, the next at poll 9)
     assert known == [False, False, False, True, True, True, True, True]
     assert "late" in {b.key for b in part.buckets}  # read once the budget recovered from the listing
+
+
+def test_a_pacific_bucket_read_as_no_such_bucket_for_a_while_keeps_its_record_and_its_count():
+    """Pacific swaps a resharded bucket's instances under RGW, and a stats read may answer "no such
+    bucket" while the bucket is still listed. Dropped from the poll, it came back as a bucket first
+    seen already resharded: a CI run on Pacific counted a reshard to fewer shards twice. The record
+    stays with its last stats, is read again every poll, and the reshard counts once."""
+    p, cluster, clock = setup(5)
+    state = DerivationState(Thresholds())
+
+    def observe():
+        part = poll(p, cluster, clock)
+        derive(Snapshot(taken_at=clock(), buckets=part), state)
+        clock.t += INTERVAL
+        return part
+
+    observe()  # the watch begins
+    cluster.create("late", 11)  # created while watched: a reshard before its first read is counted
+    cluster.buckets["late"]["creation_time"] = "2027-01-15T08:00:00.000000Z"
+    observe()
+    assert state.reshard.events == 0
+    cluster.reshard("late", 3, new_instance=True)
+    observe()
+    assert state.reshard.events == 1
+    answers = cluster.stats
+
+    def no_such_bucket(key, time_left):
+        if key == "late":
+            cluster.stats_read.append(key)
+            return None
+        return answers(key, time_left)
+
+    cluster.stats = no_such_bucket  # type: ignore[method-assign]
+    for _ in range(3):
+        part = observe()
+        assert held(part)["late"] == 0 and "late" in cluster.stats_read  # kept, and read again
+    cluster.stats = answers  # type: ignore[method-assign]
+    part = observe()
+    assert "late" in cluster.stats_read and state.reshard.events == 1
+    cluster.delete("late")  # deleted for real: the listing no longer has it
+    part = observe()
+    assert "late" not in held(part) and "late" not in p.entries and state.reshard.events == 1

@@ -139,6 +139,12 @@ def test_a_bucket_missing_from_one_poll_is_not_counted_again_when_it_is_back():
     s.observe(1_700_000_040, (bucket("other", "o1", 11, 0, "o1"),))
     s.observe(1_700_000_050, (bucket("other", "o1", 11, 0, "o1"), dataclasses.replace(u, bucket_id="u3", num_shards=3)))
     assert s.events == first + 1
+    # Missing from one poll, then listed and not yet read, then read: still the same bucket.
+    back = dataclasses.replace(u, bucket_id="u3", num_shards=3)
+    s.observe(1_700_000_060, (bucket("other", "o1", 11, 0, "o1"),))
+    s.observe(1_700_000_070, (bucket("other", "o1", 11, 0, "o1"),), unread=frozenset({"u"}))
+    s.observe(1_700_000_080, (bucket("other", "o1", 11, 0, "o1"), back))
+    assert s.events == first + 1
 
 
 def test_reshard_during_a_restart_is_counted_exactly_once():

@@ -75,7 +75,9 @@ class ReshardState:
             first_poll = False
         self.seen_at = t
         previous = self.buckets
-        current: dict[str, tuple[str, str, int, int]] = {k: previous[k] for k in unread if k in previous}
+        current: dict[str, tuple[str, str, int, int]] = {
+            k: v for k in unread if (v := previous.get(k) or self.lost.get(k)) is not None
+        }
         for b in buckets:
             old = previous.get(b.key) or self.lost.get(b.key)
             gen = b.index_gen
