@@ -52,7 +52,7 @@ RGW_QUIET = ("rgw_bucket_quota_ttl", "rgw_user_quota_bucket_sync_interval", "rgw
 class Meter:
     def __init__(self, c: TestCluster) -> None:
         self.c = c
-        self.ops = AdminOps(c.rgw_endpoint, *c.admin_keys)
+        self.ops = AdminOps(c.rgw_endpoint, *c.exporter_rgw_keys)  # as the exporter reads
 
     def rgw_ops(self) -> int:
         """Ops sent by every RADOS client of the RGW (Tentacle's has three)."""

@@ -214,6 +214,12 @@ class TestCluster(
             "start_timings": self.timings,
         }
 
+    @property
+    def exporter_rgw_keys(self) -> tuple[str, str]:
+        """The keys of the read-only RGW user docs/security.md documents, made at the start."""
+        keys = json.loads((self.dir / "rgw-keys.json").read_text())
+        return keys["access_key"], keys["secret_key"]
+
     def _save_info(self) -> None:
         path = self.dir / "cluster.json"
         if self.dir.exists():

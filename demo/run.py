@@ -132,7 +132,7 @@ def run_demo(
             started.append(cluster)
             cluster.start()
             out(f"  cluster up in {cluster.started_in:.0f} s: {cluster.conf_path}")
-        exporter = Sidecar(cluster, workdir, cluster_label="demo", documented_users=True).start()
+        exporter = Sidecar(cluster, workdir, cluster_label="demo").start()
         started.append(exporter)
 
         def show(path: str, payload: dict) -> None:

@@ -63,13 +63,13 @@ class Sidecar:
         rgw_credentials: tuple[str, str] | None = None,
         client: str = "release",
         config: dict | None = None,
-        documented_users: bool = False,
     ) -> None:
         """client: "release" runs the exporter with the cluster's release's own Python and
         python3-rados (inside its root); "host" with the host's (Pacific's) against any release.
-        documented_users: run as the read-only cephx and RGW users of docs/security.md, made by
-        its commands, as an operator runs it; otherwise as the given ones (client.admin and the
-        RGW admin user by default), for tests of other identities."""
+        It runs as an operator runs it: as the read-only cephx user docs/security.md documents,
+        made by its command, and its read-only RGW user (made by the test cluster at its start,
+        by that document's command). ceph_user (with its keyring in extra_args) and
+        rgw_credentials are for the tests of other identities."""
         if client not in ("release", "host"):
             raise ValueError(f"client must be 'release' or 'host', not {client!r}")
         self.cluster = cluster
@@ -80,9 +80,7 @@ class Sidecar:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/metrics"
-        if documented_users:
-            if ceph_user or rgw_credentials:
-                raise ValueError("documented_users takes the documented users, not ceph_user or rgw_credentials")
+        if ceph_user is None:
             # In the cluster's directory: the release's own ceph CLI (in its root) writes it, and
             # a host client reads it.
             keyrings = cluster.dir / "keyrings"
@@ -91,8 +89,7 @@ class Sidecar:
             cluster.create_documented_user(SECURITY_DOC, f"client.{DOCUMENTED_CEPH_USER}", keyring)
             ceph_user = DOCUMENTED_CEPH_USER
             extra_args = [*extra_args, "--ceph-keyring", str(keyring)]
-            rgw_credentials = cluster.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER)
-        access, secret = rgw_credentials or cluster.admin_keys
+        access, secret = rgw_credentials or cluster.exporter_rgw_keys
         creds = self.dir / "rgw-admin.json"
         creds.write_text(json.dumps({"access_key": access, "secret_key": secret}))
         os.chmod(creds, 0o600)

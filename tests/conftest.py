@@ -75,7 +75,7 @@ class Clusters:
 
         release = cluster.release.name
         if release not in self.sidecars:  # as an operator runs it: the users docs/security.md makes
-            self.sidecars[release] = Sidecar(cluster, scratch, documented_users=True).start()
+            self.sidecars[release] = Sidecar(cluster, scratch).start()
         return self.sidecars[release]
 
     def stop(self, release: str) -> None:

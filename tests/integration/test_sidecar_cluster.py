@@ -308,9 +308,7 @@ def test_the_running_rgws_shard_limit_and_an_explicit_threshold(ceph_cluster, si
         assert sidecar.value("ceph_scale_rgw_running_option_min", option="rgw_max_objs_per_shard") == in_db // 5
         assert sidecar.value("ceph_scale_rgw_running_option_values", option="rgw_max_objs_per_shard") == 1
         assert sidecar.value("ceph_scale_rgw_running_config_unread") == 0
-        explicit = Sidecar(
-            ceph_cluster, scratch, thresholds={"rgw_max_objs_per_shard": 1000}, documented_users=True
-        ).start()
+        explicit = Sidecar(ceph_cluster, scratch, thresholds={"rgw_max_objs_per_shard": 1000}).start()
         try:
             wait_until(
                 lambda: explicit.value("ceph_scale_config_origin", option="rgw_max_objs_per_shard", origin="threshold"),
@@ -379,7 +377,7 @@ def test_the_queue_is_read_over_as_many_logs_as_the_running_rgw_writes(ceph_clus
 def test_failed_and_hanging_sources_are_reported_not_zeroed(ceph_cluster, scratch):
     hanging = HangingServer()
     dead_port = free_port()  # nothing listens there
-    exporter = Sidecar(ceph_cluster, scratch, sources={"perf": {"interval": 2, "timeout": 1}}, documented_users=True)
+    exporter = Sidecar(ceph_cluster, scratch, sources={"perf": {"interval": 2, "timeout": 1}})
     config = exporter.config_path.read_text().replace(ceph_cluster.rgw_endpoint, f"http://127.0.0.1:{dead_port}")
     config += f"mgr_prometheus_url: http://127.0.0.1:{hanging.port}/metrics\n"
     exporter.config_path.write_text(config)
@@ -425,7 +423,7 @@ def test_the_hosts_pacific_client_reads_every_release_it_can(ceph_cluster, scrat
     monitors allow that cipher) the older client reads everything."""
     c = ceph_cluster
     if c.release.name == "tentacle":
-        refused = Sidecar(c, scratch, client="host", documented_users=True).start()
+        refused = Sidecar(c, scratch, client="host").start()
         try:
             wait_until(lambda: refused.value("ceph_scale_source_success", source="osd_map") == 0, 60,
                        what="the host's client to be refused")  # fmt: skip
@@ -446,7 +444,7 @@ def test_the_hosts_pacific_client_reads_every_release_it_can(ceph_cluster, scrat
         exporter = Sidecar(c, scratch, client="host", ceph_user="ceph-scale-aes", rgw_credentials=rgw_keys,
                            extra_args=["--ceph-keyring", str(keyring)]).start()  # fmt: skip
     else:
-        exporter = Sidecar(c, scratch, client="host", documented_users=True).start()
+        exporter = Sidecar(c, scratch, client="host").start()
     try:
 
         def all_ok():

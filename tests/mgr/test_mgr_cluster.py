@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 # How docs/mgr-module.md has operators give the module its RGW keys: this read-only user's, in
 # the module's store.
 MGR_DOC = "docs/mgr-module.md"
-MGR_RGW_USER = "ceph-scale"
+MGR_RGW_USER = "ceph-scale-ro"  # the sidecar's too (docs/security.md)
 SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
 TITLES = (
     "1. BlueFS / RocksDB spillover",
