@@ -156,6 +156,10 @@ def _read(opener: Any, request: urllib.request.Request, timeout: float, deadline
                 raise HttpLimitError(f"timed out: response not complete within {_seconds(timeout)}s")
             chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
             if not chunk:
+                # A body cut short (the server or a proxy closed early) would read as a smaller
+                # number where the cut falls inside one.
+                if length is not None and length.isdigit() and size < int(length):
+                    raise HttpLimitError(f"response cut short: {size} of {int(length)} bytes")
                 return b"".join(chunks)
             size += len(chunk)
             if size > max_bytes:

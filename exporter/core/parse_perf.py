@@ -2,7 +2,7 @@
 manager's own counter reads, to the perf part.
 
 Ceph registers each of the sets read here whole: BlueFS's db_total_bytes, db_used_bytes and
-slow_used_bytes; the OSD's op_r, op_w, op_r_out_bytes and op_w_in_bytes; the RGW's put, get,
+slow_used_bytes; the OSD's op_r and op_w; the RGW's put, get,
 put_b and get_b (Tentacle: rgw_op's put_obj_ops, ...). Every OSD and RGW of every captured
 release has every counter of its sets (*/mgr_prometheus_metrics*.txt, */osd_perf_dump_osd[01].json,
 reef|tentacle/osd_counter_dump_osd0.json). BlueFS registers its set whole when it mounts
@@ -52,8 +52,6 @@ PERF_COUNTERS = (
     "bluefs.slow_used_bytes",
     "osd.op_r",
     "osd.op_w",
-    "osd.op_r_out_bytes",
-    "osd.op_w_in_bytes",
     "rgw.get",
     "rgw.put",
     "rgw.get_b",
@@ -69,7 +67,7 @@ _PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
 
 # The sets read whole (see the module's doc).
 BLUEFS_SET = ("bluefs.db_total_bytes", "bluefs.db_used_bytes", "bluefs.slow_used_bytes")
-OSD_OPS_SET = ("osd.op_r", "osd.op_w", "osd.op_r_out_bytes", "osd.op_w_in_bytes")
+OSD_OPS_SET = ("osd.op_r", "osd.op_w")
 RGW_OPS_SET = ("rgw.put", "rgw.get", "rgw.put_b", "rgw.get_b")
 
 
@@ -87,6 +85,11 @@ def counters_from_prometheus_text(text: str) -> dict[str, dict[str, float]]:
     A malformed or cut line among those families refuses the whole input.
     """
     out: dict[str, dict[str, float]] = {}
+    # Every line of the format ends with a newline: a last one without is a body cut short,
+    # and a cut inside its number would read as a smaller one.
+    last = text[text.rfind("\n") + 1 :]
+    if last.split("{", 1)[0].split(" ", 1)[0] in _PROM_NAMES:
+        raise InputError(f"mgr prometheus: the last line is cut short (no newline): {last[:80]!r}")
     for lineno, line in enumerate(_lines(text), start=1):
         if not line.startswith("ceph_"):
             continue
@@ -215,8 +218,6 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
                         osd_id=osd_id,
                         read_ops=ops["osd.op_r"],
                         write_ops=ops["osd.op_w"],
-                        read_bytes=ops["osd.op_r_out_bytes"],
-                        write_bytes=ops["osd.op_w_in_bytes"],
                     )
                 )
         elif kind in ("rgw", "client"):

@@ -1,7 +1,8 @@
 """Hostile HTTP peers, on loopback: a redirect is refused (the signed request does not follow
 it), a body trickled byte by byte ends at the whole-response deadline, a body past the cap
-is refused, and so is a body within the cap whose decode would pass the decode bound, headers trickled
-byte by byte end at the same deadline, and an error body cannot forge a log line."""
+is refused, and so are a body cut short of its length and a body within the cap whose decode
+would pass the decode bound, headers trickled byte by byte end at the same deadline, and an
+error body cannot forge a log line."""
 
 from __future__ import annotations
 
@@ -53,6 +54,11 @@ class Peer(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(b"x" * 65536)
             except OSError:
                 pass
+        elif self.path.startswith("/cut"):
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b'ceph_bluefs_db_total_bytes{ceph_daemon="osd.0"} 2')  # of 268427264
         elif self.path.startswith("/admin/metadata/bucket"):
             self.send_response(200)
             self.end_headers()
@@ -102,6 +108,11 @@ def test_a_body_past_the_cap_is_refused(peer):
     with pytest.raises(bounded_http.HttpLimitError, match="cap"):
         bounded_http.get(urllib.request.Request(peer + "/big"), 10, max_bytes=1024 * 1024)
     assert bounded_http.get(urllib.request.Request(peer + "/ok"), 5) == b"[]"
+
+
+def test_a_body_cut_short_of_its_length_is_refused_not_read_as_a_smaller_number(peer):
+    with pytest.raises(bounded_http.HttpLimitError, match="cut short: 49 of 100 bytes"):
+        bounded_http.get(urllib.request.Request(peer + "/cut"), 5)
 
 
 def test_an_error_body_stays_on_one_log_line(peer):

@@ -25,6 +25,7 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -32,8 +33,9 @@ from exporter.core import inputs, reshard_queue
 from tests.unit import test_parser_oracles as oracle
 from tests.unit.test_parser_oracles import RELEASES, Broken, dotted, load, names
 
-VALUES = (None, True, False, 0, 1, -1, -5, 7, 2**53, 1.5, 3.0, -0.0, math.nan, math.inf, "", "x", "12", " 7 ",
-          "-3", "1_0", "\u0663", "2026-11-22T21:13:07.337617+0000", [], [1], {}, {"a": 1})  # fmt: skip
+VALUES: tuple[Any, ...] = (None, True, False, 0, 1, -1, -5, 7, 2**53, 1.5, 3.0, -0.0, math.nan, math.inf, "", "x",
+                           "12", " 7 ", "-3", "1_0", "\u0663", "2026-11-22T21:13:07.337617+0000", [], [1], {},
+                           {"a": 1})  # fmt: skip
 
 
 def places(doc, path=()):
@@ -234,10 +236,12 @@ TARGETS = {
                             lambda d: fast_buckets_agree([d])),
     "reshard_part": Target(lambda d: inputs.reshard_part(d, 0.0), oracle.reshard, from_roots("reshard_list"),
                            one("reshard_list*.json")),
-    "osd_map_part": Target(lambda *d: inputs.osd_map_part(*d, 0.0), oracle.osd_map,
+    # `*d`: the variant's documents, one per parameter before collected_at (mypy takes a star
+    # argument followed by a positional one for too many arguments).
+    "osd_map_part": Target(lambda *d: inputs.osd_map_part(*d, 0.0), oracle.osd_map,  # type: ignore[call-arg]
                            from_roots("osd_df", "osd_dump", "osd_metadata"),
                            variants("osd_df", "osd_dump", "osd_metadata")),
-    "capacity_part": Target(lambda *d: inputs.capacity_part(*d, 0.0), oracle.capacity, from_roots("df", "osd_dump"),
+    "capacity_part": Target(lambda *d: inputs.capacity_part(*d, 0.0), oracle.capacity, from_roots("df", "osd_dump"),  # type: ignore[call-arg]
                             variants("df_detail", "osd_dump")),
     "health_part": Target(lambda d: inputs.health_part(d, 0.0), oracle.health, from_roots("health"),
                           one("health_detail*.json")),
@@ -306,9 +310,9 @@ def test_a_mutated_mgr_metrics_text_gives_the_right_counters_or_an_error_naming_
             mutated, expect = text_mutation(lines, inputs.counters_from_prometheus_text(text), rng)
             if isinstance(expect, int):
                 with pytest.raises(inputs.InputError, match=rf"line {expect}:"):
-                    inputs.counters_from_prometheus_text("\n".join(mutated))
+                    inputs.counters_from_prometheus_text("\n".join(mutated) + "\n")
                 continue
-            counters = inputs.counters_from_prometheus_text("\n".join(mutated))
+            counters = inputs.counters_from_prometheus_text("\n".join(mutated) + "\n")
             assert counters == {d: c for d, c in expect.items() if c}
             try:
                 want, broken = oracle.perf(counters), None

@@ -35,7 +35,7 @@ def orch(release: str, what: str):
 
 def text_of(release: str, prefixes: tuple[str, ...]) -> str:
     text = (FIX / release / "mgr_prometheus_metrics_full.txt").read_text()
-    return "\n".join(line for line in text.splitlines() if line.startswith("#") or line.startswith(prefixes))
+    return "\n".join(line for line in text.splitlines() if line.startswith("#") or line.startswith(prefixes)) + "\n"
 
 
 OSDS = ("ceph_bluefs_", "ceph_osd_")
