@@ -10,6 +10,7 @@ entries are read at once, and the state survives a restart.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 
 import pytest
@@ -336,3 +337,31 @@ def test_a_pacific_bucket_read_as_no_such_bucket_for_a_while_keeps_its_record_an
     cluster.delete("late")  # deleted for real: the listing no longer has it
     part = observe()
     assert "late" not in held(part) and "late" not in p.entries and state.reshard.events == 1
+
+
+@pytest.mark.parametrize("release", ["pacific", "reef"])
+def test_a_restart_from_an_older_saved_poll_counts_no_reshard_again(release):
+    """The bucket poll's state is saved every few minutes, the reshard count at every derivation:
+    after a restart the poll hands out records older than those the count already judged, until
+    it reads them again. A reshard seen since the save was counted once going back and once more
+    coming forward."""
+    p, cluster, clock = setup(5, release=release)
+    state = DerivationState(Thresholds())
+    derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock)), state)
+    saved = p.to_dict()
+    cluster.reshard("b00003", 13, new_instance=release == "pacific")
+    clock.t += INTERVAL
+    derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock, queued=["b00003"])), state)
+    assert state.reshard.events == 1
+    restarted = BucketPoll.from_dict(saved)
+    durable = json.loads(json.dumps(state.durable()))  # as the producers save it
+    state = DerivationState(Thresholds())
+    state.restore(durable)
+    clock.t += INTERVAL
+    part = poll(restarted, cluster, clock, lim=dataclasses.replace(LIM, max_reads=LISTING))  # nothing read
+    assert cluster.stats_read == [] and next(b for b in part.buckets if b.key == "b00003").num_shards == 11
+    derive(Snapshot(taken_at=clock(), buckets=part), state)
+    clock.t += INTERVAL
+    part = poll(restarted, cluster, clock, queued=["b00003"])
+    derive(Snapshot(taken_at=clock(), buckets=part), state)
+    assert "b00003" in cluster.stats_read and state.reshard.events == 1

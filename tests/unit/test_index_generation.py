@@ -136,7 +136,7 @@ def test_a_deleted_and_recreated_bucket_is_not_a_reshard():
 def test_a_state_from_before_generations_still_loads():
     old = {"events": 4, "seen_at": WATCH, "buckets": {"b": [ID, ID, 7]}}
     s = ReshardState.from_dict(old)
-    assert s.buckets == {"b": (ID, ID, 7, -1)} and s.watch_start == WATCH
+    assert s.buckets == {"b": (ID, ID, 7, -1, 0.0)} and s.watch_start == WATCH
     assert observe(s, WATCH + 1, bucket(shards=7, gen=2)) == 4  # unknown before: nothing to diff
     assert observe(s, WATCH + 2, bucket(shards=13, gen=3)) == 5
 

@@ -18,6 +18,7 @@ import dataclasses
 import heapq
 import math
 from collections import deque
+from typing import Any
 
 from ..config import Thresholds
 from ..families import Family, counter, gauge, histogram
@@ -30,6 +31,9 @@ FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
 
 UNKNOWN_GEN = -1
 RECENT_EVENTS = 50
+# What the count keeps of a bucket: marker, instance id, num_shards, index generation (or
+# UNKNOWN_GEN), and when the stats behind it were read.
+Record = tuple[str, str, int, int, float]
 
 
 def created_at(b: Bucket) -> float | None:
@@ -48,12 +52,11 @@ class ReshardState:
         self.events = 0
         self.seen_at = 0.0
         self.watch_start = 0.0  # the first bucket poll ever: buckets created later are ours to count
-        # bucket key -> (marker, instance id, num_shards, index generation or UNKNOWN_GEN)
-        self.buckets: dict[str, tuple[str, str, int, int]] = {}
+        self.buckets: dict[str, Record] = {}
         # The buckets the last poll lost (not durable): one whose stats read answered "no such
         # bucket" for a moment, amid Pacific's swap of instances in a reshard, is listed again
         # the next poll and was counted once more as a bucket first seen already resharded.
-        self.lost: dict[str, tuple[str, str, int, int]] = {}
+        self.lost: dict[str, Record] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
         # The last rates of the buckets that grew, and the history behind them (the runway reads them).
         self.rates: dict[str, float] = {}
@@ -75,15 +78,20 @@ class ReshardState:
             first_poll = False
         self.seen_at = t
         previous = self.buckets
-        current: dict[str, tuple[str, str, int, int]] = {
-            k: v for k in unread if (v := previous.get(k) or self.lost.get(k)) is not None
-        }
+        current: dict[str, Record] = {k: v for k in unread if (v := previous.get(k) or self.lost.get(k)) is not None}
         for b in buckets:
             old = previous.get(b.key) or self.lost.get(b.key)
+            read_at = b.stats_at or t
+            if old is not None and read_at < old[4]:
+                # Stats older than those already judged: a bucket poll restarted from a state
+                # saved before (its records wait for their next read), which would count a
+                # reshard seen since then once going back and once more coming forward.
+                current[b.key] = old
+                continue
             gen = b.index_gen
             if gen is None:  # not probed this poll: unchanged buckets keep their generation
                 gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
-            current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen)
+            current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen, read_at)
             if old is None:
                 if not first_poll and (unseen := self._before_first_sight(b, gen)):
                     self.events += unseen
@@ -116,24 +124,30 @@ class ReshardState:
         return 1 if resharded_ever(b, gen) else 0
 
     def resharded_buckets(self) -> int:
-        return sum(1 for marker, bucket_id, _, gen in self.buckets.values() if gen > 0 or marker != bucket_id)
+        return sum(1 for marker, bucket_id, _, gen, _ in self.buckets.values() if gen > 0 or marker != bucket_id)
 
     def retuned(self, th: Thresholds) -> ReshardState:
         return self  # every count goes on under new thresholds
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"events": self.events, "seen_at": self.seen_at, "watch_start": self.watch_start,
                 "buckets": self.buckets}  # fmt: skip
 
     @classmethod
-    def from_dict(cls, data: dict) -> ReshardState:
+    def from_dict(cls, data: dict[str, Any]) -> ReshardState:
         state = cls()
         state.events = int(data.get("events", 0))
         state.seen_at = float(data.get("seen_at", 0.0))
         # A state from before watch_start was kept: its first poll stands for it.
         state.watch_start = float(data.get("watch_start", state.seen_at))
         state.buckets = {
-            str(k): (str(v[0]), str(v[1]), int(v[2]), int(v[3]) if len(v) > 3 else UNKNOWN_GEN)
+            str(k): (
+                str(v[0]),
+                str(v[1]),
+                int(v[2]),
+                int(v[3]) if len(v) > 3 else UNKNOWN_GEN,
+                float(v[4]) if len(v) > 4 else 0.0,
+            )  # fmt: skip
             for k, v in dict(data.get("buckets", {})).items()
         }
         return state
