@@ -4,6 +4,11 @@ Every source is wrapped on its own: a failure (or a hang past its timeout) is re
 its SourceStatus with one log line per change of state, its last good part is kept (with a
 growing age) until `stale_after`, and nothing escapes the loop. /metrics serves the bytes
 rendered by the last derivation and never waits for Ceph.
+
+Each source's schedule comes from the registry (core/registry.py): its interval from the
+module option that sets it, its timeout from its own timeout option where it has one, else
+the registry's default timeout, the sidecar's. The runner passes that timeout to the
+collector, which cuts its reads at it where they take a deadline (sources.source_functions).
 """
 
 from __future__ import annotations
@@ -12,17 +17,34 @@ import threading
 import time
 from typing import Any, Callable
 
+from .ceph_scale_core import registry
 from .ceph_scale_core.derive import DerivationState
 from .ceph_scale_core.loop import CollectionLoop
-from .ceph_scale_core.runner import Schedule, SourceRunner
+from .ceph_scale_core.runner import Schedule, SourceRunner, default_stale_after
 from .ceph_scale_core.served import ServedExposition
 from .ceph_scale_core.snapshot import Snapshot
+from .options import ModuleSettings
 
 __all__ = ["Collector", "Schedule", "SourceRunner"]
 
+# Each source with the module options that schedule it: its interval, and its timeout where
+# it has one of its own (else the registry's timeout); both from the registry.
+SCHEDULES: dict[str, tuple[str, str | None]] = {
+    s.name: (s.module_interval_option, s.module_timeout_option) for s in registry.SOURCES
+}
 
-def _without_timeout(fn: Callable[[], Any]) -> Callable[[float], Any]:
-    return lambda timeout: fn()
+
+def source_schedule(settings: ModuleSettings, name: str) -> Schedule:
+    """The schedule of the registered source `name` under these settings."""
+    interval_option, timeout_option = SCHEDULES[name]
+    interval = float(max(settings.interval, getattr(settings, interval_option)))  # none faster than `interval`
+    if timeout_option:
+        timeout = float(getattr(settings, timeout_option))
+    else:
+        # As the sidecar's default: a collection ends before the next one is due.
+        timeout = min(registry.SOURCE_BY_NAME[name].timeout, interval)
+    stale = float(settings.stale_after) if settings.stale_after else default_stale_after(interval)
+    return Schedule(interval=interval, timeout=timeout, stale_after=stale)
 
 
 class Collector:
@@ -30,7 +52,7 @@ class Collector:
 
     def __init__(
         self,
-        collectors: dict[str, Callable[[], Any]],
+        collectors: dict[str, Callable[[float], Any]],
         schedule: Callable[[str], Schedule],
         thresholds: Callable[[], Any],
         cluster_label: Callable[[], str | None],
@@ -39,11 +61,9 @@ class Collector:
         log: Any,
         enabled: Callable[[str], bool] = lambda name: True,
     ) -> None:
+        """collectors: name -> collect(timeout), given the timeout of the source's schedule."""
         self.enabled = enabled
-        # The manager's calls take no deadline of their own; the runner bounds them.
-        self.runners = {
-            name: SourceRunner(name, _without_timeout(fn), log, log_prefix="scale: ") for name, fn in collectors.items()
-        }
+        self.runners = {name: SourceRunner(name, fn, log, log_prefix="scale: ") for name, fn in collectors.items()}
         self.schedule = schedule
         self.thresholds = thresholds
         self.cluster_label = cluster_label

@@ -8,7 +8,6 @@ No `from __future__ import annotations` here: CLICommand reads the annotations o
 command handlers as types.
 """
 
-import dataclasses
 import errno
 import json
 import socket
@@ -44,11 +43,11 @@ except ImportError as e:  # the bundled core is missing: a copy without the syml
 
 if not _IMPORT_ERROR:
     from .ceph_scale_core.advisor import render as advice
-    from .ceph_scale_core.runner import default_stale_after
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
-    from .collector import Collector, Schedule
+    from .collector import Collector, source_schedule
     from .report import build_report, render_json, render_text
-    from .sources import RGW_SOURCES, SCHEDULES, fetch_counters, manager_rados, source_functions
+    from .rgw import with_stored_keys
+    from .sources import RGW_SOURCES, fetch_counters, manager_rados, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -140,25 +139,8 @@ class Module(MgrModule):
         if self.collector is not None:
             self.collector.poke()
 
-    def _schedule(self, name: str) -> "Schedule":
-        s = self.settings
-        interval_option, timeout_option = SCHEDULES[name]
-        interval = max(s.interval, getattr(s, interval_option))  # no source faster than `interval`
-        timeout = float(getattr(s, timeout_option)) if timeout_option else max(10.0, min(60.0, float(interval)))
-        stale = float(s.stale_after) if s.stale_after else default_stale_after(interval)
-        return Schedule(interval=float(interval), timeout=timeout, stale_after=stale)
-
     def _rgw_settings(self) -> "ModuleSettings":
-        """The settings, with the RGW keys from the module's store (`ceph config-key set
-        mgr/scale/rgw_secret_key ...`, not shown by `ceph config dump`) when the options are empty."""
-        s = self.settings
-        if s.rgw_access_key and s.rgw_secret_key:
-            return s
-        return dataclasses.replace(
-            s,
-            rgw_access_key=s.rgw_access_key or self.get_store("rgw_access_key") or "",
-            rgw_secret_key=s.rgw_secret_key or self.get_store("rgw_secret_key") or "",
-        )
+        return with_stored_keys(self.settings, self.get_store)
 
     def _source_enabled(self, name: str) -> bool:
         return not (name in RGW_SOURCES and self.settings.rgw_source == "off")
@@ -289,7 +271,7 @@ class Module(MgrModule):
 
         collector = Collector(
             source_functions(self, self._rgw_settings, latest, lambda: self.thresholds),
-            self._schedule,
+            lambda name: source_schedule(self.settings, name),
             lambda: self.thresholds,
             self._cluster_label,
             self._fsid_value,

@@ -17,6 +17,7 @@ Only the stdlib; secrets never reach a log line or an error text.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from typing import Any, Callable
 
@@ -25,6 +26,7 @@ from .ceph_scale_core.admin_ops import AdminOps, AdminOpsError
 from .ceph_scale_core.index_generation import stat_exists
 from .ceph_scale_core.inputs import InputError
 from .ceph_scale_core.snapshot import ReshardEntry
+from .options import ModuleSettings
 
 
 class RgwError(RuntimeError):
@@ -51,6 +53,18 @@ def admin_ops_client(
         return AdminOps(endpoint, access_key, secret_key, region, verify_tls, max_response_mb)
     except AdminOpsError as e:
         raise RgwError(f"rgw_endpoint: {e}") from None
+
+
+def with_stored_keys(settings: ModuleSettings, get_store: Callable[[str], Any]) -> ModuleSettings:
+    """The settings, with the RGW keys from the module's store (`ceph config-key set
+    mgr/scale/rgw_secret_key ...`, not shown by `ceph config dump`) when the options are empty."""
+    if settings.rgw_access_key and settings.rgw_secret_key:
+        return settings
+    return dataclasses.replace(
+        settings,
+        rgw_access_key=settings.rgw_access_key or get_store("rgw_access_key") or "",
+        rgw_secret_key=settings.rgw_secret_key or get_store("rgw_secret_key") or "",
+    )
 
 
 # --- radosgw-admin as this manager -------------------------------------------------
@@ -91,13 +105,19 @@ def read_reshard_queue(
 OMAP_PAGE = reshard_queue.OMAP_PAGE
 
 
-def rados_omap_reader(rados_handle: Any) -> Callable[[str, str, str], list[tuple[str, bytes]]]:
-    """read_omap over a python-rados handle (the manager's `self.rados`)."""
+def rados_omap_reader(
+    rados_handle: Any, time_left: Callable[[], float]
+) -> Callable[[str, str, str], list[tuple[str, bytes]]]:
+    """read_omap over a python-rados handle (the manager's `self.rados`), refused once the
+    source's time is up. A page read itself is synchronous and takes no deadline (the
+    manager's rados_osd_op_timeout, 0 by default: none): the runner's bound ends a hung one."""
     import rados  # python3-rados, always present next to ceph-mgr
 
     ioctxs: dict[str, Any] = {}
 
     def read(pool: str, oid: str, start_after: str) -> list[tuple[str, bytes]]:
+        if time_left() <= 0:
+            raise RgwError(f"timed out before reading the omap of {pool}/{reshard_queue.RESHARD_NAMESPACE}/{oid}")
         ioctx = ioctxs.get(pool)
         if ioctx is None:
             try:
@@ -117,8 +137,14 @@ def rgw_index_pools(pool_names: list[str]) -> list[str]:
     return sorted(n for n in pool_names if n.endswith(".rgw.buckets.index"))
 
 
-def rados_exists_checker(rados_handle: Any, pools: list[str], timeout: float = 2.0) -> Callable[[str], bool]:
-    """exists(oid): the object is in one of `pools` (a bounded stat, see stat_exists)."""
+PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap on the pool, or its PGs down
+
+
+def rados_exists_checker(
+    rados_handle: Any, pools: list[str], probe_timeout: Callable[[], float]
+) -> Callable[[str], bool]:
+    """exists(oid): the object is in one of `pools`, each stat waited for at most
+    `probe_timeout()` seconds (see stat_exists)."""
     ioctxs: list[tuple[str, Any]] = []
     try:
         for pool in pools:
@@ -129,6 +155,6 @@ def rados_exists_checker(rados_handle: Any, pools: list[str], timeout: float = 2
         raise
 
     def exists(oid: str) -> bool:
-        return any(stat_exists(ioctx, pool, oid, timeout) for pool, ioctx in ioctxs)
+        return any(stat_exists(ioctx, pool, oid, probe_timeout()) for pool, ioctx in ioctxs)
 
     return exists

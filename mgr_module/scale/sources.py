@@ -20,16 +20,18 @@ from .ceph_scale_core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
 from .ceph_scale_core.config import Thresholds
 from .ceph_scale_core.radosgw_admin import RadosgwAdminBuckets
 from .ceph_scale_core.snapshot import ReshardPart
+from .collector import source_schedule
 from .manager_access import SourceError, _loads, manager_rados, mgr_get
 from .options import ModuleSettings
 
-# Each source with the module options that schedule it: its interval, and its timeout where
-# it has one of its own (else bounded by its interval); both from the registry.
-SCHEDULES: dict[str, tuple[str, str | None]] = {
-    s.name: (s.module_interval_option, s.module_timeout_option) for s in registry.SOURCES
-}
 # The sources that read RGW: not collected while rgw_source is off.
 RGW_SOURCES = frozenset(s.name for s in registry.SOURCES if s.rgw)
+
+
+def seconds_left(timeout: float) -> Callable[[], float]:
+    """What is left of `timeout` from now, in seconds (never below 0): a collector's deadline."""
+    end = time.monotonic() + timeout
+    return lambda: max(0.0, end - time.monotonic())
 
 
 # --- osd_map: osd_map + osd_stats + crush classes + metadata (= osd df / dump / metadata) --
@@ -233,17 +235,18 @@ def rgw_mode(settings: ModuleSettings) -> str:
     return mode
 
 
-def _radosgw_admin(mgr: Any, settings: ModuleSettings, args: list[str]) -> Any:
+def _radosgw_admin(mgr: Any, args: list[str], timeout: float) -> Any:
     conf = mgr.get_ceph_conf_path() if hasattr(mgr, "get_ceph_conf_path") else ""
     argv = rgw.radosgw_admin_argv(str(conf or ""), str(mgr.get_ceph_option("keyring") or ""), mgr.get_mgr_id(), args)
-    return radosgw_admin.run(argv, settings.rgw_timeout)
+    return radosgw_admin.run(argv, timeout)
 
 
 class BucketPolling:
     """The bucket poll (core/bucket_poll.py) inside the manager: over the Admin Ops API or
     radosgw-admin, with the index generations (reshards, Reef+) from the index pools on
     ioctxs kept for the module's life (a stat given up on may still complete). Its state is
-    kept in the manager's store every SAVE_EVERY seconds, so a failover goes on from it."""
+    kept in the manager's store every SAVE_EVERY seconds, so a failover goes on from it.
+    Every read of a poll (Admin Ops, radosgw-admin, index stats) ends within its timeout."""
 
     def __init__(self, latest: Callable[[str], Any], thresholds: Callable[[], Thresholds]) -> None:
         self.latest = latest
@@ -254,16 +257,18 @@ class BucketPolling:
         self.pools: list[str] = []
         self.exists: Callable[[str], bool] | None = None
         self.exists_error = ""
+        self.time_left: Callable[[], float] = lambda: 0.0  # the poll in progress's
 
-    def collect(self, mgr: Any, settings: ModuleSettings) -> Any:
+    def collect(self, mgr: Any, settings: ModuleSettings, timeout: float | None = None) -> Any:
+        """One poll within `timeout` seconds; None: the buckets source's scheduled timeout."""
         t = time.time()
+        self.time_left = seconds_left(source_schedule(settings, "buckets").timeout if timeout is None else timeout)
         reader = self._reader(mgr, settings)
         if self.poll is None:
             self.poll = self._restore(mgr)
             self.saved_at = t
         limits, queued = poll_inputs(self.thresholds(), self.latest("settings"), self.latest("reshard"))
-        end = time.monotonic() + settings.rgw_timeout
-        part = self.poll.poll(t, reader, limits, queued, lambda: max(0.0, end - time.monotonic()), self._exists(mgr))
+        part = self.poll.poll(t, reader, limits, queued, self.time_left, self._exists(mgr))
         if self.exists is None and self.exists_error:  # the index pools could not be opened
             part = dataclasses.replace(part, generation_error=self.exists_error)
         if t - self.saved_at >= SAVE_EVERY:
@@ -296,12 +301,16 @@ class BucketPolling:
         pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
         if pools != self.pools or self.exists is None:
             try:
-                self.exists = rgw.rados_exists_checker(manager_rados(mgr), pools)
+                self.exists = rgw.rados_exists_checker(manager_rados(mgr), pools, self._probe_timeout)
                 self.exists_error = ""
             except Exception as e:  # a pool vanished: the counts fall back to observed changes
                 self.exists, self.exists_error = None, f"{type(e).__name__}: {e}"
             self.pools = pools
         return self.exists
+
+    def _probe_timeout(self) -> float:
+        """Each stat bounded on its own, and together by half of what the poll has left."""
+        return min(rgw.PROBE_TIMEOUT, self.time_left() / 2)
 
     def _restore(self, mgr: Any) -> BucketPoll:
         try:
@@ -328,12 +337,13 @@ class BucketPolling:
         self.stored = entries
 
 
-def collect_reshard(mgr: Any, settings: ModuleSettings, running: Any = None) -> Any:
-    """`running`: the settings source's last part, whose running RGWs say how many queue
-    objects they write to."""
+def collect_reshard(mgr: Any, settings: ModuleSettings, timeout: float, running: Any = None) -> Any:
+    """The queue within `timeout` seconds. `running`: the settings source's last part, whose
+    running RGWs say how many queue objects they write to."""
     t = time.time()
+    time_left = seconds_left(timeout)
     if settings.rgw_source == "radosgw_admin":
-        raw = _radosgw_admin(mgr, settings, ["reshard", "list"])
+        raw = _radosgw_admin(mgr, ["reshard", "list"], timeout)
         return inputs.reshard_part(_loads(raw, "reshard list"), t)
     pools = settings.log_pools()
     if not pools:
@@ -341,10 +351,11 @@ def collect_reshard(mgr: Any, settings: ModuleSettings, running: Any = None) -> 
         pools = rgw.rgw_log_pools([p.get("pool_name", "") for p in dump.get("pools", [])])
     if not pools:
         raise rgw.RgwError("no RGW log pool (*.rgw.log) in the OSD map; set mgr/scale/rgw_log_pools")
+    # `config get` goes through mon_command, which takes no deadline: the runner bounds it.
     num_logs = reshard_queue.queue_log_count(
         running, lambda: config_get(mgr, settings.rgw_config_section, "rgw_reshard_num_logs")
     )
-    reader = rgw.rados_omap_reader(manager_rados(mgr))
+    reader = rgw.rados_omap_reader(manager_rados(mgr), time_left)
     try:
         entries = rgw.read_reshard_queue(reader, pools, num_logs)
     finally:
@@ -357,19 +368,22 @@ def source_functions(
     settings: Callable[[], ModuleSettings],
     latest: Callable[[str], Any] = lambda name: None,
     thresholds: Callable[[], Thresholds] = Thresholds,
-) -> dict[str, Callable[[], Any]]:
-    """Each source's collector; `latest(name)` is another source's last good part (the bucket
-    poll reads the reshard queue's and the settings')."""
+) -> dict[str, Callable[[float], Any]]:
+    """Each source's collector, `collect(timeout)` with the timeout of its schedule; `latest(name)`
+    is another source's last good part (the bucket poll reads the reshard queue's and the settings')."""
     buckets = BucketPolling(latest, thresholds)
-    functions: dict[str, Callable[[], Any]] = {
-        "osd_map": lambda: collect_osd_map(mgr),
-        "capacity": lambda: collect_capacity(mgr),
-        "perf": lambda: collect_perf(mgr),
-        "pgs": lambda: collect_pgs(mgr),
-        "settings": lambda: collect_settings(mgr, settings()),
-        "health": lambda: collect_health(mgr),
-        "buckets": lambda: buckets.collect(mgr, settings()),
-        "reshard": lambda: collect_reshard(mgr, settings(), latest("settings")),
+    # The manager's own data (`get`, the perf counter calls) and `mon_command` (`config get`,
+    # `config show`) take no deadline: those collectors leave the timeout to the runner, which
+    # gives up on a hung one at its timeout. The RGW reads end at it themselves.
+    functions: dict[str, Callable[[float], Any]] = {
+        "osd_map": lambda timeout: collect_osd_map(mgr),
+        "capacity": lambda timeout: collect_capacity(mgr),
+        "perf": lambda timeout: collect_perf(mgr),
+        "pgs": lambda timeout: collect_pgs(mgr),
+        "settings": lambda timeout: collect_settings(mgr, settings()),
+        "health": lambda timeout: collect_health(mgr),
+        "buckets": lambda timeout: buckets.collect(mgr, settings(), timeout),
+        "reshard": lambda timeout: collect_reshard(mgr, settings(), timeout, latest("settings")),
     }
     if set(functions) != set(registry.SOURCE_NAMES):
         raise RuntimeError(f"module collectors {sorted(functions)} do not match the registry's sources")

@@ -7,7 +7,7 @@ import dataclasses
 import json
 
 import pytest
-from scale import sources
+from scale import collector, sources
 from scale.ceph_scale_core import inputs  # the module's bundled core: exporter/core through the symlink
 from scale.ceph_scale_core.config import Thresholds
 from scale.ceph_scale_core.derive import DerivationState, derive
@@ -168,8 +168,8 @@ def test_buckets_unreachable_endpoint_fails_without_the_secret():
 
 def test_every_source_has_a_schedule_and_nothing_else_does():
     """A source the schedule table misses would have no interval: the module's lookup fails loudly."""
-    assert set(sources.source_functions(FakeMgrBase(), ModuleSettings)) == set(sources.SCHEDULES)
-    for interval_option, timeout_option in sources.SCHEDULES.values():
+    assert set(sources.source_functions(FakeMgrBase(), ModuleSettings)) == set(collector.SCHEDULES)
+    for interval_option, timeout_option in collector.SCHEDULES.values():
         assert isinstance(getattr(ModuleSettings(), interval_option), int)
         assert timeout_option is None or isinstance(getattr(ModuleSettings(), timeout_option), int)
 
@@ -177,8 +177,8 @@ def test_every_source_has_a_schedule_and_nothing_else_does():
 def test_every_registered_source_has_a_collector_and_a_schedule_of_module_options():
     assert tuple(sources.source_functions(fake(), ModuleSettings)) == sources.registry.SOURCE_NAMES
     options = {f.name for f in dataclasses.fields(ModuleSettings)}
-    assert tuple(sources.SCHEDULES) == sources.registry.SOURCE_NAMES
-    for interval_option, timeout_option in sources.SCHEDULES.values():
+    assert tuple(collector.SCHEDULES) == sources.registry.SOURCE_NAMES
+    for interval_option, timeout_option in collector.SCHEDULES.values():
         assert interval_option in options and (timeout_option is None or timeout_option in options)
 
 
