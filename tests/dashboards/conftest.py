@@ -1,5 +1,5 @@
 """A real Prometheus scraping the session's sidecar while the study's conditions are made to
-happen on the session's cluster (dashboards/scenario.py). Set CEPH_SCALE_PREVIEWS=DIR to also
+happen on the session's cluster (previews/scenario.py). Set CEPH_SCALE_PREVIEWS=DIR to also
 render the PNG previews from that run into DIR."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 @pytest.fixture(scope="module")
 def dashboard_run(ceph_cluster, sidecar, scratch):
-    from dashboards.scenario import make_conditions, start_prometheus
     from demo.monitoring import wait_until
+    from previews.scenario import make_conditions, start_prometheus
 
     prom = start_prometheus(scratch / "dashboards", sidecar.url)
     try:
@@ -28,11 +28,11 @@ def dashboard_run(ceph_cluster, sidecar, scratch):
 
 
 @pytest.fixture(scope="module")
-def previews(dashboard_run, scratch):
+def preview_pngs(dashboard_run, scratch):
     """The PNG previews of that run: into $CEPH_SCALE_PREVIEWS when set (that is how the committed
     dashboards/previews/ are made), else into the session's scratch directory.
     Returns {png path: titles of the panels that showed no data}."""
-    from dashboards.preview import render_all
+    from previews.render import render_all
 
     out = Path(os.environ.get("CEPH_SCALE_PREVIEWS") or scratch / "previews")
     run = dashboard_run

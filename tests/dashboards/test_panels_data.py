@@ -11,7 +11,7 @@ import pytest
 
 from dashboards.boards import BOARDS
 from dashboards.queries import all_queries
-from dashboards.scenario import MUST_BE_NONZERO, NONZERO_OVER_RUN, rule_files, undriven
+from previews.checks import MUST_BE_NONZERO, NONZERO_OVER_RUN, rule_files, rules_not_loaded, undriven
 
 pytestmark = pytest.mark.cluster
 
@@ -41,7 +41,12 @@ def test_every_panel_query_returns_data(dashboard_run):
 
 
 def test_the_run_loaded_the_rules(dashboard_run):
-    assert any(f.name == "recording.yml" for f in rule_files())
+    """The run's Prometheus lists every group of the recording and alerting rules, each rule's
+    last evaluation succeeded, and a recording rule's series has samples: the panels that read
+    recorded series read what the rules made."""
+    assert {f.name for f in rule_files()} == {"recording.yml", "alerts.yml"}
+    bad = rules_not_loaded(dashboard_run["prometheus"], dashboard_run["end"])
+    assert not bad, "rules the run's Prometheus did not load or evaluate:\n" + "\n".join(bad)
 
 
 def test_the_conditions_drove_their_signals_above_zero(dashboard_run):
@@ -58,8 +63,8 @@ def test_the_conditions_drove_their_signals_above_zero(dashboard_run):
     assert not bad, "signals that stayed at zero:\n" + "\n".join(bad)
 
 
-def test_previews_render_every_panel_from_the_real_run(previews):
-    assert len(previews) == len(BOARDS)
-    for path, missing in previews.items():
+def test_previews_render_every_panel_from_the_real_run(preview_pngs):
+    assert len(preview_pngs) == len(BOARDS)
+    for path, missing in preview_pngs.items():
         assert not missing, f"{path}: no data in {missing}"
         assert Path(path).stat().st_size < 300_000, path

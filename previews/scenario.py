@@ -2,7 +2,7 @@
 exporter, so that every panel of every board has real data. Used by tests/dashboards and to
 produce the committed previews:
 
-    python -m dashboards.scenario --out dashboards/previews/
+    python -m previews.scenario --out dashboards/previews/
 
 starts a throwaway cluster (cluster.testcluster), the sidecar exporter, Prometheus (with
 rules/recording.yml and rules/alerts.yml when present), runs the conditions, renders the PNG
@@ -15,8 +15,8 @@ they are seen running (a deep-scrub storm under S3 load), and small writes until
 is forecast; then a steady S3 load during which an OSD stops for 40 s (a plunge, annotated with
 its cause on the S3 ops panels).
 
-It exits 1 if a panel had no data, or if a signal the conditions make happen (MUST_BE_NONZERO,
-NONZERO_OVER_RUN) stayed at zero.
+It exits 1 if a panel had no data, if a signal the conditions make happen (MUST_BE_NONZERO,
+NONZERO_OVER_RUN) stayed at zero, or if Prometheus did not load and evaluate the rules.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ from typing import Callable
 from cluster import s3load
 from demo.monitoring import Prometheus, scratch_dir, wait_until
 
+from .checks import PLUNGE_SEEN, rule_files, rules_not_loaded, undriven
+
 REPO = Path(__file__).resolve().parent.parent
-RULE_FILES = ("recording.yml", "alerts.yml")
 SCRAPE = "2s"
 # The pgs source as often as Prometheus scrapes, so a PG's scrubbing state is seen within a scrape.
 SIDECAR_SOURCES = {"pgs": {"interval": 2, "timeout": 2}}
@@ -47,39 +48,6 @@ SIDECAR_SOURCES = {"pgs": {"interval": 2, "timeout": 2}}
 # Set with `ceph tell` because the test cluster's ceph.conf sets osd_scrub_sleep = 0, and a
 # config file overrides the config database; `config unset` drops the override again.
 SLOW_SCRUB = {"osd_scrub_sleep": "3", "osd_scrub_chunk_min": "1", "osd_scrub_chunk_max": "1"}
-
-# Panel queries whose signal the conditions make happen. For these a series that is all zeros
-# does not count as data: Prometheus returns it, but the panel shows nothing of the condition.
-# (board, panel title, refId)
-MUST_BE_NONZERO = (
-    ("overview", "BlueFS bytes spilled to HDD", "A"),
-    ("bluefs", "Spilled bytes per OSD", "A"),
-    ("overview", "PGs overdue for scrub / deep scrub", "A"),
-    ("scrub", "PGs overdue, and all PGs", "A"),
-    ("overview", "PGs overdue for scrub / deep scrub", "B"),
-    ("scrub", "PGs scrubbing now vs S3 ops/s", "A"),
-    ("scrub", "Scrubs completed per second", "A"),
-    ("rgw-resharding", "Reshards completed and queued", "A"),
-    ("overview", "S3 ops/s (orange marks: reshards)", "A"),
-    ("rgw-resharding", "S3 ops/s with reshards marked (orange)", "A"),
-    ("scrub", "PGs scrubbing now vs S3 ops/s", "B"),
-    ("load", "S3 ops/s per HDD OSD vs 60 PUT / 90 GET", "A"),
-)
-# The same conditions in plain PromQL, evaluated at the end of the run over all of it.
-NONZERO_OVER_RUN = {
-    "spilled bytes": "max_over_time(ceph_scale_cluster_bluefs_spilled_bytes[{window}])",
-    "PGs overdue": "max_over_time(ceph_scale_pg_scrub_overdue[{window}])",
-    "reshard events": "increase(ceph_scale_rgw_reshard_events_total[{window}])",
-    "PGs scrubbing now": "max_over_time(ceph_scale_pg_scrubbing[{window}])",
-    "S3 ops rate": "max_over_time(ceph_scale_s3_ops_per_second[{window}])",
-}
-
-
-PLUNGE_SEEN = "max by (cause) (max_over_time(ceph_scale_s3_plunge_info[{window}]))"
-
-
-def rule_files() -> list[Path]:
-    return [REPO / "rules" / n for n in RULE_FILES if (REPO / "rules" / n).exists()]
 
 
 def start_prometheus(workdir: Path, exporter_url: str) -> Prometheus:
@@ -93,38 +61,6 @@ def start_prometheus(workdir: Path, exporter_url: str) -> Prometheus:
 def _value(prom: Prometheus, expr: str) -> float | None:
     res = prom.query(expr)
     return max(float(r["value"][1]) for r in res) if res else None
-
-
-def _nonzero(x: str) -> bool:
-    v = float(x.replace("+Inf", "inf").replace("-Inf", "-inf"))
-    return v != 0 and not math.isnan(v)
-
-
-def undriven(prom, start: float, end: float, step: float = 5) -> list[str]:
-    """The signals of MUST_BE_NONZERO and NONZERO_OVER_RUN that stayed at zero (or had no data)
-    over [start, end]; a listed panel that no board has is reported too."""
-    from .queries import all_queries
-
-    queries = {(q.board, q.panel, q.ref): q for q in all_queries()}
-    bad = []
-    for key in MUST_BE_NONZERO:
-        q = queries.get(key)
-        if q is None:
-            bad.append(f"{key}: no such panel query")
-            continue
-        expr = q.resolved()
-        if q.instant:
-            hit = any(_nonzero(r["value"][1]) for r in prom.query(expr, at=end))
-        else:
-            hit = any(_nonzero(v) for r in prom.query_range(expr, start, end, step) for _t, v in r["values"])
-        if not hit:
-            bad.append(f"{q.name}: only zeros or no data: {expr}")
-    window = f"{math.ceil(end - start) + 10}s"
-    for what, template in NONZERO_OVER_RUN.items():
-        expr = template.format(window=window)
-        if not any(_nonzero(r["value"][1]) for r in prom.query(expr, at=end)):
-            bad.append(f"{what}: {expr} is zero or empty")
-    return bad
 
 
 @contextlib.contextmanager
@@ -305,7 +241,7 @@ def restore_scrubs(cluster) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dashboards.scenario", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m previews.scenario", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("--out", type=Path, default=REPO / "dashboards" / "previews")
     p.add_argument("--workdir", type=Path, help="scratch directory, kept (default: a temp dir, removed)")
@@ -314,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     from cluster.testcluster import TestCluster
     from demo.sidecar import Sidecar
 
-    from .preview import render_all
+    from .render import render_all
 
     work = args.workdir or scratch_dir("ceph-scale-dash-")
     work.mkdir(parents=True, exist_ok=True)
@@ -340,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         for what in undriven(prom, start, end):
             missing_any = True
             print("not driven:", what)
+        for what in rules_not_loaded(prom, end):
+            missing_any = True
+            print("rules:", what)
         # The steady load's OSD stop (sustain_load): a plunge named with its cause on the boards.
         window = f"{math.ceil(end - start) + 10}s"
         causes = {r["metric"].get("cause") for r in prom.query(PLUNGE_SEEN.format(window=window), at=end)}

@@ -1,264 +1,50 @@
-"""Static PNG previews of the generated boards, drawn with matplotlib from a real Prometheus.
-
-    python -m dashboards.preview --prometheus http://127.0.0.1:9090 --out dashboards/previews/
-
-Each board is laid out on Grafana's 24-column grid (gridPos) with its panel titles; time series
-are query_range results with the panel's threshold lines and dashed reference series, stats and
-gauges show the last value coloured by the panel's thresholds, bar gauges and tables show the
-instant results. Not Grafana, but close enough to see what each board shows before installing it.
-"""
+"""One Grafana panel drawn into a matplotlib figure from a Prometheus' answers: time series, stat,
+gauge, bar gauge and table, each as close to Grafana's look as the previews need."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import re
-import sys
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from datetime import datetime
-from pathlib import Path
 
-from .queries import DEFAULTS, JSON_DIR, load_boards, panels, substitute, value_field
+from dashboards.queries import DEFAULTS, substitute, value_field
 
-GRID_COLS = 24
-ROW_PX = 30  # Grafana: one grid unit of height
-FIG_W_PX = 1600
-DPI = 80
-
-BG, PANEL_BG, GRID, TEXT, MUTED = "#111217", "#181b1f", "#2c3235", "#ccccdc", "#8e8e8e"
-NAMED = {
-    "green": "#73BF69",
-    "yellow": "#FADE2A",
-    "orange": "#FF9830",
-    "red": "#F2495C",
-    "blue": "#5794F2",
-    "purple": "#B877D9",
-    "text": TEXT,
-}
-# Grafana's classic palette without its red and purple: in the previews those mean a limit or a
-# RocksDB level boundary (dashed reference lines), never an ordinary series.
-PALETTE = ["#7EB26D", "#EAB839", "#6ED0E0", "#EF843C", "#1F78C1", "#705DA0", "#508642", "#CCA300", "#447EBC",
-           "#C15C17"]  # fmt: skip
+from .prom import Prom
+from .style import (
+    GRID,
+    LEGEND_ROW_PX,
+    MUTED,
+    PALETTE,
+    PANEL_BG,
+    TEXT,
+    color,
+    fmt,
+    legend,
+    legend_rows,
+    sample_value,
+    threshold_color,
+)
 
 
-LEGEND_ROW_PX = 12
-LEGEND_MAX_ROWS = 8
+class Panels:
+    """Draws the panels of one board over [start, end]. A panel with no data or an error is drawn
+    as Grafana draws it and its title is kept in `missing`: each one fails the command and the
+    tests."""
 
-
-def legend_rows(inner_px: float, n_series: int) -> tuple[float, int]:
-    """(height in px, series rows shown) of a timeseries panel's legend table. It takes at most
-    42 % of the panel; a header row and a margin come first; the rows that do not fit are left out
-    ("+N more"), as Grafana's legend scrolls, instead of running into the panel below."""
-    height = min(0.42 * inner_px, (min(n_series, LEGEND_MAX_ROWS) + 1.3) * LEGEND_ROW_PX)
-    fits = int(height / LEGEND_ROW_PX - 1.3 + 1e-6)
-    return height, max(0, min(n_series, LEGEND_MAX_ROWS, fits))
-
-
-def color(name: str | None) -> str:
-    return NAMED.get(name or "", name or TEXT)
-
-
-# --- Prometheus -----------------------------------------------------------------------------------
-
-
-class Prom:
-    def __init__(self, url: str) -> None:
-        self.url = url.rstrip("/")
-
-    def _get(self, path: str, params: dict) -> list:
-        url = f"{self.url}{path}?{urllib.parse.urlencode(params)}"
-        try:
-            with urllib.request.urlopen(url, timeout=30) as r:
-                data = json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            # Prometheus answers a bad query with 400/422 and says why in the JSON body.
-            try:
-                data = json.loads(e.read())
-            except ValueError:
-                raise RuntimeError(f"{path}: HTTP {e.code}") from e
-        if data.get("status") != "success":
-            raise RuntimeError(f"{data.get('errorType', 'error')}: {data.get('error', data)}")
-        return data["data"]["result"]
-
-    def instant(self, expr: str, at: float) -> list:
-        return self._get("/api/v1/query", {"query": expr, "time": at})
-
-    def range(self, expr: str, start: float, end: float, step: float) -> list:
-        return self._get("/api/v1/query_range", {"query": expr, "start": start, "end": end, "step": step})
-
-
-# --- formatting -----------------------------------------------------------------------------------
-
-
-def _scaled(v: float, base: float, units: list[str], digits: int = 1) -> str:
-    i = 0
-    while abs(v) >= base and i < len(units) - 1:
-        v /= base
-        i += 1
-    return f"{v:.{digits if i or v != int(v) else 0}f} {units[i]}".rstrip()
-
-
-def fmt(v: float, unit: str) -> str:
-    """A value as Grafana would roughly show it with `unit`."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    if math.isinf(v):
-        return "∞" if v > 0 else "-∞"
-    if unit == "percentunit":
-        return f"{v * 100:.1f} %"
-    if unit == "bytes":
-        return _scaled(v, 1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
-    if unit == "Bps":
-        return _scaled(v, 1000, ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"])
-    if unit == "ops":
-        return _scaled(v, 1000, ["ops/s", "K ops/s", "M ops/s"])
-    if unit == "s":
-        a = abs(v)
-        for size, name in ((7 * 86400, "week"), (86400, "day"), (3600, "hour"), (60, "min")):
-            if a >= size:
-                return f"{v / size:.1f} {name}"
-        if a >= 1 or v == 0:
-            return f"{v:.0f} s" if a >= 10 or v == int(v) else f"{v:.1f} s"
-        # Below a second Grafana's `s` unit says ms or µs (op latencies live there).
-        for size, name in ((1e-3, "ms"), (1e-6, "µs")):
-            if a >= size:
-                return f"{v / size:.0f} {name}" if a >= 10 * size else f"{v / size:.1f} {name}"
-        return f"{v / 1e-9:.0f} ns"
-    if unit.startswith("suffix:"):
-        return f"{v:.2f}{unit[len('suffix:') :]}"
-    if unit == "short":
-        return _scaled(v, 1000, ["", "K", "Mil", "Bil", "Tri"])
-    return f"{v:.0f}" if v == int(v) else f"{v:.3g}"
-
-
-def legend(fmt_str: str, labels: dict) -> str:
-    if not fmt_str:
-        return "{" + ", ".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "}"
-    return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda mt: labels.get(mt.group(1), ""), fmt_str).strip()
-
-
-def threshold_color(v: float, steps: list[dict]) -> str:
-    c = steps[0]["color"] if steps else "text"
-    for s in steps[1:]:
-        if s.get("value") is not None and v is not None and not math.isnan(v) and v >= s["value"]:
-            c = s["color"]
-    return color(c)
-
-
-def _float(x: str) -> float:
-    return float(x.replace("+Inf", "inf").replace("-Inf", "-inf"))
-
-
-# --- drawing ---------------------------------------------------------------------------------------
-
-
-class Renderer:
     def __init__(self, prom: Prom, start: float, end: float, values: dict[str, str]) -> None:
         self.prom, self.start, self.end = prom, start, end
         self.step = max(2.0, round((end - start) / 240))
         self.values = {**DEFAULTS, **values}
-        # Titles of the panels that showed no data or an error (with the error): each one fails
-        # the command and the tests.
         self.missing: list[str] = []
+        # {panel id: [(start, end, colour, title)]}: the board's annotation regions.
         self.marks: dict[int, list[tuple[float, float, str, str]]] = {}
 
     def expr(self, t: dict) -> str:
         return substitute(t["expr"], self.values)
 
-    def annotations(self, board: dict) -> dict[int, list[tuple[float, float, str, str]]]:
-        """{panel id: [(start, end, colour, title)]} of the board's Prometheus annotation queries:
-        one per run of samples of a series, as Grafana draws a region, titled with the query's
-        titleFormat over the series' labels (empty without one)."""
-        marks: dict[int, list[tuple[float, float, str, str]]] = {}
-        for a in (board.get("annotations") or {}).get("list") or []:
-            if not a.get("expr") or not a.get("enable", True):
-                continue
-            regions = []
-            for r in self.prom.range(substitute(a["expr"], self.values), self.start, self.end, self.step):
-                title = legend(a["titleFormat"], r["metric"]) if a.get("titleFormat") else ""
-                first = prev = None
-                for ts_, _v in r["values"]:
-                    t = float(ts_)
-                    if prev is not None and t - prev > self.step * 1.5:
-                        regions.append((first, prev, title))
-                        first = None
-                    first = t if first is None else first
-                    prev = t
-                if first is not None and prev is not None:
-                    regions.append((first, prev, title))
-            ids = (a.get("filter") or {}).get("ids") or [p["id"] for p in panels(board)]
-            for i in ids:
-                marks.setdefault(i, []).extend((t0, t1, a.get("iconColor", "orange"), ttl) for t0, t1, ttl in regions)
-        return marks
-
-    def board(self, board: dict, out: Path) -> Path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        try:
-            self.marks = self.annotations(board)
-        except Exception as e:  # the panels still render, without marks; the run fails
-            self.missing.append(f"annotations (error: {e})"[:300])
-            self.marks = {}
-
-        items = board["panels"]
-        total_h = max(p["gridPos"]["y"] + p["gridPos"]["h"] for p in items)
-        header_px = 60
-        fig_h_px = total_h * ROW_PX + header_px
-        fig = plt.figure(figsize=(FIG_W_PX / DPI, fig_h_px / DPI), dpi=DPI, facecolor=BG)
-        span = f"{datetime.fromtimestamp(self.start):%Y-%m-%d %H:%M} – {datetime.fromtimestamp(self.end):%H:%M}"
-        fig.text(0.008, 1 - 22 / fig_h_px, board["title"], color=TEXT, fontsize=16, weight="bold", va="center")
-        fig.text(
-            0.992, 1 - 22 / fig_h_px, f"uid {board['uid']} · cluster=All · {span} · static preview (matplotlib)",
-            color=MUTED, fontsize=9, ha="right", va="center",
-        )  # fmt: skip
-        for p in items:
-            g = p["gridPos"]
-            pad = 4
-            left = (g["x"] * FIG_W_PX / GRID_COLS + pad) / FIG_W_PX
-            width = (g["w"] * FIG_W_PX / GRID_COLS - 2 * pad) / FIG_W_PX
-            top = (header_px + g["y"] * ROW_PX + pad) / fig_h_px
-            height = (g["h"] * ROW_PX - 2 * pad) / fig_h_px
-            bottom = 1 - top - height
-            if p["type"] == "row":
-                fig.text(left, 1 - top - height / 2, "▾ " + p["title"], color=TEXT, fontsize=12, weight="bold",
-                         va="center")  # fmt: skip
-                continue
-            box = fig.add_axes([left, bottom, width, height])
-            box.set_facecolor(PANEL_BG)
-            box.set_xticks([])
-            box.set_yticks([])
-            for s in box.spines.values():
-                s.set_color(GRID)
-            title_h = 22 / fig_h_px
-            title = fig.text(left + 6 / FIG_W_PX, bottom + height - title_h / 2 - 2 / fig_h_px, p["title"],
-                             color=TEXT, fontsize=9.5, weight="bold", va="center")  # fmt: skip
-            _fit(title, width * FIG_W_PX - 12)
-            inner = [
-                left + 8 / FIG_W_PX,
-                bottom + 6 / fig_h_px,
-                width - 16 / FIG_W_PX,
-                height - title_h - 10 / fig_h_px,
-            ]
-            try:
-                getattr(self, "_" + p["type"])(fig, p, inner, fig_h_px)
-            except Exception as e:  # a broken panel shows its error, like Grafana, and fails the run
-                self.missing.append(f"{p['title']} (error: {e})"[:300])
-                box.text(0.5, 0.4, f"error: {e}"[:200], color=NAMED["red"], ha="center", va="center", fontsize=8,
-                         transform=box.transAxes, wrap=True)  # fmt: skip
-        path = out / f"{board['uid'].removeprefix('ceph-scale-')}.png"
-        fig.savefig(path, dpi=DPI, facecolor=BG)
-        plt.close(fig)
-        _quantize(path)
-        return path
-
-    # -- helpers
+    def draw(self, fig, p: dict, inner: list[float], fig_h_px: float) -> None:
+        """Panel `p` inside `inner` ([left, bottom, width, height], figure fractions)."""
+        getattr(self, "_" + p["type"])(fig, p, inner, fig_h_px)
 
     def _no_data(self, fig, p, inner, text: str = "No data") -> None:
         self.missing.append(p["title"])
@@ -271,15 +57,16 @@ class Renderer:
         for t in p.get("targets", []):
             res = self.prom.instant(self.expr(t), self.end)
             if t.get("format") == "heatmap":
-                res = sorted(res, key=lambda r: _float(r["metric"].get("le", "inf")))
+                res = sorted(res, key=lambda r: sample_value(r["metric"].get("le", "inf")))
                 prev = 0.0
                 for r in res:
-                    v = _float(r["value"][1])
+                    v = sample_value(r["value"][1])
                     rows.append((legend(t.get("legendFormat", ""), r["metric"]), v - prev, r["metric"], t))
                     prev = v
                 continue
             for r in res:
-                rows.append((legend(t.get("legendFormat", ""), r["metric"]), _float(r["value"][1]), r["metric"], t))
+                name = legend(t.get("legendFormat", ""), r["metric"])
+                rows.append((name, sample_value(r["value"][1]), r["metric"], t))
         return rows
 
     def _unit(self, p) -> str:
@@ -323,7 +110,7 @@ class Renderer:
                 name = legend(t.get("legendFormat", ""), r["metric"])
                 xs, ys = [], []
                 for ts_, v in r["values"]:
-                    val = _float(v)
+                    val = sample_value(v)
                     xs.append(datetime.fromtimestamp(float(ts_)))
                     ys.append(val if math.isfinite(val) else float("nan"))
                 props = {}
@@ -516,7 +303,7 @@ class Renderer:
                      weight="bold", ha="right", va="center")  # fmt: skip
 
     def _table(self, fig, p, inner, fig_h_px) -> None:
-        organize = next((t["options"] for t in p.get("transformations", []) if t["id"] == "organize"), {})
+        organize: dict = next((t["options"] for t in p.get("transformations", []) if t["id"] == "organize"), {})
         rename = organize.get("renameByName", {})
         order = organize.get("indexByName", {})
         label_cols = [c for c in sorted(order, key=order.get) if c not in rename.values()]
@@ -535,7 +322,7 @@ class Renderer:
             value_cols.append(col)
             for r in self.prom.instant(self.expr(t), self.end):
                 key = tuple(r["metric"].get(c, "") for c in label_cols)
-                table.setdefault(key, {})[col] = _float(r["value"][1])
+                table.setdefault(key, {})[col] = sample_value(r["value"][1])
         if not table:
             self._no_data(fig, p, inner)
             return
@@ -566,61 +353,3 @@ class Renderer:
         if len(rows) > max_rows:
             fig.text(inner[0] + inner[2], inner[1], f"+{len(rows) - max_rows} more rows", color=MUTED, fontsize=7,
                      ha="right", va="bottom")  # fmt: skip
-
-
-def _fit(text, max_px: float) -> None:
-    """Shorten a text artist with an ellipsis until it is at most max_px wide, as Grafana cuts a
-    panel title, instead of running into the next panel."""
-    renderer = text.figure.canvas.get_renderer()
-    full = text.get_text()
-    n = len(full)
-    while n > 1 and text.get_window_extent(renderer).width > max_px:
-        n -= 1
-        text.set_text(full[:n].rstrip() + "…")
-
-
-def _quantize(path: Path) -> None:
-    """Palette PNG: the previews are flat colours, so 256 colours keep them small."""
-    try:
-        from PIL import Image
-    except ImportError:
-        return
-    img = Image.open(path).convert("RGB")
-    img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
-
-
-def render_all(prom_url: str, out: Path, start: float, end: float, values: dict[str, str] | None = None,
-               json_dir: Path = JSON_DIR) -> dict[str, list[str]]:  # fmt: skip
-    """Render every board; returns {png path: titles of panels that showed no data}."""
-    out.mkdir(parents=True, exist_ok=True)
-    result = {}
-    for _stem, board in load_boards(json_dir).items():
-        r = Renderer(Prom(prom_url), start, end, values or {})
-        path = r.board(board, out)
-        result[str(path)] = r.missing
-    return result
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dashboards.preview", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    p.add_argument("--prometheus", required=True, help="Prometheus base URL")
-    p.add_argument("--out", type=Path, default=Path("dashboards/previews"))
-    p.add_argument("--minutes", type=float, default=15, help="time range ending now (default 15)")
-    p.add_argument("--start", type=float, help="range start, Unix seconds (overrides --minutes)")
-    p.add_argument("--end", type=float, help="range end, Unix seconds (default now)")
-    p.add_argument("--rate-interval", default="1m", help="value of $__rate_interval (default 1m)")
-    p.add_argument("--cluster", default=".*", help="value of $cluster (a regex; default all)")
-    args = p.parse_args(argv)
-    end = args.end or time.time()
-    start = args.start or end - args.minutes * 60
-    res = render_all(args.prometheus, args.out, start, end, {"__rate_interval": args.rate_interval,
-                                                              "cluster": args.cluster})  # fmt: skip
-    for path, missing in res.items():
-        size = Path(path).stat().st_size
-        print(f"{path}  {size // 1024} KB" + (f"  no data: {', '.join(missing)}" if missing else ""))
-    return 1 if any(res.values()) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

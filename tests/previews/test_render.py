@@ -1,5 +1,5 @@
 """The PNG preview renderer, against a stand-in Prometheus HTTP API (the real one is used by
-test_panels_data.py): every board renders, every panel gets data, files stay small."""
+tests/dashboards/test_panels_data.py): every board renders, every panel gets data, files stay small."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from dashboards import preview
 from dashboards.boards import BOARDS
+from dashboards.queries import load_boards, panels
+from previews import style
+from previews.board import Renderer
+from previews.prom import Prom
+from previews.render import main, render_all
 
 LABELS = {
     "cluster": "test",
@@ -76,7 +80,7 @@ def fake_prometheus():
 def test_every_board_renders_with_every_panel_drawn(fake_prometheus, tmp_path, capsys):
     FakeProm.queries.clear()
     end = time.time()
-    assert preview.main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 0
+    assert main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 0
     out = capsys.readouterr().out
     assert out.count(".png") == len(BOARDS) and "no data" not in out, out
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
@@ -93,19 +97,19 @@ def test_a_panel_whose_query_fails_fails_the_run(fake_prometheus, tmp_path, caps
     that the tests and the command's exit status see it."""
     FakeProm.fail_on = "ceph_scale_pg_scrub_backlog_clear_seconds"
     end = time.time()
-    res = preview.render_all(fake_prometheus, tmp_path, end - 900, end)
+    res = render_all(fake_prometheus, tmp_path, end - 900, end)
     failed = {Path(path).name: missing for path, missing in res.items() if missing}
     assert set(failed) == {"scrub.png"}, failed
     assert any(m.startswith("Time to clear the backlog (error:") and "boom" in m for m in failed["scrub.png"])
     assert any(m.startswith("Time to clear the backlog at the current rate") for m in failed["scrub.png"])
-    assert preview.main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 1
+    assert main(["--prometheus", fake_prometheus, "--out", str(tmp_path), "--end", str(end)]) == 1
     assert "no data: Time to clear the backlog (error:" in capsys.readouterr().out
 
 
 def test_a_failing_annotation_query_fails_the_run(fake_prometheus, tmp_path):
     FakeProm.fail_on = "ceph_scale_rgw_reshard_events_total"
     end = time.time()
-    res = preview.render_all(fake_prometheus, tmp_path, end - 900, end)
+    res = render_all(fake_prometheus, tmp_path, end - 900, end)
     failed = {Path(path).name: missing for path, missing in res.items() if missing}
     assert {"overview.png", "rgw-resharding.png"} <= set(failed)
     assert any(m.startswith("annotations (error:") for m in failed["overview.png"])
@@ -115,17 +119,17 @@ def test_annotations_are_regions_titled_from_their_labels(fake_prometheus):
     """Each run of samples of an annotation series is one region; a query with a titleFormat
     titles it from the series' labels (the plunge's likely cause), as Grafana does."""
     end = time.time()
-    r = preview.Renderer(preview.Prom(fake_prometheus), end - 900, end, {})
-    board = preview.load_boards()["load"]
+    r = Renderer(Prom(fake_prometheus), end - 900, end, {})
+    board = load_boards()["load"]
     marks = r.annotations(board)
     from dashboards.boards.load import PER_HDD_OPS, PLUNGE
 
-    plunged = {p["id"] for p in preview.panels(board) if p["title"] in (PER_HDD_OPS, PLUNGE)}
+    plunged = {p["id"] for p in panels(board) if p["title"] in (PER_HDD_OPS, PLUNGE)}
     assert len(plunged) == 2 and plunged == set(marks)
     for i in plunged:
         ((t0, t1, colour, title),) = marks[i]
         assert t0 < t1 and colour == "red" and title == "S3 plunge, likely cause: reshard"
-    rgw = r.annotations(preview.load_boards()["rgw-resharding"])
+    rgw = r.annotations(load_boards()["rgw-resharding"])
     assert {title for regions in rgw.values() for *_x, title in regions} == {"", "S3 plunge, likely cause: reshard"}
 
 
@@ -134,11 +138,11 @@ def test_annotations_are_regions_titled_from_their_labels(fake_prometheus):
 def test_legend_rows_fit_in_the_legend(panel_h, n_series):
     """The legend never runs into the panel below: header, margin and shown rows fit its height,
     and the rest are counted as "+N more"."""
-    inner_px = panel_h * preview.ROW_PX - 40
-    height, rows = preview.legend_rows(inner_px, n_series)
+    inner_px = panel_h * style.ROW_PX - 40
+    height, rows = style.legend_rows(inner_px, n_series)
     assert height <= 0.42 * inner_px
-    assert (rows + 1.3) * preview.LEGEND_ROW_PX <= height + 1e-6
-    assert rows == min(n_series, preview.LEGEND_MAX_ROWS) or (rows + 2.3) * preview.LEGEND_ROW_PX > height
+    assert (rows + 1.3) * style.LEGEND_ROW_PX <= height + 1e-6
+    assert rows == min(n_series, style.LEGEND_MAX_ROWS) or (rows + 2.3) * style.LEGEND_ROW_PX > height
 
 
 @pytest.mark.parametrize(
@@ -161,11 +165,11 @@ def test_legend_rows_fit_in_the_legend(panel_h, n_series):
     ],
 )
 def test_units_formatted_like_grafana(value, unit, text):
-    assert preview.fmt(value, unit) == text
+    assert style.fmt(value, unit) == text
 
 
 def test_threshold_colours_and_legend():
     steps = [{"value": None, "color": "green"}, {"value": 0.8, "color": "red"}]
-    assert preview.threshold_color(0.79, steps) == preview.NAMED["green"]
-    assert preview.threshold_color(0.8, steps) == preview.NAMED["red"]
-    assert preview.legend("{{cluster}} {{ceph_daemon}}", {"cluster": "c", "ceph_daemon": "osd.1"}) == "c osd.1"
+    assert style.threshold_color(0.79, steps) == style.NAMED["green"]
+    assert style.threshold_color(0.8, steps) == style.NAMED["red"]
+    assert style.legend("{{cluster}} {{ceph_daemon}}", {"cluster": "c", "ceph_daemon": "osd.1"}) == "c osd.1"
