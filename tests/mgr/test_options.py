@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import warnings
+from pathlib import Path
+
 import pytest
 from scale import options
 from scale.ceph_scale_core.config import SETTINGS, ConfigError, Thresholds
@@ -24,8 +28,60 @@ def test_option_kwargs_are_keyword_style():
     assert spec.as_kwargs()["enum_allowed"] == list(options.RGW_SOURCES)
 
 
+# The manager calls that read a module option with its default.
+_OPTION_READS = {"get_localized_module_option", "get_module_option", "_get_module_option"}
+
+
+def _stock_ports(module_py: Path) -> set[int]:
+    """The default of every option named *port that a stock module declares (`Option(name=...,
+    default=...)`, `{"name": ..., "default": ...}`) or reads with a default, its module-level
+    constants resolved (prometheus: `DEFAULT_PORT = 9283`)."""
+    with warnings.catch_warnings():  # the stock modules' own invalid escapes are not ours to report
+        warnings.simplefilter("ignore")
+        tree = ast.parse(module_py.read_text(), str(module_py))
+    constants = {
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+    }
+
+    def number(node: ast.expr | None) -> int | None:
+        value = constants.get(node.id) if isinstance(node, ast.Name) else getattr(node, "value", None)
+        return int(value) if isinstance(value, (int, str)) and str(value).isdigit() else None
+
+    def named_port(node: ast.expr | None) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith("port")
+
+    ports: set[int | None] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            fields = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+            if named_port(fields.get("name")):
+                ports.add(number(fields.get("default")))
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            keywords = {k.arg: k.value for k in node.keywords}
+            if name in _OPTION_READS and node.args and named_port(node.args[0]):
+                ports.add(number(node.args[1] if len(node.args) > 1 else keywords.get("default")))
+            elif name == "Option" and named_port(keywords.get("name")):
+                ports.add(number(keywords.get("default")))
+    return {port for port in ports if port is not None}
+
+
 def test_the_port_is_not_a_stock_modules():
-    assert options.DEFAULT_PORT == 9284
+    """Two modules cannot both listen on one port of a manager: the default the manager is told
+    (the server_port option) is none of the installed stock modules' port defaults."""
+    stock = Path("/usr/share/ceph/mgr")
+    if not (stock / "prometheus" / "module.py").is_file():
+        pytest.fail("ceph-mgr is not installed: scripts/bootstrap.sh installs it")
+    taken = {m.parent.name: _stock_ports(m) for m in sorted(stock.glob("*/module.py"))}
+    assert taken["prometheus"], "the scan found no port in the prometheus module: it reads them wrong"
+    (port,) = [s.default for s in options.MODULE_SPECS if s.name == "server_port"]
+    assert port == options.DEFAULT_PORT
+    clashes = sorted(name for name, ports in taken.items() if port in ports)
+    assert not clashes, f"port {port} is the default of the stock module(s) {clashes}"
 
 
 def test_read_thresholds_defaults_and_values():

@@ -14,9 +14,9 @@ from exporter.core.advisor.model import Growth, OsdDb, PoolPgs
 from exporter.core.config import Thresholds
 from exporter.core.signals.reshard import recommended_shards
 from exporter.core.snapshot import Bucket
+from tests.unit.signals.test_runway import samples
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
 from tests.unit.test_advisor import measured
-from tests.unit.test_runway_signal import samples
 
 DAY = 86400.0
 TB = 10**12

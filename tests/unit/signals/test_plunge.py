@@ -23,7 +23,7 @@ from exporter.core.snapshot import (
     RgwOpCounters,
     Snapshot,
 )
-from tests.unit.test_core_logic import samples
+from tests.unit.signals.derived import samples
 
 TH = Thresholds(plunge_window_seconds=10, plunge_baseline_seconds=60)
 STEP = 2.0
@@ -39,7 +39,7 @@ class Stream:
         self.t = 0.0
         self.ops = self.seconds = self.requests = 0.0
         self.rate, self.latency, self.in_flight = 100.0, 0.02, 4
-        self.osds = [Osd(i, "hdd", "h", True, True, 100, 50, 50) for i in range(3)]
+        self.osds = [Osd(i, "hdd", "h", True, True, 100, 50) for i in range(3)]
         self.pgs = [PgScrubState(f"1.{i}", 1, "active+clean", 0.0, 0.0) for i in range(8)]
         self.spilled = 0
         self.bucket = Bucket("hot", "", "hot.1", 1, 90, marker="hot.1")
@@ -284,7 +284,7 @@ def test_recovery_spillover_growth_and_a_crossed_fill_target_are_each_blamed_whe
     for cause, make in (
         ("recovery", backfilling),
         ("spillover", lambda s: setattr(s, "spilled", s.spilled + 64 * 2**20)),
-        ("fill", lambda s: s.osds.__setitem__(1, dataclasses.replace(s.osds[1], used_bytes=85, avail_bytes=15))),
+        ("fill", lambda s: s.osds.__setitem__(1, dataclasses.replace(s.osds[1], used_bytes=85))),
     ):
         s = Stream().run(60)
         s.slow(0.4)

@@ -12,9 +12,9 @@ from exporter.core import inputs
 from exporter.core.config import Thresholds
 from exporter.core.derive import DerivationState, derive
 from exporter.core.snapshot import PerfPart, RgwOpCounters, Snapshot
-from tests.unit.test_core_logic import samples
+from tests.unit.signals.derived import samples
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures"
+FIX = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 @pytest.mark.parametrize("release", ["pacific", "reef", "tentacle"])

@@ -1,0 +1,136 @@
+"""The reshard signal (core/signals/reshard.py): reshards counted once, the recommended shards,
+and the buckets expected to reshard next [000]."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from exporter.core.config import Thresholds
+from exporter.core.derive import DerivationState, derive
+from exporter.core.signals.reshard import ReshardState, next_prime, recommended_shards
+from exporter.core.snapshot import BucketsPart, Snapshot
+from tests.unit.signals.derived import samples
+from tests.unit.signals.parts import bucket
+
+
+def test_reshard_counted_once_per_new_instance_and_not_for_recreated_buckets():
+    s = ReshardState()
+    s.observe(1, (bucket("a", "id1", 1, 10, "ma"), bucket("b", "id2", 1, 10, "mb")))
+    assert s.events == 0
+    s.observe(2, (bucket("a", "id3", 7, 120, "ma"), bucket("b", "id2", 1, 10, "mb")))
+    assert s.events == 1
+    s.observe(2, (bucket("a", "id4", 11, 120, "ma"),))  # same collection time: ignored
+    assert s.events == 1
+    s.observe(3, (bucket("a", "id3", 7, 130, "ma"), bucket("b", "id9", 11, 0, "mb-new")))  # b re-created
+    assert s.events == 1
+
+
+def test_a_bucket_missing_from_one_poll_is_not_counted_again_when_it_is_back():
+    """Pacific swaps a resharded bucket's instance under a stats read, which may answer "no such
+    bucket" for a moment: the poll drops it, the next lists it again. Seen in a full run as a
+    reshard counted twice (a bucket first seen already resharded)."""
+    made = "2026-11-26T09:23:00.000000Z"  # after the watch began: its earlier reshards are ours
+    s = ReshardState()
+    s.observe(1_700_000_000, (bucket("other", "o1", 11, 0, "o1"),))
+    u = dataclasses.replace(bucket("u", "u2", 7, 0, "u1"), created=made)
+    s.watch_start = 0.0  # the bucket's creation stamp is after the watch began
+    s.observe(1_700_000_010, (bucket("other", "o1", 11, 0, "o1"), u))
+    first = s.events
+    s.observe(1_700_000_020, (bucket("other", "o1", 11, 0, "o1"),))  # its stats read found it gone
+    s.observe(1_700_000_030, (bucket("other", "o1", 11, 0, "o1"), u))
+    assert s.events == first
+    # Resharded while it was missing: counted once, as any reshard.
+    s.observe(1_700_000_040, (bucket("other", "o1", 11, 0, "o1"),))
+    s.observe(1_700_000_050, (bucket("other", "o1", 11, 0, "o1"), dataclasses.replace(u, bucket_id="u3", num_shards=3)))
+    assert s.events == first + 1
+    # Missing from one poll, then listed and not yet read, then read: still the same bucket.
+    back = dataclasses.replace(u, bucket_id="u3", num_shards=3)
+    s.observe(1_700_000_060, (bucket("other", "o1", 11, 0, "o1"),))
+    s.observe(1_700_000_070, (bucket("other", "o1", 11, 0, "o1"),), unread=frozenset({"u"}))
+    s.observe(1_700_000_080, (bucket("other", "o1", 11, 0, "o1"), back))
+    assert s.events == first + 1
+
+
+def test_reshard_during_a_restart_is_counted_exactly_once():
+    before = ReshardState()
+    before.observe(1, (bucket("a", "id1", 1, 10, "ma"),))
+    saved = before.to_dict()
+    import json
+
+    after = ReshardState.from_dict(json.loads(json.dumps(saved)))
+    after.observe(5, (bucket("a", "id2", 3, 200, "ma"),))
+    after.observe(6, (bucket("a", "id2", 3, 210, "ma"),))
+    assert after.events == 1
+
+
+def test_recommended_shards_keep_the_target_fill_and_are_prime():
+    assert next_prime(8) == 11
+    # 30 M objects at 50 % of 100 K per shard: 600 shards -> next prime 601 [000].
+    assert recommended_shards(30_000_000, 100_000, 0.5) == 601
+
+
+def test_buckets_expected_to_reshard_next_by_their_own_growth():
+    """A slow bucket near the limit reshards after a fast one further from it [000: 16 -> 512 shards]."""
+    th = Thresholds(rgw_top_buckets=2, rgw_growth_window_seconds=600)
+    state = DerivationState(th)
+
+    def at(t, fast, slow, idle, over):
+        part = BucketsPart(
+            t,
+            (
+                bucket("fast", "i1", 1, fast, "m1"),  # 1,000 objects/s, 50,000 from the limit
+                bucket("slow", "i2", 1, slow, "m2"),  # 10 objects/s, 5,000 from the limit
+                bucket("idle", "i3", 1, idle, "m3"),  # not growing: no prediction
+                bucket("over", "i4", 1, over, "m4"),  # past the limit: due now, growing or not
+            ),
+        )
+        return samples(derive(Snapshot(taken_at=t, buckets=part), state, th), "ceph_scale_rgw_bucket_reshard_seconds")
+
+    # "over" is past the limit: counted and listed by fill elsewhere, never in this top-K, where
+    # such buckets would hide those still ahead when resharding is widespread.
+    assert not at(0.0, 0, 90_000, 95_000, 100_001)  # no family without samples
+    got = at(50.0, 50_000, 95_000 - 5_000 + 500, 95_000, 100_001)
+    # Top 2: "fast" (50,000 left / 1,000 per s), then "slow" (9,500 / 10 per s).
+    assert got == {(("bucket", "fast"), ("tenant", "")): 50.0, (("bucket", "slow"), ("tenant", "")): 950.0}
+    assert state.reshard.growth is not None
+    wide = Thresholds(rgw_top_buckets=3, rgw_growth_window_seconds=600)
+    state.thresholds = wide  # widen the top-K without restarting the windows
+    got = samples(
+        derive(
+            Snapshot(
+                taken_at=60.0,
+                buckets=BucketsPart(
+                    60.0,
+                    (
+                        bucket("fast", "i1", 1, 60_000, "m1"),
+                        bucket("slow", "i2", 1, 90_600, "m2"),
+                        bucket("idle", "i3", 1, 95_000, "m3"),
+                        bucket("over", "i4", 1, 100_001, "m4"),
+                    ),
+                ),
+            ),
+            state,
+            wide,
+        ),
+        "ceph_scale_rgw_bucket_reshard_seconds",
+    )
+    # Rates against the first counts (t=0): fast 1,000/s, slow 10/s.
+    assert got[(("bucket", "slow"), ("tenant", ""))] == pytest.approx(9_400 / 10)
+    assert got[(("bucket", "fast"), ("tenant", ""))] == pytest.approx(40_000 / 1_000)
+    assert (("bucket", "idle"), ("tenant", "")) not in got
+
+
+def test_a_bucket_created_after_the_reference_is_predicted_from_its_first_sight():
+    th = Thresholds(rgw_growth_window_seconds=6 * 3600)
+    state = DerivationState(th)
+
+    def at(t, buckets):
+        part = BucketsPart(t, tuple(bucket(n, f"i-{n}", 1, o, f"m-{n}") for n, o in buckets))
+        return samples(derive(Snapshot(taken_at=t, buckets=part), state, th), "ceph_scale_rgw_bucket_reshard_seconds")
+
+    assert not at(0.0, [("old", 10)])  # nothing grows, nothing at the limit: no series
+    at(100.0, [("old", 10), ("new", 0)])  # created an hour after the reference: first seen here
+    got = at(110.0, [("old", 10), ("new", 500)])  # 50 objects/s since it was first seen
+    assert got == {(("bucket", "new"), ("tenant", "")): pytest.approx((100_000 - 500) / 50)}
