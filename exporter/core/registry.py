@@ -26,7 +26,7 @@ class SourceSpec:
     name: str  # also the Snapshot field it fills and the `source` label of ceph_scale_source_*
     doc: str
     interval: float  # the sidecar's default, seconds
-    timeout: float  # the sidecar's default, seconds (never more than the interval)
+    timeout: float  # both producers' default, seconds (never more than the interval)
     module_interval_option: str  # the module option that sets its interval
     # parser(*decoded inputs, collected_at) -> its part; the inputs are named by the `ceph`
     # command (prefix) or the RGW read that returns them, as the CLI prints them in JSON. A
@@ -34,7 +34,7 @@ class SourceSpec:
     # bucket poll's reads a bucket at a time, the manager's own maps).
     parser: Callable[..., Any]
     inputs: tuple[str, ...]
-    module_timeout_option: str | None = None  # its own timeout option; else bounded by the interval
+    module_timeout_option: str | None = None  # its own timeout option; else the timeout above
     rgw: bool = False  # read from RGW or its pools: off where the module's rgw_source is off
 
     def parse(self, decoded: Callable[[str], Any], collected_at: float) -> Any:
