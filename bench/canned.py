@@ -25,6 +25,7 @@ from exporter.core.admin_ops import LIST_PAGE, AdminOps, AdminOpsError
 from exporter.core.registry import SOURCES
 from exporter.sidecar.ceph_client import CephClient, CephCommandError
 from exporter.sidecar.sources import ALL_SOURCES, Deadline, SourceContext
+from exporter.sidecar.sources.buckets import BucketsSource
 
 # The file that answers each Ceph command the sources send.
 COMMAND_FILES = {
@@ -141,9 +142,11 @@ def bucket_source(raws: dict[str, bytes], data_dir: Path) -> Any:
         ctx.rgw = CannedAdminOps(data_dir, raws)
         ctx.state_file = str(data_dir / "state.json")
         source = COLLECTORS["buckets"](ctx)
+        assert isinstance(source, BucketsSource)
         manifest = json.loads((data_dir / "manifest.json").read_text())
         shift = time.time() - manifest["now"]
         for e in source.poll.entries.values():
+            assert e.bucket is not None  # a restored entry is one read before (bucket_entries.from_table)
             e.bucket = dataclasses.replace(e.bucket, stats_at=e.bucket.stats_at + shift)
         _POLLS[data_dir] = source
     return source

@@ -159,7 +159,8 @@ def mgr_parts(m: dict, mgr: CannedMgr, dec: dict[str, Any], buckets: Callable[[]
     settings = m["options"].ModuleSettings()
     collectors = m["sources"].source_functions(mgr, lambda: settings)
     t = time.time()
-    parts = {name: collectors[name]() for name in manager_data_sources(m)}
+    spec = m["registry"].SOURCE_BY_NAME
+    parts = {name: collectors[name](spec[name].timeout) for name in manager_data_sources(m)}
     parts["buckets"] = buckets()
     parts["reshard"] = m["inputs"].reshard_part(dec["reshard_list.json"], t)
     return parts

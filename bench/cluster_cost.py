@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import statistics
@@ -130,12 +131,12 @@ def bucket_reads(m: Meter, ones: list[str], elevens: list[str]) -> dict:
                          "ops_per_bucket_beyond_shards": round((full["ops"] - shards) / buckets, 2)}  # fmt: skip
     out["bucket_list_no_stats"] = m.measure(lambda: m.get("/admin/bucket") and None)
     for section in ("bucket", "bucket.instance"):
-        listing = m.measure(lambda s=section: m.pages(s))
+        listing = m.measure(functools.partial(m.pages, section))
         out[f"metadata_{section}_pages"] = {**listing, "keys": buckets, "pages": listing["result"]}
     sample = 200
     for name, group, n_shards in (("one_bucket_stats_1_shard", ones, 1), ("one_bucket_stats_11_shards", elevens, 11)):
         pick = group[:sample]
-        r = m.measure(lambda p=pick: [m.get("/admin/bucket", bucket=b, stats="true") for b in p] and None)
+        r = m.measure(functools.partial(stats_each, m, pick))
         out[name] = {**r, "buckets": len(pick), "ops_per_bucket": round(r["ops"] / len(pick), 2),
                      "overhead_per_bucket": round(r["ops"] / len(pick) - n_shards, 2),
                      "ms_per_bucket": round(1000 * r["seconds"] / len(pick), 3)}  # fmt: skip
@@ -144,6 +145,11 @@ def bucket_reads(m: Meter, ones: list[str], elevens: list[str]) -> dict:
     r = m.measure(lambda: [m.get("/admin/metadata/bucket.instance", key=f"{b}:{i}") for b, i in ids.items()] and None)
     out["one_instance_metadata"] = {**r, "ops_per_bucket": round(r["ops"] / len(pick), 2)}
     return out
+
+
+def stats_each(m: Meter, buckets: list[str]) -> None:
+    for b in buckets:
+        m.get("/admin/bucket", bucket=b, stats="true")
 
 
 def librados_reads(c: TestCluster, m: Meter, bucket: str) -> dict:
@@ -192,7 +198,7 @@ def mgr_cpu(c: TestCluster) -> float:
 def pg_costs(c: TestCluster, extra_pgs: int, scale_port: int) -> dict:
     """Manager CPU per `pg dump pgs` (the sidecar's read) and the scale module's own PG read
     time, at the cluster's PG count and with a pool of `extra_pgs` more."""
-    out = {}
+    out: dict[str, Any] = {}
     for label in ("base", "more"):
         if label == "more":
             c.ceph("config", "set", "global", "mon_max_pg_per_osd", "2000", fmt_json=False)
@@ -220,7 +226,7 @@ def module_pg_read(port: int) -> float:
     """The scale module's pgs source duration (the manager's pg_stats and the core's parse, in
     the manager), median of its last polls at a 2 s interval."""
     url = f"http://127.0.0.1:{port}/metrics"
-    seen = []
+    seen: list[float] = []
     end = time.monotonic() + 40
     while time.monotonic() < end and len(seen) < 8:
         time.sleep(2.5)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from exporter.core.admin_ops import LIST_PAGE, listing_reads
 from exporter.core.bucket_poll import LIST_SHARE
@@ -61,7 +62,7 @@ def costs(buckets: int, shards: int, pgs: int, m: dict, th: Thresholds | None = 
     pages = -(-buckets // LIST_PAGE)
     # What the poll charges its budget for the two listings (the costliest release's per page);
     # the full read lists once itself, at the release's own cost.
-    listing = listing_reads(pages, pages)
+    listing: float = listing_reads(pages, pages)
     full = shards + buckets * unit["full_overhead"] + pages * unit["list_per_page"]
     budget = min(th.rgw_bucket_poll_max_reads, th.rgw_bucket_reads_per_second * interval["buckets"])
     # The listings take at most LIST_SHARE of the budget over time (every few polls past it).
@@ -70,7 +71,7 @@ def costs(buckets: int, shards: int, pgs: int, m: dict, th: Thresholds | None = 
     sweep_reads = shards + buckets * unit["stats_overhead"]
     sweep_rate = max(1e-9, poll - listing) / interval["buckets"]
     needed = sweep_reads / th.rgw_bucket_stats_max_age_seconds + listing / interval["buckets"]
-    out = {
+    out: dict[str, Any] = {
         "buckets_full_read": _row(full, interval["buckets"]),
         "buckets_poll": _row(poll, interval["buckets"]),
         "reshard": _row(RESHARD_LOGS, interval["reshard"]),
@@ -93,14 +94,14 @@ def costs(buckets: int, shards: int, pgs: int, m: dict, th: Thresholds | None = 
     return out
 
 
-def _row(per_poll: float, interval: float) -> dict:
+def _row(per_poll: float, interval: float) -> dict[str, float]:
     return {"per_poll": per_poll, "interval": interval, "per_hour": per_poll * 3600 / interval,
             "per_second": per_poll / interval}  # fmt: skip
 
 
 def lines(scales: dict[int, dict]) -> list[str]:
     """The report's section: each source's cost to the cluster at each scale."""
-    out = []
+    out: list[str] = []
     p = out.append
     first = next(iter(scales.values()))
     p(f"== cost to the watched cluster (per-read costs measured on {first['release']}, bench/cluster_cost.json)")

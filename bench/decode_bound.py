@@ -167,6 +167,8 @@ def listing_child(buckets: int, trace: bool, via: str) -> None:
     assert len(poll.entries) == buckets and not part.buckets
     del part, reader
     gc.collect()
+    kept: float
+    peak: float
     kept, peak = tracemalloc.get_traced_memory() if trace else (0, 0)
     if not trace:
         peak, kept = (rss_mb("VmHWM") - before) * 2**20, (rss_mb() - before) * 2**20

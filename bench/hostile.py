@@ -17,6 +17,7 @@ import argparse
 import concurrent.futures
 import http.client
 import http.server
+import io
 import os
 import socket
 import statistics
@@ -24,10 +25,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar, cast
 
 REPO = Path(__file__).resolve().parent.parent
 EXPOSITION_BYTES = 350_000  # the study-scale exposition (docs/benchmark.md)
+
+_T = TypeVar("_T")
 
 
 def rss_mb(pid: int | str = "self") -> float:
@@ -88,8 +93,10 @@ class Target:
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for chunk in iter(lambda: self.proc.stderr.read1(4096), b""):  # type: ignore[union-attr]
+        # Popen's pipes are buffered readers (the default bufsize), which have read1.
+        stderr = cast(io.BufferedReader, self.proc.stderr)
+        assert stderr is not None
+        for chunk in iter(lambda: stderr.read1(4096), b""):
             self.stderr += chunk
 
     def stop(self) -> None:
@@ -99,7 +106,7 @@ class Target:
         self.proc.wait(10)
 
 
-def peak_while(pid: int, action) -> tuple[float, int, object]:
+def peak_while(pid: int, action: Callable[[], _T]) -> tuple[float, int, _T]:
     """Peak RSS (MB) and thread count of `pid` while `action()` runs, and its result."""
     peak, peak_threads, done = [rss_mb(pid)], [threads(pid)], threading.Event()
 
@@ -293,7 +300,7 @@ def measure_rgw_client() -> list[tuple[str, str, str, bool]]:
         for mode in ("stream", "trickle", "redirect"):
             FakeRgw.mode = mode
             base = rss_mb()
-            peak, _, (took, outcome) = peak_while(os.getpid(), attempt)  # type: ignore[misc]
+            peak, _, (took, outcome) = peak_while(os.getpid(), attempt)
             rows.append((f"RGW client, {mode}: ended after", f"{took:.1f} s ({outcome})", f"<= {timeout + 1:.0f} s",
                          took <= timeout + 1 and outcome != "accepted"))  # fmt: skip
             if mode == "stream":

@@ -51,6 +51,8 @@ def worker_scrape(port: int, mode: str, scrapers: int, rounds: int, expect: int)
             return self.done
 
         def data_received(self, data: bytes) -> None:
+            done = self.done
+            assert done is not None, "data before any request"  # get() sets it before it writes
             if self.left < 0:
                 self.head += data
                 end = self.head.find(b"\r\n\r\n")
@@ -64,13 +66,13 @@ def worker_scrape(port: int, mode: str, scrapers: int, rounds: int, expect: int)
                     if line.lower().startswith(b"content-length:")
                 )
                 if status != 200 or length != expect:
-                    self.done.set_exception(RuntimeError(f"status {status}, {length} bytes"))
+                    done.set_exception(RuntimeError(f"status {status}, {length} bytes"))
                     return
                 self.left = length - rest
             else:
                 self.left -= len(data)
-            if self.left <= 0 and not self.done.done():
-                self.done.set_result(None)
+            if self.left <= 0 and not done.done():
+                done.set_result(None)
 
     async def connect() -> Scraper:
         loop = asyncio.get_running_loop()

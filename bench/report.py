@@ -26,7 +26,7 @@ def verdict(ok: bool) -> str:
 
 
 def report(results: dict, scales: list[int]) -> list[str]:
-    lines = []
+    lines: list[str] = []
     p = lines.append
     machine = results["machine"]
     p(f"machine: {machine['cpus']} CPUs, {machine['ram_gib']:.0f} GiB RAM, {machine['python']}, {machine['system']}")

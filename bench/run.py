@@ -59,9 +59,6 @@ from exporter.core.derive import DerivationState, derive  # noqa: E402
 from exporter.core.registry import SOURCE_BY_NAME, SOURCE_NAMES  # noqa: E402
 from exporter.core.snapshot import Snapshot, SourceStatus  # noqa: E402
 
-OP_COUNTERS = ("osd.op_r", "osd.op_w", "osd.op_r_out_bytes", "osd.op_w_in_bytes", "rgw.get", "rgw.put")
-
-
 # --- the stages ---------------------------------------------------------------------
 
 
@@ -395,16 +392,22 @@ def worker_http(d: Path, scrapers: int, rounds: int) -> dict:
     return {"bytes": len(body), "gzip_bytes": gz, **results}
 
 
+def _worker_dir(args: argparse.Namespace) -> Path:
+    """The data directory a worker reads (the parent process always passes --dir)."""
+    if not args.dir:
+        raise SystemExit(f"bench worker {args.worker}: --dir is required")
+    return Path(args.dir)
+
+
 def run_worker(args: argparse.Namespace) -> None:
-    d = Path(args.dir) if args.dir else None
     if args.worker == "time":
-        out = worker_time(d, args.reps)
+        out = worker_time(_worker_dir(args), args.reps)
     elif args.worker == "trace":
-        out = worker_trace(d, classic=bool(args.classic))
+        out = worker_trace(_worker_dir(args), classic=bool(args.classic))
     elif args.worker in ("rss", "rss-classic"):
-        out = worker_rss(d, classic=args.worker == "rss-classic")
+        out = worker_rss(_worker_dir(args), classic=args.worker == "rss-classic")
     elif args.worker == "http":
-        out = worker_http(d, args.scrapers, args.rounds)
+        out = worker_http(_worker_dir(args), args.scrapers, args.rounds)
     elif args.worker == "scrape":
         out = worker_scrape(args.port, args.mode, args.scrapers, args.rounds, args.expect_bytes)
     else:

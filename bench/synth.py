@@ -33,7 +33,7 @@ import json
 import math
 import random
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -130,10 +130,10 @@ class Synth:
 
     # --- layout ------------------------------------------------------------------
 
-    def _pools(self) -> list[dict]:
+    def _pools(self) -> list[dict[str, Any]]:
         """[{id, name, pg_num, ec, app}] in groups of seven per zone; PGs split as at 10B."""
         groups = math.ceil(self.n_pools / len(POOL_GROUP))
-        out = []
+        out: list[dict[str, Any]] = []
         for g in range(groups):
             zone = "default" if g == 0 else f"zone{g}"
             for name, _, app in POOL_GROUP:
@@ -481,7 +481,7 @@ class Synth:
         avail_raw = int(self.n_osds * HDD_BYTES * max(0.0, 0.95 - fullest))
         objects = self.n_buckets * 100_000
         data_pools = [p for p in self.pool_list if p["ec"]] or self.pool_list[-1:]
-        index_pools = [p for p in self.pool_list if p["name"].endswith("buckets.index")] or [None]
+        index_pools = sum(1 for p in self.pool_list if p["name"].endswith("buckets.index")) or 1
         pools = []
         for p in self.pool_list:
             is_data = p in data_pools
@@ -492,7 +492,7 @@ class Synth:
                 bytes_used = n_obj * (EC_K + EC_M) * MIN_ALLOC_HDD
                 max_avail = avail_raw * EC_K // (EC_K + EC_M)
             elif p["name"].endswith("buckets.index"):
-                n_obj = self.n_buckets * DEFAULT_SHARDS // len(index_pools)
+                n_obj = self.n_buckets * DEFAULT_SHARDS // index_pools
                 stored, bytes_used = 0, 0
                 max_avail = avail_raw // 3
             else:
@@ -682,7 +682,9 @@ class Synth:
 
     # --- health ------------------------------------------------------------------
 
-    def health_detail(self, late_scrub: list[tuple[str, str]] = (), late_deep: list[tuple[str, str]] = ()) -> dict:
+    def health_detail(
+        self, late_scrub: Sequence[tuple[str, str]] = (), late_deep: Sequence[tuple[str, str]] = ()
+    ) -> dict:
         """late_*: (pgid, stamp) of the first overdue PGs, for the detail lines."""
         checks: dict[str, Any] = {}
         spilled = sorted(self.spilled)

@@ -7,10 +7,6 @@ configuration, keyring and release.
 
 from __future__ import annotations
 
-import base64
-import email.utils
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -22,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cluster.helpers import CephError
+from cluster.host import ClusterHost
 from cluster.releases import REPO
 
 
@@ -56,7 +53,7 @@ def documented_caps(doc: str, name: str) -> dict[str, str]:
     return dict(zip(caps[::2], caps[1::2]))
 
 
-class ClusterCommands:
+class ClusterCommands(ClusterHost):
     def _run(self, argv: list[str], timeout: float = 60, input_data: bytes | None = None) -> str:
         try:
             proc = subprocess.run(self.release.command(argv), capture_output=True, timeout=timeout,
@@ -171,25 +168,6 @@ class ClusterCommands:
         except json.JSONDecodeError:
             return out
 
-    def rgw_admin_api(self, path: str, method: str = "GET", timeout: float = 30, **params: str) -> Any:
-        """Call the RGW Admin Ops API (e.g. path "bucket", stats="true") as the admin user.
-
-        Signed with AWS signature v2 (stdlib only); RGW also accepts SigV4, see capture_fixtures.
-        """
-        resource = "/admin/" + path.strip("/")
-        query = urllib.parse.urlencode({"format": "json", **params})
-        date = email.utils.formatdate(usegmt=True)
-        to_sign = f"{method}\n\n\n{date}\n{resource}"
-        sig = base64.b64encode(hmac.new(self.admin_keys[1].encode(), to_sign.encode(), hashlib.sha1).digest())
-        req = urllib.request.Request(
-            f"{self.rgw_endpoint}{resource}?{query}",
-            method=method,
-            headers={"Date": date, "Authorization": f"AWS {self.admin_keys[0]}:{sig.decode()}"},
-        )
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            body = r.read()
-        return json.loads(body) if body.strip() else None
-
     def mgr_metrics(self, timeout: float = 30) -> str:
         """The text of the mgr prometheus module's /metrics."""
         with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
@@ -213,7 +191,7 @@ class ClusterCommands:
                 who = line[1:-1]
             elif "=" in line and who:
                 key = line.partition("=")[0].strip()
-                value = next((v for w, k, v in settings if w == who and k == key), None)
-                if value is not None:  # --force: the mon knows module options only once a mgr reports them
-                    rest.append(f"config set {who} {key} {value} --force")
+                wanted = next((v for w, k, v in settings if w == who and k == key), None)
+                if wanted is not None:  # --force: the mon knows module options only once a mgr reports them
+                    rest.append(f"config set {who} {key} {wanted} --force")
         self.ceph_batch(rest)

@@ -12,9 +12,10 @@ import time
 from typing import Any
 
 from cluster.helpers import RGW_NAME, CephError, parse_stamp, wait_for
+from cluster.host import ClusterHost
 
 
-class StudyConditions:
+class StudyConditions(ClusterHost):
     def health_checks(self) -> dict:
         """{code: check} of `ceph health detail`."""
         return self.ceph("health", "detail").get("checks", {})

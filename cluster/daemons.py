@@ -12,9 +12,10 @@ import subprocess
 import time
 
 from cluster.helpers import RGW_NAME, CephError, pid_alive, pid_cmdline
+from cluster.host import ClusterHost
 
 
-class DaemonProcesses:
+class DaemonProcesses(ClusterHost):
     def daemon_names(self) -> list[str]:
         names = ["mon.a", *(f"mgr.{i}" for i in self.mgr_ids), *(f"osd.{i}" for i in range(self.osds))]
         return names + ([RGW_NAME] if self.with_rgw else [])

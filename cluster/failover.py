@@ -6,9 +6,10 @@ A mixin of TestCluster (cluster/testcluster.py).
 from __future__ import annotations
 
 from cluster.helpers import wait_for
+from cluster.host import ClusterHost
 
 
-class ManagerFailover:
+class ManagerFailover(ClusterHost):
     def refresh_active_mgr(self) -> str:
         self.active_mgr = self.ceph("mgr", "stat", timeout=10).get("active_name") or self.active_mgr
         self._save_info()

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from cluster.commands import documented_command
 from cluster.helpers import CephError
+from cluster.host import ClusterHost
 from cluster.releases import REPO, Release, mounted
 
 INSTALLER = REPO / "mgr_module" / "install.sh"
@@ -41,7 +42,7 @@ def show_checkout_in_root(release: Release, checkout: Path) -> None:
     subprocess.run(["mount", "-o", "remount,bind,ro", str(target)], check=True)
 
 
-class ManagerModules:
+class ManagerModules(ClusterHost):
     @property
     def mgr_module_dir(self) -> Path:
         """The managers' module directory (mgr_module_path), inside the cluster's directory."""

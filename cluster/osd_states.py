@@ -6,9 +6,10 @@ A mixin of TestCluster (cluster/testcluster.py).
 from __future__ import annotations
 
 from cluster.helpers import wait_for
+from cluster.host import ClusterHost
 
 
-class OsdStates:
+class OsdStates(ClusterHost):
     def osd_down(self, osd_id: int, timeout: float = 60) -> None:
         """Stop osd.N's process and wait until the map shows it down (it is still `in`)."""
         self.stop_daemon(f"osd.{osd_id}")

@@ -17,7 +17,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT_SCRIPT = REPO / "cluster" / "release_root.sh"
-STOCK_MGR_DIR = Path("/usr/share/ceph/mgr")
 
 # Release name -> how it is had here. The host's is the default everywhere.
 RELEASES = ("pacific", "reef", "tentacle")
@@ -44,11 +43,6 @@ class Release:
         """From Reef on a reshard keeps the bucket's instance id and counts up the index
         layout's generation; Pacific gives the bucket a new instance id."""
         return self.name != "pacific"
-
-    @property
-    def stock_mgr_dir(self) -> Path:
-        """The stock manager modules as seen from the host."""
-        return self.host_path(STOCK_MGR_DIR)
 
     @property
     def python(self) -> list[str]:

@@ -8,7 +8,6 @@ as fast as the cluster answers (a closed loop: a slower cluster gets fewer ops, 
         load.wait_warm()              # every key written once: GETs find their objects
         ...; load.pause(); ...; load.resume()
         load.grow_puts("hot")         # PUTs write new keys into "hot" (which then reshards)
-        load.steady_puts()            # back to rewriting the steady keys
         print(load.rates(10))         # PUT/GET ops/s over the last 10 s
 
 `keys` stays under the test cluster's per-shard limit (100), so the steady bucket never
@@ -96,10 +95,6 @@ class SteadyLoad:
         with self.lock:
             self.put_bucket, self.growing, self.next_key = bucket, True, 0
             self.grow_body = self.body if size is None else os.urandom(size)
-
-    def steady_puts(self) -> None:
-        with self.lock:
-            self.put_bucket, self.growing = self.bucket, False
 
     def _next_put(self) -> tuple[str, str, bytes]:
         with self.lock:

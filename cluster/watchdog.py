@@ -10,8 +10,10 @@ import json
 import sys
 import time
 
+from cluster.host import ClusterHost
 
-class LaggyWatchdog:
+
+class LaggyWatchdog(ClusterHost):
     LAGGY_STUCK_AFTER = 30.0
 
     def heal_stuck_laggy_pgs(self, stuck_after: float = LAGGY_STUCK_AFTER) -> list[int]:

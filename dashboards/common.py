@@ -9,12 +9,18 @@ series of the configured value (``ceph_scale_config``) in a fixed colour.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from grafana_foundation_sdk.builders import bargauge, gauge, prometheus, stat, table, timeseries
 from grafana_foundation_sdk.builders import common as cb
 from grafana_foundation_sdk.builders import dashboard as db
+from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.models import common as cm
 from grafana_foundation_sdk.models import dashboard as dm
 from grafana_foundation_sdk.models import prometheus as pm
+
+from exporter.core.config import Thresholds
 
 from .queries import value_field
 
@@ -30,14 +36,20 @@ C = 'cluster=~"$cluster"'
 OK, WARN, HIGH, CRIT, INFO = "green", "yellow", "orange", "red", "blue"
 
 # Reference lines from docs/study.md, as Grafana threshold steps [(value, colour)]; the
-# first step is the base (value None).
-FILL = [(None, OK), (0.7, WARN), (0.8, HIGH), (0.9, CRIT)]  # 70 % warn, 80 % target, 90 % critical [000, 001]
-FILL_TARGET = [(None, OK), (0.8, CRIT)]
+# first step is the base (value None). A threshold's default is read from its one declaration
+# (exporter/core/config.py); a panel draws the configured value as a series of its own.
+_DEFAULT = Thresholds()
+FILL = [
+    (None, OK),
+    (_DEFAULT.fill_warn_ratio, WARN),
+    (_DEFAULT.fill_target_ratio, HIGH),
+    (_DEFAULT.fill_critical_ratio, CRIT),
+]
 BASELINE = [(None, OK), (1.0, CRIT)]  # load / HDD baseline ratio 1 [004]
-SHARD_FILL = [(None, OK), (0.8, WARN), (1.0, CRIT)]  # rgw_shard_warn_ratio 0.8, limit 1
+SHARD_FILL = [(None, OK), (_DEFAULT.rgw_shard_warn_ratio, WARN), (1.0, CRIT)]  # 1: the per-shard limit
 HEADROOM = [(None, CRIT), (0.0, WARN), (0.1, OK)]  # headroom ratio: < 0 means the line was crossed
 NONZERO_BAD = [(None, OK), (1, CRIT)]
-HOTSPOT = [(None, OK), (2.0, CRIT)]  # osd_hotspot_ratio default 2
+HOTSPOT = [(None, OK), (_DEFAULT.osd_hotspot_ratio, CRIT)]
 
 
 def sel(*matchers: str) -> str:
@@ -134,7 +146,7 @@ def ts(
     min_val: float | None = None,
     max_val: float | None = None,
     log: int | None = None,
-    overrides: list = (),
+    overrides: Sequence[Any] = (),
     axis_label: str = "",
     bars: bool = False,
     soft_max: float | None = None,
@@ -290,7 +302,7 @@ def tbl(
     return p.cell_height(cm.TableCellHeight.SM)
 
 
-def variables(extra: list = ()) -> list:
+def variables(extra: Sequence[Any] = ()) -> list:
     ds = db.DatasourceVariable("datasource").label("Data source").type("prometheus")
     cluster = (
         db.QueryVariable("cluster")
@@ -313,7 +325,7 @@ def variables(extra: list = ()) -> list:
     return [ds, cluster, *extra, runbooks]
 
 
-def board_links() -> list[db.DashboardLink]:
+def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
     return [
         db.DashboardLink("Ceph scale boards")
         .type(dm.DashboardLinkType.DASHBOARDS)
@@ -359,7 +371,7 @@ class PrometheusAnnotation(dm.AnnotationQuery):
         return payload
 
 
-class PlungeAnnotation:
+class PlungeAnnotation(cogbuilder.Builder[dm.AnnotationQuery]):
     """S3 throughput plunges, a region each, titled with the likely cause and its evidence (the
     plunge signal, core/signals/plunge.py), on the given panels only."""
 
@@ -385,7 +397,7 @@ def new_board(
     title: str,
     description: str,
     panels: list,
-    extra_vars: list = (),
+    extra_vars: Sequence[Any] = (),
     reshards_on=(),
     time_from: str = "now-6h",
     plunges_on=(),

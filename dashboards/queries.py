@@ -68,7 +68,7 @@ def load_boards(json_dir: Path = JSON_DIR) -> dict[str, dict]:
 
 def panels(board: dict) -> list[dict]:
     """Every non-row panel, including those nested in collapsed rows, in order."""
-    out = []
+    out: list[dict] = []
     for p in board.get("panels", []):
         if p.get("type") == "row":
             out.extend(p.get("panels") or [])

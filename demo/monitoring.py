@@ -17,6 +17,7 @@ import tempfile
 import threading
 import urllib.parse
 import urllib.request
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
@@ -211,7 +212,7 @@ class Prometheus:
         self,
         workdir: Path,
         targets: dict[str, list[str]],
-        rule_files: list[Path] = (),
+        rule_files: Sequence[Path] = (),
         alertmanager_url: str | None = None,
         scrape_interval: str = "5s",
         evaluation_interval: str = "5s",

@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
@@ -58,7 +59,7 @@ class Sidecar:
         thresholds: dict | None = None,
         sources: dict | None = None,
         cluster_label: str = "test",
-        extra_args: list[str] = (),
+        extra_args: Sequence[str] = (),
         ceph_user: str | None = None,
         rgw_credentials: tuple[str, str] | None = None,
         client: str = "release",

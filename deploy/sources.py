@@ -69,11 +69,6 @@ def board_texts(runbook_base: str = DEFAULT_RUNBOOK_BASE) -> dict[str, str]:
     return moved
 
 
-def boards() -> dict[str, dict[str, Any]]:
-    """{file name: dashboard} of every generated board."""
-    return {name: json.loads(text) for name, text in board_texts().items()}
-
-
 class _Dumper(yaml.SafeDumper):
     pass
 

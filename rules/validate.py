@@ -348,8 +348,8 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
         if set(order) != set(groups):
             problems.append(f"{where}: group_eval_order does not list exactly the rule groups")
         else:
-            kinds = [groups[g] for g in order]
-            if "alert" in kinds and "record" in kinds[kinds.index("alert") :]:
+            order_kinds = [groups[g] for g in order]
+            if "alert" in order_kinds and "record" in order_kinds[order_kinds.index("alert") :]:
                 problems.append(f"{where}: group_eval_order puts a recording group after an alert group")
         for test in data.get("tests") or []:
             tname = f"{where} ({test.get('name', 'unnamed')})"
@@ -363,8 +363,8 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
                     firing[alert] = firing.get(alert, 0) + 1
                 else:
                     quiet[alert] = quiet.get(alert, 0) + 1
-                for e in exp:
-                    if "cluster" not in (e.get("exp_labels") or {}):
+                for expected in exp:
+                    if "cluster" not in (expected.get("exp_labels") or {}):
                         problems.append(f"{tname}: {alert} is expected to fire without a cluster label")
             for case in test.get("promql_expr_test") or []:
                 expr = str(case.get("expr", ""))

@@ -183,7 +183,7 @@ DONE_WITH: list[str] = []
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item, nextitem):
+def pytest_runtest_teardown(item):
     yield
     DONE_WITH.extend(release for release, nodeid in LAST_ITEM_OF.items() if nodeid == item.nodeid)
 

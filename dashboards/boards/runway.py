@@ -26,7 +26,7 @@ LIMITS = (
 # A headline figure the plan withholds (a short or unsteady fit behind it) reads as this value,
 # which the stat maps to a word: no number is shown for it.
 WITHHELD_VALUE = -1
-WITHHELD = {WITHHELD_VALUE: "withheld: fit too short or unsteady (Plan caveats)"}
+WITHHELD: dict[float, str] = {WITHHELD_VALUE: "withheld: fit too short or unsteady (Plan caveats)"}
 
 
 def withheld(figures: str) -> str:

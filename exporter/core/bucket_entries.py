@@ -8,6 +8,7 @@ this record and its dict slot; `python -m bench.decode_bound --only listing`): 3
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .snapshot import Bucket
 
@@ -27,10 +28,10 @@ class Entry:
         self.fresh = fresh  # created while watched, and not yet read twice (its growth unknown)
 
 
-def to_table(entries: dict[str, Entry]) -> dict[str, list]:
+def to_table(entries: dict[str, Entry]) -> dict[str, list[Any]]:
     """One list per bucket read: [id, marker or "", shards, objects, stats_at, rate, gen or -1,
     instances' fingerprint, creation time, owner, queue state + 4 if read only once since its creation]."""
-    out = {}
+    out: dict[str, list[Any]] = {}
     for key, e in entries.items():
         b = e.bucket
         if b is None:
@@ -42,7 +43,7 @@ def to_table(entries: dict[str, Entry]) -> dict[str, list]:
     return out
 
 
-def from_table(table: dict) -> dict[str, Entry]:
+def from_table(table: dict[str, Any]) -> dict[str, Entry]:
     """The entries of a `to_table` table; ValueError (or TypeError) for a malformed one."""
     entries = {}
     for key, v in table.items():

@@ -37,7 +37,7 @@ import dataclasses
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .bucket_entries import Entry, from_table, to_table
 from .config import Thresholds
@@ -381,12 +381,12 @@ class BucketPoll:
 
     # --- durable state --------------------------------------------------------------
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The state a restart goes on from (core/bucket_entries.py has the bucket table's format)."""
         return {"version": 1, "tokens": self.tokens, "refilled_at": self.refilled_at, "buckets": to_table(self.entries)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> BucketPoll:
+    def from_dict(cls, data: dict[str, Any]) -> BucketPoll:
         if data.get("version") != 1:
             raise ValueError(f"unsupported bucket poll state version {data.get('version')!r}")
         poll = cls()

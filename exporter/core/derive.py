@@ -72,7 +72,7 @@ class DerivationState:
         self._reported_errors = dict(self.signal_errors)
         return lines
 
-    def durable(self) -> dict:
+    def durable(self) -> dict[str, Any]:
         """What must survive a restart or a manager failover."""
         out: dict[str, Any] = {"version": 1}
         for s in SIGNALS:
@@ -80,7 +80,7 @@ class DerivationState:
                 out[s.name] = self.signals[s.name].to_dict()
         return out
 
-    def restore(self, data: dict) -> None:
+    def restore(self, data: dict[str, Any]) -> None:
         if data.get("version") != 1:
             raise ValueError(f"unsupported state version {data.get('version')!r}")
         for s in SIGNALS:

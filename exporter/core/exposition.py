@@ -6,6 +6,8 @@ so it imports inside ceph-mgr's sub-interpreters too.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from prometheus_client.core import CollectorRegistry, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
@@ -31,7 +33,7 @@ class _Frozen(Collector):
     def __init__(self, metrics: list[Metric]) -> None:
         self._metrics = metrics
 
-    def collect(self):
+    def collect(self) -> Iterable[Metric]:
         return self._metrics
 
 

@@ -91,8 +91,8 @@ def _array_pieces(raw: bytes, open_at: int, close_at: int, chunk_bytes: int) -> 
             return
 
 
-def _piece(body: bytes) -> list:
-    items = json_bound.loads(b"[" + body + b"]", utf8_errors="strict")
+def _piece(body: bytes) -> list[Any]:
+    items: list[Any] = json_bound.loads(b"[" + body + b"]", utf8_errors="strict")
     if not items:
         raise _NotPlain("empty piece")
     return items

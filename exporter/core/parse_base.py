@@ -11,21 +11,28 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from datetime import date, datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # the manager's Python 3.9 has no typing.ParamSpec; annotations are never evaluated
+    from typing_extensions import ParamSpec
+
+    _P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class InputError(ValueError):
     """A raw input that does not have the expected shape."""
 
 
-def refuses_bad_shapes(func):
+def refuses_bad_shapes(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """The parsers check the fields they know; this turns any shape they did not
     foresee (a list where an object was, a number where a string was) into the
     same clear InputError, so a source never dies of an unexpected TypeError."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return func(*args, **kwargs)
         except InputError:
@@ -44,13 +51,13 @@ def _get(obj: Any, key: str, path: str) -> Any:
     return obj[key]
 
 
-def _obj(value: Any, path: str) -> dict:
+def _obj(value: Any, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"{path}: expected an object, got {type(value).__name__}")
     return value
 
 
-def _list(obj: Any, path: str) -> list:
+def _list(obj: Any, path: str) -> list[Any]:
     if not isinstance(obj, list):
         raise InputError(f"{path}: expected a list, got {type(obj).__name__}")
     return obj
@@ -105,7 +112,7 @@ def _str(value: Any, path: str) -> str:
     return value
 
 
-def _opt_str(obj: dict, key: str, path: str) -> str:
+def _opt_str(obj: dict[str, Any], key: str, path: str) -> str:
     """A text field Ceph may leave out (a label, never a number): "" when absent or null."""
     value = obj.get(key)
     return "" if value is None else _str(value, f"{path}.{key}")

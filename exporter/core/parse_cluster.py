@@ -55,9 +55,7 @@ def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: fl
                 in_cluster=in_cluster,
                 size_bytes=_count(_get(n, "kb", p), p + ".kb") * 1024,
                 used_bytes=_count(_get(n, "kb_used", p), p + ".kb_used") * 1024,
-                avail_bytes=_count(_get(n, "kb_avail", p), p + ".kb_avail") * 1024,
                 dedicated_db=_flag(meta.get("bluefs_dedicated_db")),
-                db_device_bytes=_opt_int(meta.get("bluefs_db_size"), mp + ".bluefs_db_size"),
                 data_device_bytes=_opt_int(meta.get("bluestore_bdev_size"), mp + ".bluestore_bdev_size"),
             )
         )
@@ -77,7 +75,7 @@ def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: fl
     )
 
 
-def _metadata_by_id(osd_metadata: Any) -> dict[int, dict]:
+def _metadata_by_id(osd_metadata: Any) -> dict[int, dict[str, Any]]:
     # `ceph osd metadata` gives a list with "id"; the manager's
     # get_metadata / get("osd_metadata") gives a dict keyed by id as a string.
     if isinstance(osd_metadata, dict):
@@ -102,7 +100,6 @@ def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
     # Releases before it (Mimic) have total_used_bytes only.
     used_key = "total_used_raw_bytes" if "total_used_raw_bytes" in stats else "total_used_bytes"
     used = _count(_get(stats, used_key, "df.stats"), f"df.stats.{used_key}")
-    avail = _count(_get(stats, "total_avail_bytes", "df.stats"), "df.stats.total_avail_bytes")
     layout = _pool_layout(osd_dump)
     pools = []
     for i, p in enumerate(_list(_get(df, "pools", "df"), "df.pools")):
@@ -124,13 +121,11 @@ def capacity_part(df: Any, osd_dump: Any, collected_at: float) -> CapacityPart:
                 **layout[pool_id],
             )
         )
-    return CapacityPart(
-        collected_at=collected_at, total_bytes=total, used_bytes=used, avail_bytes=avail, pools=tuple(pools)
-    )
+    return CapacityPart(collected_at=collected_at, total_bytes=total, used_bytes=used, pools=tuple(pools))
 
 
 def _pool_layout(osd_dump: Any) -> dict[int, dict[str, Any]]:
-    """Per pool: EC layout, application and its own scrub intervals (0: the cluster's)."""
+    """Per pool: EC layout and its own scrub intervals (0: the cluster's)."""
     profiles = _obj(_obj(osd_dump, "osd_dump").get("erasure_code_profiles", {}), "osd_dump.erasure_code_profiles")
     out: dict[int, dict[str, Any]] = {}
     for i, p in enumerate(_list(_get(osd_dump, "pools", "osd_dump"), "osd_dump.pools")):
@@ -139,7 +134,6 @@ def _pool_layout(osd_dump: Any) -> dict[int, dict[str, Any]]:
         size = _count(_get(p, "size", path), path + ".size")
         if size < 1:
             raise InputError(f"{path}.size: expected at least 1, got {size}")
-        apps = _obj(p.get("application_metadata") or {}, path + ".application_metadata")
         if _int(_get(p, "type", path), path + ".type") == 3:  # erasure
             where = path + ".erasure_code_profile"
             profile = _obj(profiles.get(_opt_str(p, "erasure_code_profile", path), {}), where)
@@ -148,17 +142,15 @@ def _pool_layout(osd_dump: Any) -> dict[int, dict[str, Any]]:
             k = k or max(1, _int(p.get("min_size", size - 1), path + ".min_size") - 1)
             if not 1 <= k < size:
                 raise InputError(f"{where}: {k} data chunks in a pool of size {size}")
-            ec, m = True, size - k
+            m = size - k
         else:
-            ec, k, m = False, 1, size - 1
+            k, m = 1, size - 1
         # Ceph lists a pool option only once it is set (osd_dump.json: pools[].options == {}):
         # absent is the cluster's interval, which 0 stands for here.
         options = _obj(p.get("options") or {}, path + ".options")
         out[pool_id] = {
-            "erasure_coded": ec,
             "data_chunks": k,
             "coding_chunks": m,
-            "application": ",".join(sorted(apps)),
             # `ceph osd pool set <pool> scrub_max_interval|deep_scrub_interval`: PG_NOT_(DEEP_)SCRUBBED
             # judges the pool's PGs by them when set.
             "scrub_max_interval_seconds": _float(
@@ -205,7 +197,6 @@ SETTING_OPTIONS = {
     "mon_warn_pg_not_scrubbed_ratio": "warn_pg_not_scrubbed_ratio",
     "mon_warn_pg_not_deep_scrubbed_ratio": "warn_pg_not_deep_scrubbed_ratio",
     "rgw_max_objs_per_shard": "rgw_max_objs_per_shard",
-    "bluestore_min_alloc_size_hdd": "bluestore_min_alloc_size_hdd",
     "osd_max_scrubs": "osd_max_scrubs",
     "mon_target_pg_per_osd": "mon_target_pg_per_osd",
 }
@@ -216,7 +207,7 @@ SCRUB_HEALTH_OPTIONS = (
     "mon_warn_pg_not_scrubbed_ratio",
     "mon_warn_pg_not_deep_scrubbed_ratio",
 )
-_INT_SETTINGS = ("rgw_max_objs_per_shard", "bluestore_min_alloc_size_hdd", "osd_max_scrubs", "mon_target_pg_per_osd")
+_INT_SETTINGS = ("rgw_max_objs_per_shard", "osd_max_scrubs", "mon_target_pg_per_osd")
 
 
 @refuses_bad_shapes

@@ -38,14 +38,14 @@ def host_addresses(hosts: Any) -> dict[str, str]:
 
 
 @refuses_bad_shapes
-def exporters(daemons: Any) -> list[tuple[str, dict]]:
+def exporters(daemons: Any) -> list[tuple[str, dict[str, Any]]]:
     """The ceph-exporters among the daemons `orch ps` lists, each with its path in the answer."""
     listed = ((f"orch_ps[{i}]", _obj(d, f"orch_ps[{i}]")) for i, d in enumerate(_list(daemons, "orch_ps")))
     return [(path, d) for path, d in listed if d.get("daemon_type") == "ceph-exporter"]
 
 
 @refuses_bad_shapes
-def exporter_urls(daemons: list[tuple[str, dict]], hosts: dict[str, str]) -> dict[str, str]:
+def exporter_urls(daemons: list[tuple[str, dict[str, Any]]], hosts: dict[str, str]) -> dict[str, str]:
     """Daemon name -> the URL of its counters, for each of `exporters()`."""
     out: dict[str, str] = {}
     for path, daemon in daemons:

@@ -21,7 +21,7 @@ def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
     return PgPart(collected_at=collected_at, pgs=tuple(_pg_records(_list(stats, "pg_dump.pg_stats"))))
 
 
-def _pg_records(stats: Iterable) -> Iterator[PgScrubState]:
+def _pg_records(stats: Iterable[Any]) -> Iterator[PgScrubState]:
     for i, s in enumerate(stats):
         yield _pg_fast(s) or _pg_checked(s, i)
 

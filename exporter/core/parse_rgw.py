@@ -75,7 +75,7 @@ def buckets_part(bucket_stats: Any, collected_at: float) -> BucketsPart:
     return BucketsPart(collected_at=collected_at, buckets=tuple(records))
 
 
-def _bucket_records(stats: Iterable, stats_at: float) -> Iterator[Bucket]:
+def _bucket_records(stats: Iterable[Any], stats_at: float) -> Iterator[Bucket]:
     for i, b in enumerate(stats):
         yield _bucket_fast(b, stats_at) or _bucket_checked(b, i, stats_at=stats_at)
 

@@ -38,7 +38,8 @@ class _Reader:
         return self.take(1)[0]
 
     def u32(self) -> int:
-        return struct.unpack("<I", self.take(4))[0]
+        value: int = struct.unpack("<I", self.take(4))[0]
+        return value
 
     def string(self) -> str:
         n = self.u32()
@@ -103,7 +104,7 @@ def queue_log_count(settings: Any, configured: Callable[[], Any]) -> int:
     hash % its own count, so one running with more logs than the config database says writes to
     objects a reader of the database's count would never see; reading more objects than exist
     costs one not-found read each."""
-    running = [r.value for r in getattr(settings, "rgw_running", ()) if r.option == "rgw_reshard_num_logs"]
+    running: list[int] = [r.value for r in getattr(settings, "rgw_running", ()) if r.option == "rgw_reshard_num_logs"]
     if running:
         return max(running)
     value = configured()

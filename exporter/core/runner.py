@@ -75,7 +75,7 @@ class SourceRunner:
             # duration is how long the stuck call has been running, not 0.
             self._failed(time.monotonic() - self._in_flight_since, self._timed_out(timeout))
             return
-        result: list = []
+        result: list[tuple[bool, Any]] = []
 
         def work() -> None:
             try:

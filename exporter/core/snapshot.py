@@ -38,10 +38,8 @@ class Osd:
     in_cluster: bool
     size_bytes: int
     used_bytes: int
-    avail_bytes: int
     # From `osd metadata`; None where the OSD did not report it.
     dedicated_db: bool | None = None
-    db_device_bytes: int | None = None
     data_device_bytes: int | None = None
 
     @property
@@ -74,10 +72,8 @@ class Pool:
     max_avail_bytes: int
     used_ratio: float  # `percent_used` of `df detail`, as a 0..1 ratio
     objects: int
-    erasure_coded: bool
     data_chunks: int  # k for EC, 1 for replicated
     coding_chunks: int  # m for EC, size-1 for replicated
-    application: str = ""  # "rgw", "rbd", "cephfs" or ""
     scrub_max_interval_seconds: float = 0.0  # the pool's own option; 0: the cluster's
     deep_scrub_interval_seconds: float = 0.0
 
@@ -87,7 +83,6 @@ class CapacityPart:
     collected_at: float
     total_bytes: int
     used_bytes: int
-    avail_bytes: int
     pools: tuple[Pool, ...]
 
 
@@ -101,13 +96,11 @@ class BlueFsCounters:
 
 @_record
 class OsdOpCounters:
-    """Cumulative client op counters of one OSD (`osd.op_r`, `osd.op_w`, ...)."""
+    """Cumulative client op counters of one OSD (`osd.op_r`, `osd.op_w`)."""
 
     osd_id: int
     read_ops: int
     write_ops: int
-    read_bytes: int
-    write_bytes: int
 
 
 @_record
@@ -177,7 +170,6 @@ class ClusterSettings:
     warn_pg_not_scrubbed_ratio: float = 0.5  # mon_warn_pg_not_scrubbed_ratio
     warn_pg_not_deep_scrubbed_ratio: float = 0.75  # mon_warn_pg_not_deep_scrubbed_ratio
     rgw_max_objs_per_shard: int | None = None  # the config database's; None: use the configured default
-    bluestore_min_alloc_size_hdd: int | None = None
     # The runways' scrub capacity and PG plan: Ceph's defaults up to Reef where unread.
     osd_max_scrubs: int = 1  # concurrent scrubs an OSD takes part in
     mon_target_pg_per_osd: int = 100  # PGs per OSD the autoscaler aims at

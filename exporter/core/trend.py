@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 MAX_POINTS = 96
 # Fewer points fit any line exactly: two points an hour apart once gave a 41.6-day runway from
@@ -260,7 +261,7 @@ class Trend:
     def span(self) -> float:
         return self.points[-1][0] - self.points[0][0] if len(self.points) > 1 else 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"step": self.step, "points": [list(p) for p in self.points]}
 
     @classmethod

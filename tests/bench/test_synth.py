@@ -146,8 +146,8 @@ def test_shape_check_catches_a_missing_key_and_a_wrong_kind():
     assert any("missing ['kb_avail']" in p for p in found) and any("$.nodes[].kb" in p for p in found)
 
 
-def prom_families(text: str) -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = {}
+def prom_families(text: str) -> dict[str, frozenset[frozenset[str]]]:
+    out: dict[str, set[frozenset[str]]] = {}
     for line in text.splitlines():
         if line.startswith("#"):
             continue
@@ -186,7 +186,7 @@ def test_synthetic_state_parses_through_the_core_with_the_planned_conditions(sma
     assert sum(1 for c in parts["perf"].bluefs if c.slow_used_bytes > 0) == expect["spillover_osds"]
     nearfull = parts["osd_map"].ratios.nearfull
     assert sum(1 for o in parts["osd_map"].osds if o.used_bytes / o.size_bytes > nearfull) == expect["nearfull_osds"]
-    ec = [p for p in parts["capacity"].pools if p.erasure_coded]
+    ec = [p for p in parts["capacity"].pools if p.data_chunks > 1]
     assert ec and all((p.data_chunks, p.coding_chunks) == (4, 2) for p in ec)
     checks = {c.code: c.count for c in parts["health"].checks}
     assert checks["BLUEFS_SPILLOVER"] == expect["spillover_osds"]

@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import _jsonnet
 import promql_parser
@@ -17,7 +18,7 @@ import yaml
 from tests.deploy.source_tree import REPO
 
 DEFAULT_BASE = "https://github.com/ceph-scale-signals/ceph-scale-signals/blob/main/"
-OVERRIDES = {
+OVERRIDES: dict[str, Any] = {
     "clusterLabel": "ceph_cluster",
     "exporterSelector": {"job": "ceph-scale|ceph-mgr"},
     "runbookBaseUrl": "https://git.example.internal/storage/ceph-scale-signals/-/blob/main/",

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from cluster import s3load
+from cluster.testcluster import TestCluster
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
 
@@ -39,7 +40,7 @@ PACE = 10.0  # PUT/s of each writer: the load grows with the writers, not with w
 class PutLoad:
     """PUT workers in the background, each filling its own buckets of 90 objects in turn."""
 
-    def __init__(self, cluster, prefix: str, size: int) -> None:
+    def __init__(self, cluster: TestCluster, prefix: str, size: int) -> None:
         self.s3 = s3load.client(cluster.rgw_endpoint, *cluster.user_keys, 32)
         self.prefix, self.body = prefix, b"x" * size
         self.stop = threading.Event()

@@ -52,7 +52,6 @@ class FakeMgrBase(CannedCounters):
     MODULE_OPTIONS: list = []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.module_name = "scale"
         self.options: dict[str, Any] = {}  # mgr/scale/<name>
         self.localized: dict[str, Any] = {}  # mgr/scale/x/<name>
         self.store: dict[str, str] = {}
@@ -160,7 +159,7 @@ def install() -> types.ModuleType:
     """Register the fake as `mgr_module` (unless the real one is importable, i.e. inside ceph-mgr)."""
     if "mgr_module" in sys.modules and hasattr(sys.modules["mgr_module"], "MgrModule"):
         return sys.modules["mgr_module"]
-    fake = types.ModuleType("mgr_module")
+    fake: Any = types.ModuleType("mgr_module")  # its attributes are set one by one below
     fake.Option = Option
     fake.CLIReadCommand = CLIReadCommand
     fake.MgrModule = type("MgrModule", (FakeMgrBase,), {})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from exporter.core.config import Thresholds
 from exporter.core.derive import DerivationState, derive
 from exporter.core.snapshot import (
@@ -24,8 +26,8 @@ from exporter.core.snapshot import (
 TB = 10**12
 
 
-def osd_map(t: float, used: list[float], db: tuple[int, int] | None = None) -> OsdMapPart:
-    """One 10 TB HDD OSD per entry of `used` (its fill ratio)."""
+def osd_map(t: float, used: list[float], data_device_bytes: int | None = None) -> OsdMapPart:
+    """One 10 TB HDD OSD per entry of `used` (its fill ratio); data_device_bytes: on a DB device of its own."""
     osds = tuple(
         Osd(
             i,
@@ -35,10 +37,8 @@ def osd_map(t: float, used: list[float], db: tuple[int, int] | None = None) -> O
             True,
             10 * TB,
             int(u * 10 * TB),
-            int((1 - u) * 10 * TB),
-            dedicated_db=db is not None,
-            db_device_bytes=db[0] if db else None,
-            data_device_bytes=db[1] if db else None,
+            dedicated_db=data_device_bytes is not None,
+            data_device_bytes=data_device_bytes,
         )  # fmt: skip
         for i, u in enumerate(used)
     )
@@ -48,10 +48,10 @@ def osd_map(t: float, used: list[float], db: tuple[int, int] | None = None) -> O
 def capacity(t: float, used_ratio: float, pools: dict[str, float] | None = None) -> CapacityPart:
     total = 100 * TB
     pool_list = tuple(
-        Pool(i + 1, name, int(r * 10 * TB), int(r * 15 * TB), int((1 - r) * 10 * TB), r, 1000, True, 4, 2)
+        Pool(i + 1, name, int(r * 10 * TB), int(r * 15 * TB), int((1 - r) * 10 * TB), r, 1000, 4, 2)
         for i, (name, r) in enumerate(sorted((pools or {}).items()))
     )
-    return CapacityPart(t, total, int(used_ratio * total), total - int(used_ratio * total), pool_list)
+    return CapacityPart(t, total, int(used_ratio * total), pool_list)
 
 
 def buckets(t: float, objects: dict[str, tuple[int, int]]) -> BucketsPart:
@@ -73,7 +73,7 @@ def pgs(t: float, n: int, overdue: int, scrubbed_at: float = 500.0) -> PgPart:
     )
 
 
-def perf(t: float, put_ops: int, get_ops: int, bluefs: list[BlueFsCounters] = ()) -> PerfPart:
+def perf(t: float, put_ops: int, get_ops: int, bluefs: Sequence[BlueFsCounters] = ()) -> PerfPart:
     return PerfPart(
         t, bluefs=tuple(bluefs), rgw_ops=(RgwOpCounters("4100", get_ops, put_ops, get_ops * 65536, put_ops * 65536),)
     )

@@ -179,7 +179,7 @@ def test_scrub_backlog_clearing_fast_enough_is_quiet():
 def test_db_share_below_the_4_percent_rule():
     t = 1000.0
     bluefs = [BlueFsCounters(0, 200 * 10**9, 10 * 10**9, 0)]
-    c = checks_for([s.snap(t, osd_map=s.osd_map(t, [0.1], db=(200 * 10**9, 10 * s.TB)), perf=s.perf(t, 0, 0, bluefs))])[
+    c = checks_for([s.snap(t, osd_map=s.osd_map(t, [0.1], data_device_bytes=10 * s.TB), perf=s.perf(t, 0, 0, bluefs))])[
         "SCALE_DB_SHARE_LOW"
     ]
     assert c["detail"] == ["osd.0: DB device is 2.0 % of the data device (study: at least 4.0 %)"]
@@ -195,7 +195,7 @@ def test_spill_soon_from_the_db_growth():
         snaps.append(
             s.snap(
                 t,
-                osd_map=s.osd_map(t, [0.1], db=(db, 10 * s.TB)),
+                osd_map=s.osd_map(t, [0.1], data_device_bytes=10 * s.TB),
                 perf=s.perf(t, 0, 0, [BlueFsCounters(0, db, used, 0)]),
             )
         )

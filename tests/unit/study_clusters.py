@@ -71,10 +71,7 @@ def grown(parts: dict, now: float, dt: float, objects: float, per_chunk: float) 
     osd_map, cap, perf = parts["osd_map"], parts["capacity"], parts["perf"]
     n = len(osd_map.osds)
     per_osd = raw / n  # equal CRUSH weights: equal growth
-    osds = tuple(
-        dataclasses.replace(o, used_bytes=int(o.used_bytes + per_osd), avail_bytes=int(o.avail_bytes - per_osd))
-        for o in osd_map.osds
-    )
+    osds = tuple(dataclasses.replace(o, used_bytes=int(o.used_bytes + per_osd)) for o in osd_map.osds)
     data = max(cap.pools, key=lambda p: p.used_bytes)
     pools = tuple(
         dataclasses.replace(
@@ -129,20 +126,18 @@ def fed(parts: dict, now: float, put_rate: float, per_chunk: float, th: Threshol
 def cluster_1b(now: float) -> dict:
     """The 1B cluster half full, where its writes began to fall [000]; a DB of 20 GB used per OSD."""
     tb = 4 * 10**12
-    osds = tuple(
-        Osd(i, "hdd", f"node-{i // 16 + 1}", True, True, tb, tb // 2, tb // 2, True, 80 * 10**9, tb) for i in range(112)
-    )
+    osds = tuple(Osd(i, "hdd", f"node-{i // 16 + 1}", True, True, tb, tb // 2, True, tb) for i in range(112))
     objects = 56 * tb // RAW_PER_OBJECT  # 570 M: "around 500 million objects" at 50 % [000]
     pools = (
-        Pool(1, "default.rgw.buckets.index", 0, 3 * 10**11, 10**14, 0.001, 1000, False, 1, 2),
-        Pool(2, "default.rgw.buckets.data", objects * OBJECT, 56 * tb, 10**14, 0.5, objects, True, 4, 2),
+        Pool(1, "default.rgw.buckets.index", 0, 3 * 10**11, 10**14, 0.001, 1000, 1, 2),
+        Pool(2, "default.rgw.buckets.data", objects * OBJECT, 56 * tb, 10**14, 0.5, objects, 4, 2),
     )
     pgs = tuple(
         PgScrubState(f"{p}.{i:x}", p, "active+clean", now, now) for p, n in ((1, 256), (2, 4096)) for i in range(n)
     )
     return {
         "osd_map": OsdMapPart(now, osds, FullRatios(0.85, 0.9, 0.95)),
-        "capacity": CapacityPart(now, 112 * tb, 56 * tb, 56 * tb, pools),
+        "capacity": CapacityPart(now, 112 * tb, 56 * tb, pools),
         "perf": PerfPart(
             now,
             bluefs=tuple(BlueFsCounters(i, 80 * 10**9, 20 * 10**9, 0) for i in range(112)),

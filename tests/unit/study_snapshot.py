@@ -66,21 +66,19 @@ def study_snapshot(
             True,
             16 * 10**12,
             12 * 10**12 + grow * i,
-            4 * 10**12,
             True,
-            440 * 10**9,
             16 * 10**12,
         )  # fmt: skip
         for i in range(osds)
     )
     pools = tuple(
-        Pool(p, f"pool{p}", 10**14 + grow * 10**9, 15 * 10**13, 10**14, 0.5 + grow * 1e-4, 10**9, True, 4, 2)
+        Pool(p, f"pool{p}", 10**14 + grow * 10**9, 15 * 10**13, 10**14, 0.5 + grow * 1e-4, 10**9, 4, 2)
         for p in range(7)
     )
     perf = PerfPart(
         collected_at=t,
         bluefs=tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + grow * 10**6, (i % 2) * 10**9) for i in range(osds)),
-        osd_ops=tuple(OsdOpCounters(i, int(t) * (i + 1), int(t) * 2, int(t) * 65536, int(t)) for i in range(osds)),
+        osd_ops=tuple(OsdOpCounters(i, int(t) * (i + 1), int(t) * 2) for i in range(osds)),
         rgw_ops=rgw_ops(t, slow_from),
     )
     pgs = tuple(
@@ -114,7 +112,7 @@ def study_snapshot(
         taken_at=t,
         fsid="f00",
         osd_map=OsdMapPart(t, osd_list, FullRatios(0.85, 0.9, 0.95), frozenset({"sortbitwise", "nodeep-scrub"})),
-        capacity=CapacityPart(t, 5 * 10**15, 3 * 10**15 + grow * 10**12, 2 * 10**15, pools),
+        capacity=CapacityPart(t, 5 * 10**15, 3 * 10**15 + grow * 10**12, pools),
         perf=perf,
         pgs=PgPart(t, pgs),
         settings=ClusterSettings(

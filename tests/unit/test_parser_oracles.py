@@ -249,10 +249,8 @@ def osd_map(df, dump, metadata, t=0.0):
         m = meta.get(osd_id, {})
         mp = (2, osd_id)
         flag = m.get("bluefs_dedicated_db")
-        sizes = [
-            None if m.get(k) in (None, "") else integer(m[k], mp + (k,))
-            for k in ("bluefs_db_size", "bluestore_bdev_size")
-        ]
+        data_size = m.get("bluestore_bdev_size")
+        data_size = None if data_size in (None, "") else integer(data_size, mp + ("bluestore_bdev_size",))
         osds.append(
             Osd(
                 osd_id=osd_id,
@@ -262,10 +260,8 @@ def osd_map(df, dump, metadata, t=0.0):
                 in_cluster=state[osd_id][1],
                 size_bytes=count(get(n, "kb", p), p + ("kb",)) * 1024,
                 used_bytes=count(get(n, "kb_used", p), p + ("kb_used",)) * 1024,
-                avail_bytes=count(get(n, "kb_avail", p), p + ("kb_avail",)) * 1024,
                 dedicated_db=None if flag is None else str(flag).strip().lower() in ("1", "true", "yes"),
-                db_device_bytes=sizes[0],
-                data_device_bytes=sizes[1],
+                data_device_bytes=data_size,
             )
         )
     ratios = FullRatios(
@@ -284,8 +280,6 @@ def pool_layouts(dump, root):
         size = count(get(p, "size", path), path + ("size",))
         if size < 1:
             raise Broken(path + ("size",))
-        _note(path + ("application_metadata",))
-        apps = obj(p.get("application_metadata") or {}, path + ("application_metadata",))
         if integer(get(p, "type", path), path + ("type",)) == 3:
             _note(path + ("erasure_code_profile",))
             profile = obj(profiles.get(opt_text(p, "erasure_code_profile", path), {}), path + ("erasure_code_profile",))
@@ -293,15 +287,14 @@ def pool_layouts(dump, root):
             k = k or max(1, integer(p.get("min_size", size - 1), path + ("min_size",)) - 1)
             if not 1 <= k < size:
                 raise Broken(path + ("erasure_code_profile",))
-            layout = (True, k, size - k)
+            layout = (k, size - k)
         else:
-            layout = (False, 1, size - 1)
+            layout = (1, size - 1)
         # Ceph lists a pool option once set (osd_dump.json: pools[].options == {}).
         _note(path + ("options",))
         options = obj(p.get("options") or {}, path + ("options",))
         out[pool_id] = (
             *layout,
-            ",".join(sorted(apps)),
             number(options.get("scrub_max_interval", 0), path + ("options", "scrub_max_interval")),
             number(options.get("deep_scrub_interval", 0), path + ("options", "deep_scrub_interval")),
         )
@@ -314,7 +307,6 @@ def capacity(df, dump, t=0.0):
     total = count(get(stats, "total_bytes", (0, "stats")), (0, "stats", "total_bytes"))
     used_key = "total_used_raw_bytes" if "total_used_raw_bytes" in obj(stats, (0, "stats")) else "total_used_bytes"
     used = count(get(stats, used_key, (0, "stats")), (0, "stats", used_key))
-    avail = count(get(stats, "total_avail_bytes", (0, "stats")), (0, "stats", "total_avail_bytes"))
     layouts = pool_layouts(dump, (1,))
     pools = []
     for i, p in enumerate(lst(get(df, "pools", (0,)), (0, "pools"))):
@@ -334,7 +326,7 @@ def capacity(df, dump, t=0.0):
                 *layouts[pool_id],
             )
         )
-    return CapacityPart(t, total, used, avail, tuple(pools))
+    return CapacityPart(t, total, used, tuple(pools))
 
 
 def health(doc, t=0.0):
@@ -364,7 +356,6 @@ SETTINGS = {
     "mon_warn_pg_not_scrubbed_ratio": ("warn_pg_not_scrubbed_ratio", number),
     "mon_warn_pg_not_deep_scrubbed_ratio": ("warn_pg_not_deep_scrubbed_ratio", number),
     "rgw_max_objs_per_shard": ("rgw_max_objs_per_shard", count),
-    "bluestore_min_alloc_size_hdd": ("bluestore_min_alloc_size_hdd", count),
     "osd_max_scrubs": ("osd_max_scrubs", count),
     "mon_target_pg_per_osd": ("mon_target_pg_per_osd", count),
 }
@@ -417,7 +408,7 @@ RENAMED = {
     "rgw_op.get_obj_lat.count": "rgw.get_initial_lat.count",
 }
 BLUEFS = ("bluefs.db_total_bytes", "bluefs.db_used_bytes", "bluefs.slow_used_bytes")
-OSD_OPS = ("osd.op_r", "osd.op_w", "osd.op_r_out_bytes", "osd.op_w_in_bytes")
+OSD_OPS = ("osd.op_r", "osd.op_w")
 S3 = ("rgw.put", "rgw.get", "rgw.put_b", "rgw.get_b")
 
 

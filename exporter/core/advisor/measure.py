@@ -32,7 +32,7 @@ def growth(now: float, points: list[tuple[float, float]], min_span: float) -> Gr
     return Growth(now, f.slope, f.span, f.steady, f.low, f.high, f.level_error, f.acceleration, f.trend)
 
 
-def failure_domain(snap: Snapshot, hdd_hosts: Counter, setting: int) -> int:
+def failure_domain(snap: Snapshot, hdd_hosts: Counter[str], setting: int) -> int:
     """OSDs lost at once: the operator's figure, else the largest host's HDD OSDs; a single
     host cannot be survived, so there the failure domain is one OSD."""
     if setting > 0:

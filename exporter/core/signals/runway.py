@@ -14,7 +14,8 @@ bucket.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from ..advisor import advise
 from ..advisor.measure import S3_COLUMNS, measure
@@ -25,6 +26,8 @@ from ..families import Family, gauge
 from ..snapshot import Snapshot
 from ..trend import Trend
 from .signal_input import SignalInput
+
+_T = TypeVar("_T")
 
 
 class RunwayState:
@@ -66,18 +69,19 @@ class RunwayState:
             if self.s3.add(perf.collected_at, totals, window, span):
                 self.s3_last = current
 
-    def cached(self, key: str, at: float, make: Any) -> Any:
+    def cached(self, key: str, at: float, make: Callable[[], _T]) -> _T:
+        """`make()`'s value, made once per `at` (a part's collection time) and `key`."""
         hit = self.cache.get(key)
         if hit is None or hit[0] != at:
             hit = self.cache[key] = (at, make())
-        return hit[1]
+        return cast(_T, hit[1])  # what `make` made for this key: the cache holds one type per key
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"used": self.used.to_dict(), "objects": self.objects.to_dict(), "db": self.db.to_dict(),
                 "s3": self.s3.to_dict(), "s3_last": self.s3_last}  # fmt: skip
 
     @classmethod
-    def from_dict(cls, data: dict) -> RunwayState:
+    def from_dict(cls, data: dict[str, Any]) -> RunwayState:
         """Malformed history is dropped, trend by trend; it never costs the rest of the state."""
         state = cls()
         data = data if isinstance(data, dict) else {}
