@@ -49,17 +49,33 @@ from pathlib import Path
 
 import yaml
 
-# The signals come from the registry the producers read (exporter/core/registry.py).
+# The repository's root: the registry the producers read (exporter/core/registry.py), whose
+# signals the alerts name, and the validator's own modules (rules/).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from exporter.core import registry  # noqa: E402
+from rules.promql_text import (  # noqa: E402
+    cluster_dropping_aggregations,
+    duration_seconds,
+    metric_names,
+    template_metric_names,
+)
+from rules.rule_set import YAML_LOADER, load_yaml, promtool_test_files, rule_files  # noqa: E402
 
-RUNBOOK_DOC = "rules/runbooks.md"
-RUNBOOK_BASE_FORM = re.compile(r"^https?://[^\s#?]+/$")
+# tests/rules/ read the alerts through the validator, as they read the rest of the rule set.
+from rules.rule_set import rule_alerts as rule_alerts  # noqa: E402
+from rules.runbook_links import (  # noqa: E402
+    RUNBOOK_BASE_FORM,
+    RUNBOOK_DOC,
+    common_runbook_base,
+    github_anchors,
+    runbook_base,
+    set_runbook_base,
+)
+
 SEVERITIES = {"info", "warning", "critical"}
 SIGNALS = set(registry.ALERT_SIGNALS)
 REQUIRED_ANNOTATIONS = ("summary", "description", "runbook_url")
 PROMETHEUS_METRICS = {"up"}
-NOT_RULE_FILES = {"alertmanager.yml"}
 # ceph-mixin's alerts that rules/alertmanager/alertmanager.yml inhibits where they say what ours say
 # (tests/rules/test_ceph_mixin.py checks them against Debian's ceph-prometheus-alerts).
 CEPH_MIXIN_ALERTS = {
@@ -76,27 +92,11 @@ CEPH_MIXIN_ALERTS = {
 }
 # A failed scrape or two, at the 1 min scrape interval the rules' windows assume.
 KEEP_FIRING_MIN_SECONDS = 120
-DURATION = re.compile(r"^(?:\d+[smhdwy])+$")
-DURATION_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 LIVE_VALUE = re.compile(r"\$value\b|\|\s*query\b")
 # absent() yields 1 or nothing and knows no cluster to query for.
 NO_LIVE_VALUE = {"CephScaleExporterAbsent"}
 
-AGGREGATORS = ("sum", "min", "max", "avg", "count", "group", "stddev", "stdvar", "quantile", "count_values")
-KEYWORDS = {"and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool"}
-KEYWORDS |= {"inf", "nan", "atan2"}
 RECORD_NAME = re.compile(r"^cluster[a-z0-9_]*:[a-z][a-z0-9_]*:[a-z0-9_]+$")
-NAME_TOKEN = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the tests are large
-
-
-def rule_files(rules_dir: Path) -> list[Path]:
-    """The rule files Prometheus loads: every *.yml in rules/ but the Alertmanager config."""
-    return sorted(p for p in rules_dir.glob("*.yml") if p.name not in NOT_RULE_FILES)
-
-
-def promtool_test_files(rules_dir: Path) -> list[Path]:
-    return sorted((rules_dir / "tests").glob("*.yml"))
 
 
 def documented_metrics(metrics_doc: Path) -> set[str]:
@@ -110,106 +110,6 @@ def documented_metrics(metrics_doc: Path) -> set[str]:
             if kind == "histogram":
                 names.update(f"{name}{suffix}" for suffix in ("_bucket", "_sum", "_count"))
     return names
-
-
-def github_anchors(markdown: str) -> set[str]:
-    """Anchors GitHub generates for the headings of a markdown file."""
-    anchors = set()
-    fence = None  # the opening ``` or ~~~ while inside a fenced block, whose `# comments` are no headings
-    for line in markdown.splitlines():
-        if fence is None:
-            m = re.match(r"\s{0,3}(`{3,}|~{3,})", line)
-            if m:
-                fence = m.group(1)
-                continue
-        else:
-            if re.fullmatch(rf"\s{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*", line):
-                fence = None
-            continue
-        m = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
-        if m:
-            text = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower())
-            anchors.add(text.replace(" ", "-"))
-    return anchors
-
-
-def rule_alerts(rules_dir: Path) -> dict[str, dict]:
-    alerts = {}
-    for path in rule_files(rules_dir):
-        for group in (yaml.load(path.read_text(), Loader=YAML_LOADER) or {}).get("groups") or []:
-            for rule in group.get("rules") or []:
-                if "alert" in rule:
-                    alerts[rule["alert"]] = rule
-    return alerts
-
-
-def common_runbook_base(urls) -> str | None:
-    """The base most runbook_urls share: what comes before rules/runbooks.md#."""
-    bases = Counter(str(u).split(RUNBOOK_DOC + "#", 1)[0] for u in urls if RUNBOOK_DOC + "#" in str(u))
-    return bases.most_common(1)[0][0] if bases else None
-
-
-def runbook_base(rules_dir: Path) -> str | None:
-    """The runbook base the alerts in rules_dir use."""
-    return common_runbook_base((r.get("annotations") or {}).get("runbook_url") for r in rule_alerts(rules_dir).values())
-
-
-def set_runbook_base(rules_dir: Path, new_base: str) -> list[Path]:
-    """Replace the runbook base in the rule files and the promtool tests; the files changed."""
-    rules_dir = Path(rules_dir)
-    if not RUNBOOK_BASE_FORM.match(new_base):
-        raise ValueError(f"{new_base!r} is not an absolute http(s) URL ending in /")
-    old_base = runbook_base(rules_dir)
-    if old_base is None:
-        raise ValueError(f"no runbook_url into {RUNBOOK_DOC} found in {rules_dir}")
-    changed = []
-    for path in rule_files(rules_dir) + promtool_test_files(rules_dir):
-        text = path.read_text()
-        new_text = text.replace(old_base + RUNBOOK_DOC + "#", new_base + RUNBOOK_DOC + "#")
-        if new_text != text:
-            path.write_text(new_text)
-            changed.append(path)
-    return changed
-
-
-def metric_names(expr: str) -> set[str]:
-    """Metric names a PromQL expression selects (not functions, labels or keywords)."""
-    s = re.sub(r'"(?:[^"\\]|\\.)*"' + r"|'(?:[^'\\]|\\.)*'", '""', expr)
-    s = re.sub(r"\{[^}]*\}", " ", s)
-    s = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", s)
-    s = re.sub(r"\[[^\]]*\]", " ", s)
-    s = re.sub(r"(?<![\w:])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:ms|s|m|h|d|w|y)?\b", " ", s)
-    names = set()
-    for m in NAME_TOKEN.finditer(s):
-        token = m.group(0)
-        if token.lower() in KEYWORDS or re.match(r"\s*\(", s[m.end() :]):
-            continue
-        names.add(token)
-    return names
-
-
-def template_metric_names(text: str) -> set[str]:
-    """Metric and recording-rule names a template's queries read."""
-    return set(re.findall(r"\b(ceph_scale_[a-z0-9_]+|cluster[a-z_]*:[a-z0-9_]+:[a-z0-9_]+)\b", text))
-
-
-def cluster_dropping_aggregations(expr: str) -> list[str]:
-    """Aggregations that can drop `cluster`: no grouping, by (...) without it, without (cluster)."""
-    found = []
-    alts = "|".join(AGGREGATORS)
-    for m in re.finditer(rf"\b({alts})\s*(by|without)?\s*(\([^()]*\))?\s*\(", expr):
-        mode, labels = m.group(2), m.group(3) or ""
-        names = set(re.findall(r"\w+", labels))
-        if mode is None or (mode == "by" and "cluster" not in names) or (mode == "without" and "cluster" in names):
-            found.append(m.group(0).rstrip("(").strip())
-    return found
-
-
-def duration_seconds(text: str) -> int | None:
-    """Seconds of a Prometheus duration such as 5m or 1h30m; None if it is not one."""
-    if not DURATION.match(text):
-        return None
-    return sum(int(n) * DURATION_UNIT_SECONDS[u] for n, u in re.findall(r"(\d+)([smhdwy])", text))
 
 
 def keep_firing_problems(alerts: dict[str, dict]) -> list[str]:
@@ -228,14 +128,6 @@ def keep_firing_problems(alerts: dict[str, dict]) -> list[str]:
         elif str(value) != shared:
             problems.append(f"{name}: keep_firing_for {value} is not {shared}, the other alerts' value")
     return problems
-
-
-def load_yaml(path: Path, problems: list[str]):
-    try:
-        return yaml.load(path.read_text(), Loader=YAML_LOADER)
-    except (OSError, yaml.YAMLError) as e:
-        problems.append(f"{path.name}: cannot load: {e}")
-        return None
 
 
 def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path | None = None) -> list[str]:

@@ -5,17 +5,8 @@ from __future__ import annotations
 from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.models import dashboard as dm
 
-from ..common import (
-    CRIT,
-    OK,
-    WARN,
-    C,
-    Q,
-    dashed,
-    m,
-    rate,
-    ts,
-)
+from ..common import CRIT, OK, WARN, C, Q, m, rate
+from ..panel_kinds import dashed, ts
 from ..runbooks import RB
 
 DAY = 86400.0

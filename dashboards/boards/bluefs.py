@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 
-from ..common import (
-    CRIT,
-    NONZERO_BAD,
-    OK,
-    WARN,
-    Q,
-    bars,
-    dashed,
-    m,
-    new_board,
-    st,
-    ts,
-)
+from ..board_frame import new_board
+from ..common import CRIT, NONZERO_BAD, OK, WARN, Q, m
+from ..panel_kinds import bars, dashed, st, ts
 from ..runbooks import RB
 from .base import (
     CL,

@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 
-from ..common import (
-    CRIT,
-    FILL,
-    HEADROOM,
-    OK,
-    Q,
-    bars,
-    dashed,
-    gg,
-    m,
-    new_board,
-    st,
-    tbl,
-    ts,
-)
+from ..board_frame import new_board
+from ..common import CRIT, FILL, HEADROOM, OK, Q, m
+from ..panel_kinds import bars, dashed, gg, st, tbl, ts
 from ..runbooks import RB
 from .base import (
     CL,

@@ -4,23 +4,9 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 
-from ..common import (
-    BASELINE,
-    CRIT,
-    HOTSPOT,
-    NONZERO_BAD,
-    OK,
-    WARN,
-    C,
-    Q,
-    bars,
-    dashed,
-    m,
-    new_board,
-    rate,
-    st,
-    ts,
-)
+from ..board_frame import new_board
+from ..common import BASELINE, CRIT, HOTSPOT, NONZERO_BAD, OK, WARN, C, Q, m, rate
+from ..panel_kinds import bars, dashed, st, ts
 from ..runbooks import RB
 from .base import (
     CL,

@@ -4,25 +4,9 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 
-from ..common import (
-    BASELINE,
-    CRIT,
-    FILL,
-    HOTSPOT,
-    NONZERO_BAD,
-    OK,
-    SHARD_FILL,
-    WARN,
-    C,
-    Q,
-    bars,
-    gg,
-    m,
-    new_board,
-    st,
-    tbl,
-    ts,
-)
+from ..board_frame import new_board
+from ..common import BASELINE, CRIT, FILL, HOTSPOT, NONZERO_BAD, OK, SHARD_FILL, WARN, C, Q, m
+from ..panel_kinds import bars, gg, st, tbl, ts
 from ..runbooks import RB
 from .base import (
     ALERT_PREFIX,

@@ -5,22 +5,9 @@ from __future__ import annotations
 from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.models import dashboard as dm
 
-from ..common import (
-    CRIT,
-    INFO,
-    NONZERO_BAD,
-    OK,
-    SHARD_FILL,
-    WARN,
-    Q,
-    bars,
-    m,
-    new_board,
-    rate,
-    st,
-    tbl,
-    ts,
-)
+from ..board_frame import new_board
+from ..common import CRIT, INFO, NONZERO_BAD, OK, SHARD_FILL, WARN, Q, m, rate
+from ..panel_kinds import bars, st, tbl, ts
 from ..runbooks import RB
 from .base import (
     CL,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 
-from ..common import CRIT, INFO, NONZERO_BAD, OK, WARN, C, Q, bars, dashed, m, new_board, st, tbl, ts
+from ..board_frame import new_board
+from ..common import CRIT, INFO, NONZERO_BAD, OK, WARN, C, Q, m
+from ..panel_kinds import bars, dashed, st, tbl, ts
 from ..runbooks import RB
 from .base import CL, DAY, config
 

@@ -4,20 +4,9 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 
-from ..common import (
-    CRIT,
-    NONZERO_BAD,
-    OK,
-    WARN,
-    Q,
-    dashed,
-    m,
-    new_board,
-    rate,
-    right_axis,
-    st,
-    ts,
-)
+from ..board_frame import new_board
+from ..common import CRIT, NONZERO_BAD, OK, WARN, Q, m, rate
+from ..panel_kinds import dashed, right_axis, st, ts
 from ..runbooks import RB
 from .base import (
     CL,

@@ -62,7 +62,7 @@ def test_loads_back_through_the_sdk_dashboard_model(path):
     raw = json.loads(path.read_text())
     board = dm.Dashboard.from_json(raw)
     # Grafana's Prometheus annotation fields that the SDK's AnnotationQuery does not model
-    # (dashboards/common.py PrometheusAnnotation): the only ones allowed outside the schema.
+    # (dashboards/board_frame.py PrometheusAnnotation): the only ones allowed outside the schema.
     unmodelled = {"titleFormat", "textFormat", "tagKeys", "useValueForTime"}
     for a in raw.get("annotations", {}).get("list", []):
         if "titleFormat" in a:
