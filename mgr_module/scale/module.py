@@ -95,7 +95,7 @@ class Module(MgrModule):
         self.server: Optional[MetricsServer] = None
         self._checks: dict[str, dict] = {}
         self._published: Optional[str] = None
-        self._stored: dict[str, str] = {}
+        self._writer = statestore.StateWriter(self.set_store, self.log)
         self._saved_marker: Optional[str] = None
         self._fsid = ""
         self._history_since = time.time()  # forecasts are trusted after enough own history
@@ -198,7 +198,7 @@ class Module(MgrModule):
             stored.update(self.get_store_prefix(statestore.CHUNK_PREFIX) or {})
         except Exception:  # get_store_prefix is older than Pacific, but be safe
             pass
-        self._stored = stored
+        self._writer.stored = stored
         self._saved_marker = statestore.without_clock(collector.state.durable())
         r = collector.state.reshard
         self.log.info("scale: restored state: %d reshard event(s), %d bucket(s) known", r.events, len(r.buckets))
@@ -216,10 +216,7 @@ class Module(MgrModule):
         marker = statestore.without_clock(durable)
         if marker == self._saved_marker:
             return
-        entries = statestore.encode(durable)
-        for key, value in statestore.plan_writes(self._stored, entries):
-            self.set_store(key, value)
-        self._stored = entries
+        self._writer.submit(statestore.encode(durable))
         self._saved_marker = marker
 
     # --- serving ----------------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import zlib
 from typing import Any, Callable
 
@@ -137,3 +138,43 @@ def without_clock(durable: dict) -> str:
     if isinstance(copy.get("reshard"), dict):
         copy["reshard"].pop("seen_at", None)
     return _dumps(copy)
+
+
+class StateWriter:
+    """Writes the durable state off the derivation's thread, the newest state only.
+
+    set_store is a monitor command: with the monitors away it waits for them, and a
+    derivation waiting with it would serve the same exposition, sources failing unseen,
+    until they are back. One write runs at a time; a state handed over meanwhile replaces
+    any not yet written. A failed write leaves `stored` as it was, so the next one plans
+    against what the store really holds."""
+
+    def __init__(self, set_store: Callable[[str, str | None], Any], log: Any) -> None:
+        self._set_store = set_store
+        self._log = log
+        self.stored: dict[str, str] = {}
+        self._pending: dict[str, str] | None = None
+        self._running = False
+        self._lock = threading.Lock()
+
+    def submit(self, entries: dict[str, str]) -> None:
+        with self._lock:
+            self._pending = entries
+            if self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._write_pending, name="scale-state-writer", daemon=True).start()
+
+    def _write_pending(self) -> None:
+        while True:
+            with self._lock:
+                entries, self._pending = self._pending, None
+                if entries is None:
+                    self._running = False
+                    return
+            try:
+                for key, value in plan_writes(self.stored, entries):
+                    self._set_store(key, value)
+                self.stored = entries
+            except Exception:  # a failed write must not end the writer: the next state retries
+                self._log.exception("scale: writing the state to the store failed")

@@ -185,6 +185,26 @@ def test_state_is_saved_when_it_changes(serving):
     wait_for(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == 6, 20, 0.1)
 
 
+def test_derivations_go_on_while_a_state_write_waits_for_the_monitors(serving):
+    """set_store waits for the monitors while they are away: the state is written off the
+    derivation's thread, so sources failing meanwhile are still shown as failing."""
+    mod, url = serving
+    away = threading.Event()
+    write = mod._writer._set_store
+    mod._writer._set_store = lambda key, value: (away.wait(30), write(key, value))
+    try:
+        mod.collector.state.reshard.events += 1  # a change worth writing
+        events = mod.collector.state.reshard.events
+        mod.collector.poke()
+        wait_for(lambda: mod._writer._running, 20, 0.1, what="a write waiting for the monitors")
+        since = mod.collector.snapshot.taken_at
+        wait_for(lambda: mod.collector.snapshot.taken_at > since + 2.5, 20, 0.1, what="derivations meanwhile")
+    finally:
+        away.set()
+        mod._writer._set_store = write
+    wait_for(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == events, 20, 0.1)
+
+
 def test_port_in_use_raises_a_health_check_and_recovers():
     blocker = socket.socket()
     blocker.bind(("127.0.0.1", 0))

@@ -365,3 +365,23 @@ def test_a_restart_from_an_older_saved_poll_counts_no_reshard_again(release):
     part = poll(restarted, cluster, clock, queued=["b00003"])
     derive(Snapshot(taken_at=clock(), buckets=part), state)
     assert "b00003" in cluster.stats_read and state.reshard.events == 1
+
+
+def test_the_durable_reshard_table_changes_only_when_a_bucket_does():
+    """Each producer saves the durable state when it changes (the module in the monitors'
+    config-key store, a write the derivation waits on): polls that read buckets again without a
+    change, at new times, must leave it as it was."""
+    p, cluster, clock = setup(5)
+    state = DerivationState(Thresholds())
+    derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock)), state)
+    table = json.dumps(state.durable()["reshard"]["buckets"], sort_keys=True)
+    for _ in range(3):
+        clock.t += INTERVAL
+        cluster.set_objects("b00001", cluster.objects("b00001") + 10)  # grown, not resharded
+        derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock, queued=["b00001", "b00002"])), state)
+        assert "b00001" in cluster.stats_read
+        assert json.dumps(state.durable()["reshard"]["buckets"], sort_keys=True) == table
+    cluster.reshard("b00002", 13, new_instance=True)
+    clock.t += INTERVAL
+    derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock, queued=["b00002"])), state)
+    assert json.dumps(state.durable()["reshard"]["buckets"], sort_keys=True) != table

@@ -32,7 +32,8 @@ FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
 UNKNOWN_GEN = -1
 RECENT_EVENTS = 50
 # What the count keeps of a bucket: marker, instance id, num_shards, index generation (or
-# UNKNOWN_GEN), and when the stats behind it were read.
+# UNKNOWN_GEN), and the read time of the stats that last changed these (not of the latest
+# read: the table is durable, and a time that moved at every poll would rewrite it each time).
 Record = tuple[str, str, int, int, float]
 
 
@@ -83,15 +84,16 @@ class ReshardState:
             old = previous.get(b.key) or self.lost.get(b.key)
             read_at = b.stats_at or t
             if old is not None and read_at < old[4]:
-                # Stats older than those already judged: a bucket poll restarted from a state
-                # saved before (its records wait for their next read), which would count a
-                # reshard seen since then once going back and once more coming forward.
+                # Stats older than those that last changed the record: a bucket poll restarted
+                # from a state saved before (its records wait for their next read), which would
+                # count a reshard seen since then once going back and once more coming forward.
                 current[b.key] = old
                 continue
             gen = b.index_gen
             if gen is None:  # not probed this poll: unchanged buckets keep their generation
                 gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
-            current[b.key] = (b.marker, b.bucket_id, b.num_shards, gen, read_at)
+            seen = (b.marker, b.bucket_id, b.num_shards, gen)
+            current[b.key] = old if old is not None and old[:4] == seen else (*seen, read_at)
             if old is None:
                 if not first_poll and (unseen := self._before_first_sight(b, gen)):
                     self.events += unseen
