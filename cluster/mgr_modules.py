@@ -36,7 +36,11 @@ def show_checkout_in_root(release: Release, checkout: Path) -> None:
         return
     target = release.host_path(checkout)
     if mounted(target):
-        return
+        here, there = checkout.stat(), target.stat()
+        if (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino):
+            return
+        # A checkout removed and cloned again at the same path: the mount still shows the old one.
+        subprocess.run(["umount", "-l", str(target)], check=True)
     target.mkdir(parents=True, exist_ok=True)
     subprocess.run(["mount", "--bind", str(checkout), str(target)], check=True)
     subprocess.run(["mount", "-o", "remount,bind,ro", str(target)], check=True)
