@@ -34,6 +34,8 @@ from typing import Any
 
 import yaml
 
+from tests.deploy.test_helm import CUSTOM, NO_STORE, STORE
+
 REPO = Path(__file__).resolve().parents[2]
 
 # The cephadm bundle as docs/deploy.md's example makes it.
@@ -41,25 +43,8 @@ CEPHADM_ARGS = ["--host", "ceph-admin-1", "--mgr-host", "ceph-mgr-1", "--mgr-hos
                 "--rgw-endpoint", "http://rgw.example:8080"]  # fmt: skip
 # The chart rendered as a first install (the pushed image and the CephObjectStore), without an
 # object store, and with every value an operator commonly sets.
-IMAGE = "sidecar.image.repository=registry.example/ceph-scale-exporter"
-HELM_RENDERS: dict[str, list[str]] = {
-    "store": [IMAGE, "objectStore.name=my-store"],
-    "no-store": [IMAGE],
-    "custom": [
-        IMAGE,
-        "sidecar.image.tag=1.2.3",
-        "sidecar.imagePullSecrets[0].name=registry-creds",
-        "objectStore.name=object-store",
-        "objectStore.port=8080",
-        "sidecar.clusterLabel=prod-1",
-        "sidecar.stateClaim=ceph-scale-state",
-        "prometheusRule.labels.release=kube-prometheus-stack",
-        "serviceMonitor.labels.release=kube-prometheus-stack",
-        "rook.clusterNamespace=storage",
-        "mgrModule.enabled=true",
-        "runbookBaseUrl=https://git.example.internal/storage/ceph-scale-signals/-/blob/main/",
-    ],
-}
+# The value sets the chart's own tests render (tests/deploy/test_helm.py).
+HELM_RENDERS: dict[str, list[str]] = {"store": STORE["--set"], "no-store": NO_STORE["--set"], "custom": CUSTOM["--set"]}
 # The mixin's _config as a site that runs several exporters under one Prometheus sets it.
 MIXIN_OVERRIDES = {
     "clusterLabel": "ceph_cluster",
