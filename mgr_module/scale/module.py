@@ -295,6 +295,8 @@ class Module(MgrModule):
         while not self._stop.wait(5.0):
             self._ensure_server()
         collector.stop()
+        if not self._writer.flush(5.0):
+            self.log.warning("scale: the last state was not written: the store did not answer within 5 s")
         self.server.stop()
         self.log.info("scale: stopped")
         self._stopped.set()

@@ -155,10 +155,10 @@ class StateWriter:
         self.stored: dict[str, str] = {}
         self._pending: dict[str, str] | None = None
         self._running = False
-        self._lock = threading.Lock()
+        self._idle = threading.Condition()
 
     def submit(self, entries: dict[str, str]) -> None:
-        with self._lock:
+        with self._idle:
             self._pending = entries
             if self._running:
                 return
@@ -167,10 +167,11 @@ class StateWriter:
 
     def _write_pending(self) -> None:
         while True:
-            with self._lock:
+            with self._idle:
                 entries, self._pending = self._pending, None
                 if entries is None:
                     self._running = False
+                    self._idle.notify_all()
                     return
             try:
                 for key, value in plan_writes(self.stored, entries):
@@ -178,3 +179,9 @@ class StateWriter:
                 self.stored = entries
             except Exception:  # a failed write must not end the writer: the next state retries
                 self._log.exception("scale: writing the state to the store failed")
+
+    def flush(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the state handed over to be written (a module that
+        stops hands its last state to the next active manager); False if it was not."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._running, timeout)

@@ -45,8 +45,9 @@ def test_a_write_the_monitors_hold_does_not_hold_the_caller_and_the_newest_state
         writer.submit({"state": f"v{n}"})
     assert time.monotonic() - started < 0.5  # not one of them waited
     assert store.writes == []
+    assert not writer.flush(0.2)  # a module stopping now says its last state was not written
     store.back.set()
-    assert wait(lambda: writer.stored == {"state": "v4"})
+    assert writer.flush(5) and writer.stored == {"state": "v4"}
     # The first write was already waiting when the others came: it lands, then only the newest.
     assert [v for _, v in store.writes] in (["v0", "v4"], ["v4"])
 
@@ -59,7 +60,7 @@ def test_a_failed_write_is_planned_again_against_what_the_store_holds():
     assert wait(lambda: writer.stored == {"state": "a", "state/buckets/0/x": "chunk"})
     store.fail_next = True
     writer.submit({"state": "b", "state/buckets/0/y": "chunk2"})
-    assert wait(lambda: not writer._running)
+    assert writer.flush(5)
     assert writer.stored == {"state": "a", "state/buckets/0/x": "chunk"}  # as the store holds it
     store.writes.clear()
     writer.submit({"state": "b", "state/buckets/0/y": "chunk2"})
