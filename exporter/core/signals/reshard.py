@@ -54,9 +54,9 @@ class ReshardState:
         self.seen_at = 0.0
         self.watch_start = 0.0  # the first bucket poll ever: buckets created later are ours to count
         self.buckets: dict[str, Record] = {}
-        # The buckets the last poll lost (not durable): one whose stats read answered "no such
-        # bucket" for a moment, amid Pacific's swap of instances in a reshard, is listed again
-        # the next poll and was counted once more as a bucket first seen already resharded.
+        # The buckets the last poll did not hold (not durable): one a listing leaves out for a
+        # moment is listed again later, and would count once more as a bucket first seen already
+        # resharded. (A "no such bucket" stats read no longer drops one: the bucket poll keeps it.)
         self.lost: dict[str, Record] = {}
         self.growth: BucketGrowth | None = None  # not durable: a restart only delays predictions
         # The last rates of the buckets that grew, and the history behind them (the runway reads them).
