@@ -10,17 +10,14 @@ After a deliberate change:
 
 from __future__ import annotations
 
-import difflib
 import functools
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.unit import artifact_outputs
+from tests.unit import artifact_outputs, golden_files
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "artifacts"
-UPDATE = os.environ.get("CEPH_SCALE_UPDATE_GOLDEN") == "1"
 
 
 @functools.cache
@@ -32,18 +29,8 @@ def made(group: str) -> dict[str, str]:
 def test_each_artefact_is_the_golden_one(group):
     outputs = made(group)
     assert outputs, group
-    if UPDATE:
-        for name, text in outputs.items():
-            (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / name).write_text(text)
-    problems = []
-    for name, text in outputs.items():
-        path = GOLDEN / name
-        want = path.read_text() if path.exists() else ""
-        if text != want:
-            diff = difflib.unified_diff(want.splitlines(), text.splitlines(), str(path), "now", lineterm="", n=0)
-            problems.append("\n".join(list(diff)[:40]))
-    assert not problems, "\n\n".join(problems) + "\n\n(CEPH_SCALE_UPDATE_GOLDEN=1 rewrites them after review)"
+    diff = golden_files.differences({GOLDEN / name: text for name, text in outputs.items()})
+    assert not diff, diff
 
 
 def test_the_golden_artefacts_are_the_ones_made():

@@ -11,8 +11,6 @@ any series shows as a diff to review. After a deliberate change:
 
 from __future__ import annotations
 
-import difflib
-import os
 from pathlib import Path
 
 import pytest
@@ -20,12 +18,12 @@ import pytest
 from exporter.core import exposition
 from exporter.core.config import Thresholds
 from exporter.core.derive import DerivationState, derive
+from tests.unit import golden_files
 from tests.unit.test_release_fixtures import snapshot
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 RELEASES = ("pacific", "reef", "tentacle")
 POLLS = (("base", ""), ("queued", "_queued"), ("resharded", "_resharded"))
-UPDATE = os.environ.get("CEPH_SCALE_UPDATE_GOLDEN") == "1"
 
 
 def expositions(release: str) -> dict[str, str]:
@@ -43,18 +41,8 @@ def expositions(release: str) -> dict[str, str]:
 @pytest.mark.parametrize("release", RELEASES)
 def test_the_exposition_of_each_releases_captures_is_the_golden_one(release):
     made = expositions(release)
-    if UPDATE:
-        (GOLDEN / release).mkdir(parents=True, exist_ok=True)
-        for name, text in made.items():
-            (GOLDEN / release / f"{name}.prom").write_text(text)
-    problems = []
-    for name, text in made.items():
-        path = GOLDEN / release / f"{name}.prom"
-        want = path.read_text() if path.exists() else ""
-        if text != want:
-            diff = difflib.unified_diff(want.splitlines(), text.splitlines(), str(path), "now", lineterm="", n=0)
-            problems.append("\n".join(list(diff)[:40]))
-    assert not problems, "\n\n".join(problems) + "\n\n(CEPH_SCALE_UPDATE_GOLDEN=1 rewrites them after review)"
+    diff = golden_files.differences({GOLDEN / release / f"{name}.prom": text for name, text in made.items()})
+    assert not diff, diff
 
 
 def test_the_golden_files_are_the_ones_made():
