@@ -20,6 +20,7 @@ ARG APT_CHECK_VALID_UNTIL=true
 # The packages first: a change of the exporter's code (or of docker/image.sh) reuses that layer.
 COPY docker/install.sh docker/packages.txt /src/docker/
 RUN /src/docker/install.sh --only packages
+COPY ceph_scale /src/ceph_scale
 COPY exporter /src/exporter
 RUN /src/docker/install.sh --only files && rm -rf /src
 COPY docker/healthcheck.py /usr/local/lib/ceph-scale-healthcheck.py

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from exporter.core.admin_ops import LIST_PAGE, AdminOps, AdminOpsError
-from exporter.core.registry import SOURCES
+from ceph_scale.core.registry import SOURCES
+from ceph_scale.io.admin_ops import LIST_PAGE, AdminOps, AdminOpsError
 from exporter.sidecar.ceph_client import CephClient, CephCommandError
 from exporter.sidecar.sources import ALL_SOURCES, Deadline, SourceContext
 from exporter.sidecar.sources.buckets import BucketsSource

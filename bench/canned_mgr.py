@@ -39,8 +39,8 @@ def manager_data(osd_df: Any, osd_dump: Any, osd_metadata: Any, df: Any, pg_stat
 
 
 def mgr_package() -> dict[str, types.ModuleType]:
-    """mgr_module/scale as the manager imports it (its own copy of the core), without its
-    __init__ (which needs Ceph's mgr_module)."""
+    """mgr_module/scale as the manager imports it, without its __init__ (which needs Ceph's
+    mgr_module), and the core and I/O packages it imports (ceph_scale)."""
     name = "_bench_mgr_scale"
     if name not in sys.modules:
         pkg = types.ModuleType(name)
@@ -49,14 +49,14 @@ def mgr_package() -> dict[str, types.ModuleType]:
     return {
         "sources": importlib.import_module(f"{name}.sources"),
         "options": importlib.import_module(f"{name}.options"),
-        "registry": importlib.import_module(f"{name}.ceph_scale_core.registry"),
-        "inputs": importlib.import_module(f"{name}.ceph_scale_core.inputs"),
-        "derive": importlib.import_module(f"{name}.ceph_scale_core.derive"),
-        "snapshot": importlib.import_module(f"{name}.ceph_scale_core.snapshot"),
-        "exposition": importlib.import_module(f"{name}.ceph_scale_core.exposition"),
-        "config": importlib.import_module(f"{name}.ceph_scale_core.config"),
-        "bucket_poll": importlib.import_module(f"{name}.ceph_scale_core.bucket_poll"),
-        "admin_ops": importlib.import_module(f"{name}.ceph_scale_core.admin_ops"),
+        "registry": importlib.import_module("ceph_scale.core.registry"),
+        "inputs": importlib.import_module("ceph_scale.core.inputs"),
+        "derive": importlib.import_module("ceph_scale.core.derive"),
+        "snapshot": importlib.import_module("ceph_scale.core.snapshot"),
+        "exposition": importlib.import_module("ceph_scale.core.exposition"),
+        "config": importlib.import_module("ceph_scale.core.config"),
+        "bucket_poll": importlib.import_module("ceph_scale.core.bucket_poll"),
+        "admin_ops": importlib.import_module("ceph_scale.io.admin_ops"),
     }
 
 

@@ -41,10 +41,10 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from ceph_scale.io.admin_ops import AdminOps  # noqa: E402
 from cluster import s3load  # noqa: E402
 from cluster.helpers import RGW_NAME, wait_for  # noqa: E402
 from cluster.testcluster import TestCluster  # noqa: E402
-from exporter.core.admin_ops import AdminOps  # noqa: E402
 
 COST_FILE = REPO / "bench" / "cluster_cost.json"
 RGW_QUIET = ("rgw_bucket_quota_ttl", "rgw_user_quota_bucket_sync_interval", "rgw_user_quota_sync_interval")
@@ -157,8 +157,9 @@ def librados_reads(c: TestCluster, m: Meter, bucket: str) -> dict:
     generation probe (one stat per generation tried), counted at the OSDs."""
     import rados
 
-    from exporter.core.index_generation import index_generation, stat_exists
-    from exporter.core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, omap_page, read_queue
+    from ceph_scale.core.index_generation import index_generation
+    from ceph_scale.core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, read_queue
+    from ceph_scale.io.rados_reads import omap_page, stat_exists
 
     handle = rados.Rados(conffile=str(c.conf_path), conf={"keyring": str(c.keyring_path)})
     handle.connect(timeout=10)

@@ -13,7 +13,7 @@ interval (core/registry.py) and the default thresholds (core/config.py):
 - buckets, as before the bucket poll: one `GET /admin/bucket?stats=true` per poll, one read
   per index shard and the metadata of each bucket; and as now: the bucket poll, whose budget
   (`rgw_bucket_reads_per_second`, at most `rgw_bucket_poll_max_reads` a poll) bounds it, the
-  listings spent first at what the poll charges for them (core/admin_ops.py: the costliest
+  listings spent first at what the poll charges for them (io/admin_ops.py: the costliest
   release's), and the sweep period that budget gives;
 - reshard: one omap read per reshard log object (`rgw_reshard_num_logs`, 16) per poll.
 """
@@ -24,10 +24,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from exporter.core.admin_ops import LIST_PAGE, listing_reads
-from exporter.core.bucket_poll import LIST_SHARE
-from exporter.core.config import Thresholds
-from exporter.core.registry import SOURCE_BY_NAME
+from ceph_scale.core.bucket_poll import LIST_SHARE
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.registry import SOURCE_BY_NAME
+from ceph_scale.io.admin_ops import LIST_PAGE, listing_reads
 
 COST_FILE = Path(__file__).resolve().parent / "cluster_cost.json"
 TARGET_OPS_PER_SECOND = 0.01 * 17_800  # 1 % of the 10B study's PUT rate [004]

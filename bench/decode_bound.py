@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.decode_bound --mb 32         # smaller bodies
 
 Each shape is a body of --mb MiB (the real 256 MiB cap by default) decoded in a process of
-its own the way the RGW client decodes an Admin Ops answer (core/admin_ops.AdminOps.decode,
+its own the way the RGW client decodes an Admin Ops answer (io/admin_ops.AdminOps.decode,
 the cap set to the body's size): the peak resident memory the decode added to the raw body,
 its outcome (decoded, or the one line refusing it) and the bound, json_bound.BUDGET_RATIO x
 the cap (core/json_bound.py). The hostile shapes are those of the review: `[{},{},...]`,
@@ -16,7 +16,7 @@ through radosgw-admin: the peak, and the memory the poll still holds after it (i
 each bucket), traced (tracemalloc) and resident, each in a process of its own.
 
 The figures of a tree without the bound: run this same file with that tree first on the
-path (it needs only core/admin_ops.py and core/bucket_poll.py).
+path (it needs only io/admin_ops.py and core/bucket_poll.py).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _reset_peak() -> bool:
 
 def child(shape: str, size: int) -> None:
     """Decode one body and print one JSON line: its figures."""
-    from exporter.core.admin_ops import AdminOps, AdminOpsError
+    from ceph_scale.io.admin_ops import AdminOps, AdminOpsError
 
     raw = SHAPES[shape](size)
     ops = AdminOps("http://rgw.invalid", "a", "b", max_response_mb=max(1, -(-len(raw) >> 20)))
@@ -108,7 +108,7 @@ def measure(shape: str, size: int) -> dict:
 
 def bound_mb(cap: int) -> float | None:
     try:
-        from exporter.core import json_bound
+        from ceph_scale.core import json_bound
     except ImportError:  # a tree without the bound
         return None
     return json_bound.BUDGET_RATIO * cap / 2**20
@@ -130,10 +130,10 @@ def shapes(size: int) -> None:
 def listing_child(buckets: int, trace: bool, via: str) -> None:
     """The bucket poll's first listing of `buckets` buckets, over the Admin Ops API (pages of
     1000 keys) or through radosgw-admin (every key at once); one JSON line of figures."""
-    from exporter.core import bucket_poll
-    from exporter.core.admin_ops import LIST_PAGE, AdminOps, AdminOpsBuckets
-    from exporter.core.config import Thresholds
-    from exporter.core.radosgw_admin import RadosgwAdminBuckets
+    from ceph_scale.core import bucket_poll
+    from ceph_scale.core.config import Thresholds
+    from ceph_scale.io.admin_ops import LIST_PAGE, AdminOps, AdminOpsBuckets
+    from ceph_scale.io.radosgw_admin import RadosgwAdminBuckets
 
     def keys(start: int, end: int, instances: bool) -> list[str]:
         tail = (lambda i: f":{ZONE}.{4100 + i}.{i + 1}") if instances else (lambda i: "")

@@ -201,7 +201,7 @@ def garbage(port: int, n: int) -> None:
 
 
 def measure_server(kind: str) -> list[tuple[str, str, str, bool]]:
-    from exporter.core import http_serving as limits
+    from ceph_scale.io import http_serving as limits
 
     t = Target(kind)
     rows = []
@@ -278,7 +278,7 @@ class FakeRgw(http.server.BaseHTTPRequestHandler):
 
 
 def measure_rgw_client() -> list[tuple[str, str, str, bool]]:
-    from exporter.core.admin_ops import AdminOps, AdminOpsError
+    from ceph_scale.io.admin_ops import AdminOps, AdminOpsError
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeRgw)
     server.daemon_threads = True

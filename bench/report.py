@@ -8,7 +8,7 @@ import platform
 
 from bench import cost_model
 from bench.http_load import HTTP_MODES
-from exporter.core.registry import SOURCE_NAMES
+from ceph_scale.core.registry import SOURCE_NAMES
 
 # Targets at 1x (issue 6).
 TARGET_CYCLE_RATIO = 3.0

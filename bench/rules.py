@@ -41,9 +41,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import run as bench_run  # noqa: E402
+from ceph_scale.core import exposition  # noqa: E402
+from ceph_scale.core.derive import derive  # noqa: E402
 from cluster.testcluster import free_port  # noqa: E402
-from exporter.core import exposition  # noqa: E402
-from exporter.core.derive import derive  # noqa: E402
 
 STEP = 30  # seconds between samples, the usual scrape interval
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$")

@@ -7,7 +7,7 @@ Per scale, on state from bench.synth (generated once into --data-dir, then reuse
 
 - time of each stage, median of --reps runs, each in a fresh process per scale:
   parse (json.loads of the raw bytes, as the sources decode them), snapshot parts
-  (exporter.core.inputs), derive, exposition (exporter.core.exposition.render);
+  (ceph_scale.core.inputs), derive, exposition (ceph_scale.core.exposition.render);
   the sidecar's own path (pg dump and bucket stats decoded a chunk at a time);
   the floor (a bare orjson.loads of the same JSON inputs) and the cycle / floor ratio;
 - peak memory: tracemalloc peak of each stage, and the peak RSS (ru_maxrss) of a
@@ -53,11 +53,11 @@ from bench.canned import INPUT_FILES, PARSER_FILES, SOURCE_FILES  # noqa: E402
 from bench.canned_mgr import CannedMgr, mgr_bucket_poll, mgr_package, mgr_parts  # noqa: E402
 from bench.http_load import HTTP_MODES, worker_scrape  # noqa: E402
 from bench.report import machine, report  # noqa: E402
-from exporter.core import exposition, inputs  # noqa: E402
-from exporter.core.config import Thresholds  # noqa: E402
-from exporter.core.derive import DerivationState, derive  # noqa: E402
-from exporter.core.registry import SOURCE_BY_NAME, SOURCE_NAMES  # noqa: E402
-from exporter.core.snapshot import Snapshot, SourceStatus  # noqa: E402
+from ceph_scale.core import exposition, inputs  # noqa: E402
+from ceph_scale.core.config import Thresholds  # noqa: E402
+from ceph_scale.core.derive import DerivationState, derive  # noqa: E402
+from ceph_scale.core.registry import SOURCE_BY_NAME, SOURCE_NAMES  # noqa: E402
+from ceph_scale.core.snapshot import Snapshot, SourceStatus  # noqa: E402
 
 # --- the stages ---------------------------------------------------------------------
 

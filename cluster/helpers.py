@@ -49,7 +49,7 @@ def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 1.0
 def parse_stamp(stamp: str) -> float:
     """A Ceph time stamp ("2026-11-22T21:53:33.196571+0000"; octopus: no zone = UTC) -> epoch seconds.
 
-    Not the exporter's parser (exporter/core/inputs.py) on purpose: the test cluster is the
+    Not the exporter's parser (ceph_scale/core/inputs.py) on purpose: the test cluster is the
     oracle the exporter is checked against, so it shares none of the code under test."""
     import datetime
 

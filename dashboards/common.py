@@ -12,7 +12,7 @@ from grafana_foundation_sdk.builders import prometheus
 from grafana_foundation_sdk.models import dashboard as dm
 from grafana_foundation_sdk.models import prometheus as pm
 
-from exporter.core.config import Thresholds
+from ceph_scale.core.config import Thresholds
 
 # Runbook sections live in rules/runbooks.md; the URL is a (hidden) dashboard constant so that a
 # fork or an internal mirror only changes one value at import time.
@@ -25,7 +25,7 @@ OK, WARN, HIGH, CRIT, INFO = "green", "yellow", "orange", "red", "blue"
 
 # Reference lines from docs/study.md, as Grafana threshold steps [(value, colour)]; the
 # first step is the base (value None). A threshold's default is read from its one declaration
-# (exporter/core/config.py); a panel draws the configured value as a series of its own.
+# (ceph_scale/core/config.py); a panel draws the configured value as a series of its own.
 _DEFAULT = Thresholds()
 FILL = [
     (None, OK),

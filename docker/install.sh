@@ -40,9 +40,9 @@ fi
 
 dest="$root/opt/ceph-scale-signals"
 mkdir -p "$dest" "$root/usr/local/bin" "$root/etc/ceph-scale"
-rm -rf "$dest/exporter"
-# Only the package, without caches or tests.
-(cd "$src" && tar --exclude='__pycache__' -cf - exporter) | (cd "$dest" && tar -xf -)
+rm -rf "$dest/exporter" "$dest/ceph_scale"
+# Only the packages (the sidecar, and the core and I/O it imports), without caches or tests.
+(cd "$src" && tar --exclude='__pycache__' -cf - exporter ceph_scale) | (cd "$dest" && tar -xf -)
 cat > "$root/usr/local/bin/ceph-scale-exporter" <<'WRAP'
 #!/bin/sh
 PYTHONPATH=/opt/ceph-scale-signals${PYTHONPATH:+:$PYTHONPATH} exec /usr/bin/python3 -m exporter "$@"
@@ -51,7 +51,7 @@ chmod 0755 "$root/usr/local/bin/ceph-scale-exporter"
 if [ "$root" != "/" ]; then
   # Host check: the installed tree must run with the system Python alone.
   PYTHONPATH="$dest" /usr/bin/python3 -m exporter --help > /dev/null
-  PYTHONPATH="$dest" /usr/bin/python3 -c "import exporter.sidecar.main, exporter.core.derive"
+  PYTHONPATH="$dest" /usr/bin/python3 -c "import exporter.sidecar.main, ceph_scale.core.derive, ceph_scale.io.runner"
   echo "install.sh: ok (files in $dest, packages resolve)"
 else
   # The exporter runs as an unprivileged user that owns only its state directory.

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Install the ceph-mgr module `scale`, with the shared derivation core copied in place of
-# its symlink (scale/ceph_scale_core -> ../../exporter/core).
+# Install the ceph-mgr module `scale`, with the pure core and the I/O package it imports
+# (the repository's ceph_scale/: core/ and io/) copied into it as scale/ceph_scale/.
 #
 #   mgr_module/install.sh /usr/share/ceph/mgr/scale     # into the stock module directory
 #   mgr_module/install.sh --module-path /var/lib/ceph/mgr-modules
@@ -25,6 +25,8 @@ usage() {
 
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/scale"
+# Beside mgr_module/ in a checkout, and in the pip install's share/ceph-scale-signals/.
+packages="$(dirname "$here")/ceph_scale"
 module_path=""
 stock=/usr/share/ceph/mgr
 case "${1:-}" in
@@ -48,8 +50,8 @@ case "${1:-}" in
         ;;
 esac
 
-if [ ! -f "$src/ceph_scale_core/derive.py" ]; then
-    echo "error: $src/ceph_scale_core does not lead to the derivation core (exporter/core)" >&2
+if [ ! -f "$packages/core/derive.py" ] || [ ! -f "$packages/io/runner.py" ]; then
+    echo "error: $packages does not hold the derivation core and its I/O (ceph_scale/core, ceph_scale/io)" >&2
     exit 1
 fi
 case "$(basename "$dest")" in
@@ -110,11 +112,17 @@ fi
 tmp="$dest.tmp.$$"
 rm -rf "$tmp"
 mkdir -p "$tmp"
-# -L: dereference the core's symlink; no caches, no tests.
-(cd "$src" && find -L . -name '__pycache__' -prune -o -type f -name '*.py' -print) | while read -r f; do
-    mkdir -p "$tmp/$(dirname "$f")"
-    cp -L "$src/$f" "$tmp/$f"
-done
+# The module's own files, then ceph_scale/ into it (scale/__init__.py puts its directory first
+# on sys.path); Python source only: no caches, no tests.
+copy_python() {
+    (cd "$1" && find . \( -name '__pycache__' -o -name tests \) -prune -o -type f -name '*.py' -print) |
+        while read -r f; do
+            mkdir -p "$2/$(dirname "$f")"
+            cp "$1/$f" "$2/$f"
+        done
+}
+copy_python "$src" "$tmp"
+copy_python "$packages" "$tmp/ceph_scale"
 chmod -R a+rX "$tmp"
 rm -rf "$dest"
 mv "$tmp" "$dest"

@@ -10,7 +10,7 @@ Exits 1 and lists every problem if any of these fails:
   2 minutes or more: one failed scrape (all its series go stale at once)
   must not resolve a firing alert and page it again;
 - every alert has labels `severity` (info | warning | critical) and
-  `signal` (a signal of exporter/core/registry.py with alerts, or exporter),
+  `signal` (a signal of ceph_scale/core/registry.py with alerts, or exporter),
   and annotations `summary`, `description` and `runbook_url`;
 - every description shows a live value (`$value` or a `query` template),
   except CephScaleExporterAbsent's, which has none to show;
@@ -49,10 +49,10 @@ from pathlib import Path
 
 import yaml
 
-# The repository's root: the registry the producers read (exporter/core/registry.py), whose
+# The repository's root: the registry the producers read (ceph_scale/core/registry.py), whose
 # signals the alerts name, and the validator's own modules (rules/).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from exporter.core import registry  # noqa: E402
+from ceph_scale.core import registry  # noqa: E402
 from rules.promql_text import (  # noqa: E402
     cluster_dropping_aggregations,
     duration_seconds,

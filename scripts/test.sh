@@ -6,14 +6,16 @@ cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-# Types: every Python directory, strict on the core (pyproject.toml's [tool.mypy]), and the
+# Types: every Python directory, strict on ceph_scale (pyproject.toml's [tool.mypy]), and the
 # module from its own directory (there `mgr_module` is Ceph's module, which only a manager has,
-# not this repository's directory of the same name).
+# not this repository's directory of the same name), with the repository's root on the path
+# for the ceph_scale it imports; no namespace packages, or that directory would be taken for
+# Ceph's module.
 .venv/bin/mypy
-(cd mgr_module && ../.venv/bin/mypy --config-file ../pyproject.toml scale compat)
+(cd mgr_module && MYPYPATH=.. ../.venv/bin/mypy --no-namespace-packages --config-file ../pyproject.toml scale compat)
 # Dead code in every Python directory, tests included (they are what calls the test harness):
 # whatever is unused and not in the allowlist of framework hooks (scripts/vulture_allowlist.py).
-.venv/bin/vulture exporter mgr_module bench cluster dashboards demo deploy docker previews rules scripts tests --min-confidence 60
+.venv/bin/vulture ceph_scale exporter mgr_module bench cluster dashboards demo deploy docker previews rules scripts tests --min-confidence 60
 # The newer releases' roots (built once per machine, cached under /var/tmp) are built while
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}

@@ -13,16 +13,16 @@ leads to a definition vulture reports; vulture itself matches the last name only
 # mypy: ignore-errors
 
 # --- the sidecar's and the module's HTTP: hooks http.server, socketserver and urllib call ----
-exporter.core.bounded_http._NoRedirect.redirect_request  # urllib asks it on every 3xx: refuses redirects
-exporter.core.bounded_http._HTTPHandler.http_open  # urllib's opener calls <scheme>_open
-exporter.core.bounded_http._HTTPSHandler.https_open  # urllib's opener calls <scheme>_open
-exporter.core.http_serving.BoundedHandler.handle.requestline  # http.server's send_error and log_request read it
-exporter.core.http_serving.BoundedHandler.version_string  # http.server's Server header
-exporter.core.http_serving.BoundedHandler.do_HEAD  # http.server dispatches HEAD to do_HEAD
-exporter.core.http_serving.BoundedHandler.log_message  # http.server logs each request through it
-exporter.core.http_serving.BoundedServer.daemon_threads  # socketserver.ThreadingMixIn reads it
-exporter.core.http_serving.BoundedServer.request_queue_size  # socketserver's listen() backlog
-exporter.core.http_serving.BoundedServer.__init__.address_family  # socketserver makes its socket of this family
+ceph_scale.io.bounded_http._NoRedirect.redirect_request  # urllib asks it on every 3xx: refuses redirects
+ceph_scale.io.bounded_http._HTTPHandler.http_open  # urllib's opener calls <scheme>_open
+ceph_scale.io.bounded_http._HTTPSHandler.https_open  # urllib's opener calls <scheme>_open
+ceph_scale.io.http_serving.BoundedHandler.handle.requestline  # http.server's send_error and log_request read it
+ceph_scale.io.http_serving.BoundedHandler.version_string  # http.server's Server header
+ceph_scale.io.http_serving.BoundedHandler.do_HEAD  # http.server dispatches HEAD to do_HEAD
+ceph_scale.io.http_serving.BoundedHandler.log_message  # http.server logs each request through it
+ceph_scale.io.http_serving.BoundedServer.daemon_threads  # socketserver.ThreadingMixIn reads it
+ceph_scale.io.http_serving.BoundedServer.request_queue_size  # socketserver's listen() backlog
+ceph_scale.io.http_serving.BoundedServer.__init__.address_family  # socketserver makes its socket of this family
 
 # --- the Ceph manager: what it reads of a module, and the bcrypt API the stand-in keeps -------
 mgr_module.scale.module.Module.NOTIFY_TYPES  # the manager reads which notifications to send

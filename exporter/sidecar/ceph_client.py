@@ -16,9 +16,8 @@ import subprocess
 import threading
 from typing import Any, Callable
 
-from ..core import json_bound
-from ..core.index_generation import stat_exists
-from ..core.reshard_queue import omap_page
+from ceph_scale.core import json_bound
+from ceph_scale.io.rados_reads import omap_page, stat_exists
 
 log = logging.getLogger(__name__)
 

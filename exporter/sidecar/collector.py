@@ -14,13 +14,14 @@ import os
 import threading
 import time
 
-from ..core.config import Thresholds
-from ..core.derive import DerivationState
-from ..core.failure_kind import failure_kind
-from ..core.loop import CollectionLoop
-from ..core.runner import Schedule, SourceRunner, default_stale_after
-from ..core.served import ServedExposition
-from ..core.snapshot import Snapshot
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState
+from ceph_scale.core.failure_kind import failure_kind
+from ceph_scale.core.snapshot import Snapshot
+from ceph_scale.io.loop import CollectionLoop
+from ceph_scale.io.runner import Schedule, SourceRunner, default_stale_after
+from ceph_scale.io.served import ServedExposition
+
 from .sources import Deadline, Source
 
 log = logging.getLogger(__name__)

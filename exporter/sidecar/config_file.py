@@ -25,9 +25,9 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import discovery
-from ..core.config import ConfigError, Thresholds
-from ..core.registry import SOURCE_BY_NAME
+from ceph_scale.core.config import ConfigError, Thresholds
+from ceph_scale.core.registry import SOURCE_BY_NAME
+from ceph_scale.io import discovery
 
 SOURCE_KEYS = {"interval", "timeout", "stale_after", "enabled"}
 TOP_KEYS = {

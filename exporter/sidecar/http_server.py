@@ -22,10 +22,10 @@ import ssl
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from ..core.config import ConfigError
-from ..core.exposition import CONTENT_TYPE_LATEST
-from ..core.http_gzip import GzipCache, accepts_gzip
-from ..core.http_serving import BoundedHandler, BoundedServer
+from ceph_scale.core.config import ConfigError
+from ceph_scale.core.exposition import CONTENT_TYPE_LATEST
+from ceph_scale.io.http_gzip import GzipCache, accepts_gzip
+from ceph_scale.io.http_serving import BoundedHandler, BoundedServer
 
 WEB_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
 TLS_KEYS = {"cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version", "max_version"}

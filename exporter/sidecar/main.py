@@ -11,12 +11,13 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-from ..core import discovery
-from ..core.admin_ops import AdminOps
-from ..core.advisor import render
-from ..core.config import SETTINGS, ConfigError
-from ..core.derive import VERSION
-from ..core.registry import SOURCES
+from ceph_scale.core.advisor import render
+from ceph_scale.core.config import SETTINGS, ConfigError
+from ceph_scale.core.derive import VERSION
+from ceph_scale.core.registry import SOURCES
+from ceph_scale.io import discovery
+from ceph_scale.io.admin_ops import AdminOps
+
 from . import artefacts, config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for

@@ -1,4 +1,4 @@
-"""The sidecar's RGW credentials; the Admin Ops client itself is the core's (core/admin_ops.py)."""
+"""The sidecar's RGW credentials; the Admin Ops client itself is the core's (io/admin_ops.py)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ import stat
 import urllib.parse
 from dataclasses import dataclass, field
 
-from ..core.config import ConfigError
+from ceph_scale.core.config import ConfigError
+
 from .rgw_admin import RgwCredentials
 
 ACCESS_ENV, SECRET_ENV = "CEPH_SCALE_RGW_ACCESS_KEY", "CEPH_SCALE_RGW_SECRET_KEY"

@@ -17,12 +17,13 @@ import threading
 import time
 from typing import Any, Callable
 
-from .ceph_scale_core import registry
-from .ceph_scale_core.derive import DerivationState
-from .ceph_scale_core.loop import CollectionLoop
-from .ceph_scale_core.runner import Schedule, SourceRunner, default_stale_after
-from .ceph_scale_core.served import ServedExposition
-from .ceph_scale_core.snapshot import Snapshot
+from ceph_scale.core import registry
+from ceph_scale.core.derive import DerivationState
+from ceph_scale.core.snapshot import Snapshot
+from ceph_scale.io.loop import CollectionLoop
+from ceph_scale.io.runner import Schedule, SourceRunner, default_stale_after
+from ceph_scale.io.served import ServedExposition
+
 from .options import ModuleSettings
 
 __all__ = ["Collector", "Schedule", "SourceRunner"]

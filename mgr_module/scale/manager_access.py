@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .ceph_scale_core import json_bound
+from ceph_scale.core import json_bound
 
 # MgrModule.rados makes the manager's librados handle on first use without a lock: two
 # collection threads asking at once connected one handle from both, and its address query

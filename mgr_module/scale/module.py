@@ -1,7 +1,7 @@
 """ceph-mgr module `scale`: the ceph-scale-signals metrics from inside the manager.
 
 Thin: the snapshot parts come from `sources`, the signals from the shared derivation core
-(`ceph_scale_core`, the same code the sidecar runs, so names and labels match exactly),
+(`ceph_scale.core`, the same code the sidecar runs, so names and labels match exactly),
 the health checks from `checks`, the `ceph scale status` text from `report`.
 
 No `from __future__ import annotations` here: CLICommand reads the annotations of the
@@ -26,8 +26,9 @@ except ImportError:
     _IMPORT_ERROR = "python3-prometheus-client is not installed: apt install python3-prometheus-client"
 
 try:
+    from ceph_scale.core.config import ConfigError, Thresholds
+
     from . import statestore
-    from .ceph_scale_core.config import ConfigError, Thresholds
     from .options import (
         DEFAULT_PORT,
         MODULE_SPECS,
@@ -37,12 +38,13 @@ try:
         read_module_settings,
         read_thresholds,
     )
-except ImportError as e:  # the bundled core is missing: a copy without the symlink dereferenced
+except ImportError as e:  # the bundled core is missing: a copy of the module made without install.sh
     _IMPORT_ERROR = _IMPORT_ERROR or f"the bundled derivation core does not import ({e}); reinstall with install.sh"
     all_specs = None  # type: ignore[assignment]
 
 if not _IMPORT_ERROR:
-    from .ceph_scale_core.advisor import render as advice
+    from ceph_scale.core.advisor import render as advice
+
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, source_schedule
     from .report import build_report, render_json, render_text

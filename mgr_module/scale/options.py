@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .ceph_scale_core.config import SETTINGS, ConfigError, Thresholds, check_number
+from ceph_scale.core.config import SETTINGS, ConfigError, Thresholds, check_number
 
 DEFAULT_PORT = 9284  # prometheus is 9283; the sidecar defaults to 9928
 

@@ -12,7 +12,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .ceph_scale_core import registry
+from ceph_scale.core import registry
+
 from .checks import CheckOptions, health_checks
 from .status_sections import degraded, fill, load, plunge, reshard, scrub, spillover
 from .view import View

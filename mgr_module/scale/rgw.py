@@ -21,11 +21,12 @@ import dataclasses
 import shutil
 from typing import Any, Callable
 
-from .ceph_scale_core import reshard_queue
-from .ceph_scale_core.admin_ops import AdminOps, AdminOpsError
-from .ceph_scale_core.index_generation import stat_exists
-from .ceph_scale_core.inputs import InputError
-from .ceph_scale_core.snapshot import ReshardEntry
+from ceph_scale.core import reshard_queue
+from ceph_scale.core.inputs import InputError
+from ceph_scale.core.snapshot import ReshardEntry
+from ceph_scale.io.admin_ops import AdminOps, AdminOpsError
+from ceph_scale.io.rados_reads import omap_page, stat_exists
+
 from .options import ModuleSettings
 
 
@@ -126,7 +127,7 @@ def rados_omap_reader(
                 raise RgwError(f"RGW log pool {pool!r} does not exist") from None
             ioctx.set_namespace(reshard_queue.RESHARD_NAMESPACE)
             ioctxs[pool] = ioctx
-        return reshard_queue.omap_page(rados, ioctx, oid, start_after, OMAP_PAGE)
+        return omap_page(rados, ioctx, oid, start_after, OMAP_PAGE)
 
     read.close = lambda: [i.close() for i in ioctxs.values()]  # type: ignore[attr-defined]
     return read

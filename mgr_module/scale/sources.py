@@ -13,13 +13,15 @@ import dataclasses
 import time
 from typing import Any, Callable
 
+from ceph_scale.core import inputs, registry, reshard_queue
+from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.snapshot import ReshardPart
+from ceph_scale.io import radosgw_admin
+from ceph_scale.io.admin_ops import AdminOpsBuckets
+from ceph_scale.io.radosgw_admin import RadosgwAdminBuckets
+
 from . import rgw, statestore
-from .ceph_scale_core import inputs, radosgw_admin, registry, reshard_queue
-from .ceph_scale_core.admin_ops import AdminOpsBuckets
-from .ceph_scale_core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
-from .ceph_scale_core.config import Thresholds
-from .ceph_scale_core.radosgw_admin import RadosgwAdminBuckets
-from .ceph_scale_core.snapshot import ReshardPart
 from .collector import source_schedule
 from .manager_access import SourceError, _loads, manager_rados, mgr_get
 from .options import ModuleSettings

@@ -1,7 +1,7 @@
 """Read access to derived families by name and labels, for the health checks and the report.
 
 Families are used duck-typed (name, label_names, samples), so these helpers work on the
-output of any copy of the core (the module's bundled one, or exporter.core in tests).
+output of any copy of the core (the one install.sh bundles with the module, or the checkout's).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import socket
 import threading
 from typing import Callable
 
-from .ceph_scale_core.http_gzip import GzipCache, accepts_gzip
-from .ceph_scale_core.http_serving import BoundedHandler, BoundedServer
+from ceph_scale.io.http_gzip import GzipCache, accepts_gzip
+from ceph_scale.io.http_serving import BoundedHandler, BoundedServer
 
 # (status, content type, body)
 Response = tuple[int, str, bytes]
@@ -51,7 +51,7 @@ class MetricsServer:
     """Serve `respond(path)` on addr:port in a thread; restartable on a new address.
 
     Inside ceph-mgr every thread and descriptor is the manager's: the server takes the
-    sidecar's limits (core/http_serving.py)."""
+    sidecar's limits (io/http_serving.py)."""
 
     def __init__(self, respond: Callable[[str], Response], log) -> None:
         self.respond = respond

@@ -11,8 +11,8 @@ import pytest
 
 from bench import canned, canned_mgr, synth
 from bench import run as bench_run
-from exporter.core import inputs
-from exporter.core.registry import SOURCE_NAMES
+from ceph_scale.core import inputs
+from ceph_scale.core.registry import SOURCE_NAMES
 
 
 @pytest.fixture(scope="module")

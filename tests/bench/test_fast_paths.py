@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exporter.core import inputs
-from exporter.core.admin_ops import AdminOps
-from exporter.core.json_stream import iter_json_array
+from ceph_scale.core import inputs
+from ceph_scale.core.json_stream import iter_json_array
+from ceph_scale.io.admin_ops import AdminOps
 from exporter.sidecar.ceph_client import CephClient, CephCommandError, _decode
 from exporter.sidecar.http_server import accepts_gzip, make_handler, serve
 from exporter.sidecar.sources import BucketsSource, Deadline, PgsSource, SourceContext

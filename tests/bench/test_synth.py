@@ -13,7 +13,7 @@ import pytest
 
 from bench import run as bench_run
 from bench import synth
-from exporter.core import exposition
+from ceph_scale.core import exposition
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
 VARIANTS = ("", "_queued", "_resharded")

@@ -10,7 +10,8 @@ SKIP = shutil.ignore_patterns(".git", ".venv", "run", "build", "*.egg-info", "__
 
 
 def copy_tree(dest: Path) -> Path:
-    """The repository's files under dest/src (symlinks kept: the module's core is one)."""
+    """The repository's files under dest/src (symlinks kept: the Helm chart's links to rules/ and
+    dashboards/json are)."""
     src = dest / "src"
     shutil.copytree(REPO, src, symlinks=True, ignore=SKIP)
     return src

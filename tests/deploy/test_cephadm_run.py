@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ceph_scale.core.registry import SOURCES
 from demo.monitoring import Prometheus, free_port, wait_until
 from deploy import cephadm, cephadm_specs
-from exporter.core.registry import SOURCES
 from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
 

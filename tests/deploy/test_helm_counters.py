@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import yaml
 
-from exporter.core.registry import SOURCE_BY_NAME
+from ceph_scale.core.registry import SOURCE_BY_NAME
 from exporter.sidecar.config_file import parse
 from tests.deploy.test_helm import CUSTOM, NO_STORE, STORE, of_kind, render, set_args
 

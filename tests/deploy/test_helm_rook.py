@@ -11,7 +11,7 @@ import subprocess
 
 import yaml
 
-from exporter.core.registry import SOURCE_BY_NAME
+from ceph_scale.core.registry import SOURCE_BY_NAME
 from exporter.sidecar.config_file import parse
 from exporter.sidecar.startup_checks import StartupNotes, load_rgw_credentials
 from tests.deploy.source_tree import REPO

@@ -17,9 +17,9 @@ import uuid
 
 import pytest
 
+from ceph_scale.core.registry import SOURCES
 from demo.monitoring import free_port, wait_until
 from demo.sidecar import parse_exposition
-from exporter.core.registry import SOURCES
 from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
 from tests.integration.test_sidecar_faults import ensure_bucket

@@ -16,8 +16,8 @@ import urllib.request
 
 import pytest
 
+from ceph_scale.core.registry import SOURCES
 from demo.monitoring import free_port, wait_until
-from exporter.core.registry import SOURCES
 from tests.deploy.test_image import (  # noqa: F401 (image: fixture)
     IMAGE_SH,
     image,

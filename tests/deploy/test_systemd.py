@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
+from ceph_scale.core.registry import SOURCES
 from cluster.commands import documented_caps
 from demo.sidecar import parse_exposition
-from exporter.core.registry import SOURCES
 from tests.deploy.source_tree import REPO
 from tests.deploy.test_wheel import wheel  # noqa: F401  (the fixture: the wheel built from the checkout)
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from ceph_scale.core.registry import SOURCES
 from demo.sidecar import parse_exposition
-from exporter.core.registry import SOURCES
 from tests.deploy.source_tree import REPO, copy_tree
 
 pytestmark = pytest.mark.cluster
@@ -58,14 +58,14 @@ def expected_artefacts() -> dict[str, set[str]]:
 def test_the_wheel_holds_the_exporter_and_the_artefacts_only(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names}
-    assert top == {"exporter", "ceph_scale_signals-0.1.0.dist-info", "ceph_scale_signals-0.1.0.data"}, top
+    assert top == {"exporter", "ceph_scale", "ceph_scale_signals-0.1.0.dist-info", "ceph_scale_signals-0.1.0.data"}
     code = {n for n in names if n.endswith(".py") and not n.startswith("ceph_scale_signals-0.1.0.data/")}
-    checkout = {str(p.relative_to(REPO)) for p in (REPO / "exporter").rglob("*.py")}
+    packages = {str(p.relative_to(REPO)) for p in (REPO / "ceph_scale").rglob("*.py")}
+    checkout = {str(p.relative_to(REPO)) for p in (REPO / "exporter").rglob("*.py")} | packages
     assert code == checkout
     share = "ceph_scale_signals-0.1.0.data/data/share/ceph-scale-signals/"
-    core = {str(p.relative_to(REPO / "exporter")) for p in (REPO / "exporter/core").rglob("*.py")}
-    shipped_core = {n[len(share + "mgr_module/scale/ceph_scale_") :] for n in names if "/ceph_scale_core/" in n}
-    assert shipped_core == core, "the module ships with a copy of the whole derivation core"
+    shipped = {n[len(share) :] for n in names if n.startswith(share + "ceph_scale/")}
+    assert shipped == packages, "the module's installer finds the whole of ceph_scale beside it"
 
 
 def test_the_command_runs_the_installed_package(venv):
@@ -93,12 +93,12 @@ def test_the_installed_command_finds_every_artefact(venv):
         for name in files:
             assert (path / name).read_bytes() == (checkout / name).read_bytes(), (kind, name)
     module = found["mgr_module"][0]
-    core = module / "scale" / "ceph_scale_core"
-    assert (core / "derive.py").is_file() and not core.is_symlink()
+    assert (module.parent / "ceph_scale" / "core" / "derive.py").is_file()
     # The module installs from there with its own script, as from a checkout.
     dest = venv.parent / "mgr" / "scale"
     subprocess.run(["sh", str(module / "install.sh"), str(dest)], check=True, capture_output=True)
-    assert (dest / "module.py").is_file() and (dest / "ceph_scale_core/signals/spillover.py").is_file()
+    assert (dest / "module.py").is_file() and (dest / "ceph_scale/core/signals/spillover.py").is_file()
+    assert (dest / "ceph_scale/io/runner.py").is_file()
 
 
 def test_the_installed_command_runs_once_against_the_cluster(venv, ceph_cluster, tmp_path):

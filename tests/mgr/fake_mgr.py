@@ -181,7 +181,7 @@ def load_fixture_data(mgr: FakeMgrBase, suffix: str = "", running_rgw_options: b
     """Fill the fake manager with what ceph-mgr hands a module, from the CLI captures (the
     benchmark's translation, bench/canned_mgr.manager_data), plus its maps and options."""
     from bench.canned_mgr import manager_data
-    from exporter.core import inputs
+    from ceph_scale.core import inputs
 
     mgr.data = manager_data(
         load(f"osd_df{suffix}.json"),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import (
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import (
     BlueFsCounters,
     Bucket,
     BucketsPart,

@@ -8,8 +8,8 @@ import math
 import pytest
 from scale.checks import CheckOptions, bad_config_check, health_checks
 
-from exporter.core.config import Thresholds
-from exporter.core.snapshot import BlueFsCounters
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.snapshot import BlueFsCounters
 from tests.mgr import snapshots as s
 
 

@@ -32,7 +32,7 @@ def test_thresholds_point_to_the_configuration_doc():
 
 
 def test_every_registered_source_is_in_the_data_table_in_the_registrys_order():
-    from scale.ceph_scale_core import registry
+    from ceph_scale.core import registry
 
     table = DOC.split("## Where the data comes from")[1].split("\n\n")[1]
     rows = [line.split("|")[1].strip().strip("`") for line in table.splitlines()[2:]]

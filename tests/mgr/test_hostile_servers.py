@@ -2,7 +2,7 @@
 
 The sidecar's server (exporter/sidecar/http_server.py) and the module's
 (mgr_module/scale/webserver.py, run here outside a manager) take the same limits from
-core/http_serving.py. Each probe of the hostile-peers review is reproduced, bounded in time
+io/http_serving.py. Each probe of the hostile-peers review is reproduced, bounded in time
 and count: header floods and trickles, idle connections, more connections than the cap, a
 burst of 200 scrapers, a failing handler, garbage on the wire. The same limits are checked
 inside a real manager by tests/mgr/test_mgr_cluster.py.
@@ -168,7 +168,7 @@ def test_silent_connections_get_no_thread_and_past_the_cap_the_oldest_is_closed(
 
 
 def test_more_idle_connections_than_threads_keep_no_scraper_out(served):
-    from exporter.core.http_serving import MAX_CONNECTIONS
+    from ceph_scale.io.http_serving import MAX_CONNECTIONS
 
     port, _ = served
     held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS + 20)]

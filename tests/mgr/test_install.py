@@ -1,4 +1,5 @@
-"""mgr_module/install.sh: a self-contained copy of the module (the core copied, not linked)."""
+"""mgr_module/install.sh: a self-contained copy of the module, with ceph_scale (the core and its
+I/O) copied into it."""
 
 from __future__ import annotations
 
@@ -18,14 +19,21 @@ def test_installed_copy_is_self_contained_and_imports(tmp_path):
     out = subprocess.run(["sh", str(REPO / "mgr_module" / "install.sh"), str(dest)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert not any(p.is_symlink() for p in dest.rglob("*"))
-    assert (dest / "ceph_scale_core" / "signals" / "reshard.py").is_file()
-    assert (dest / "ceph_scale_core" / "derive.py").read_text() == (REPO / "exporter/core/derive.py").read_text()
+    assert (dest / "ceph_scale" / "core" / "signals" / "reshard.py").is_file()
+    assert (dest / "ceph_scale" / "core" / "derive.py").read_text() == (REPO / "ceph_scale/core/derive.py").read_text()
+    assert (dest / "ceph_scale" / "io" / "runner.py").read_text() == (REPO / "ceph_scale/io/runner.py").read_text()
+    checkout = {p.relative_to(REPO).as_posix() for p in (REPO / "ceph_scale").rglob("*.py")}
+    assert {p.relative_to(dest).as_posix() for p in (dest / "ceph_scale").rglob("*.py")} == checkout
     assert not list(dest.rglob("__pycache__"))
+    # The checkout's ceph_scale on the path too: the module still imports the copy beside it.
     code = (
         f"import sys; sys.path[:0] = [{str(REPO)!r}, {str(dest.parent)!r}]\n"
         "from tests.mgr import fake_mgr; fake_mgr.install()\n"
         "import scale\n"
-        "assert scale.__file__.startswith(sys.path[1]), scale.__file__\n"
+        f"assert scale.__file__.startswith({str(dest)!r}), scale.__file__\n"
+        "import ceph_scale.core.derive, ceph_scale.io.runner\n"
+        "for m in (ceph_scale.core.derive, ceph_scale.io.runner):\n"
+        f"    assert m.__file__.startswith({str(dest)!r}), m.__file__\n"
         "print(scale.Module.can_run(), scale.StandbyModule.__name__)\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -52,7 +60,8 @@ def test_installed_copy_imports_with_the_managers_own_python(tmp_path):
         "import mgr_module\n"
         "mgr_module.install()\n"
         "import scale\n"
-        "from scale.ceph_scale_core import derive, exposition\n"
+        "from ceph_scale.core import derive, exposition\n"
+        f"assert derive.__file__.startswith({str(dest)!r}), derive.__file__\n"
         "print(scale.Module.can_run())\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('orjson', 'yaml', 'hypothesis', 'exporter')))\n"
     )
@@ -73,7 +82,7 @@ def test_module_path_install_links_the_stock_modules(tmp_path):
     assert f"ceph config set mgr mgr_module_path {path}" in out.stdout
     assert (path / "prometheus").is_symlink() and (path / "prometheus").resolve() == stock / "prometheus"
     assert {p.name for p in path.iterdir()} == {p.name for p in stock.iterdir()} | {"scale"}
-    assert not (path / "scale").is_symlink() and (path / "scale" / "ceph_scale_core" / "derive.py").is_file()
+    assert not (path / "scale").is_symlink() and (path / "scale" / "ceph_scale" / "core" / "derive.py").is_file()
     # Again: idempotent, the links kept, the module replaced.
     again = subprocess.run(["sh", str(REPO / "mgr_module" / "install.sh"), "--module-path", str(path)])
     assert again.returncode == 0 and (path / "prometheus").is_symlink()
@@ -112,7 +121,9 @@ def test_module_path_install_puts_the_stand_in_where_the_releases_manager_needs_
         if needed:
             stand_in = REPO / "mgr_module" / "compat" / "stand_in" / "bcrypt" / "__init__.py"
             assert (path / "bcrypt" / "__init__.py").read_text() == stand_in.read_text()
-        assert (path / "scale" / "ceph_scale_core" / "derive.py").is_file() and (path / "mgr_module.py").is_symlink()
+        assert (path / "scale" / "ceph_scale" / "core" / "derive.py").is_file() and (
+            path / "mgr_module.py"
+        ).is_symlink()
     finally:
         shutil.rmtree(path.parent, ignore_errors=True)
 
@@ -198,7 +209,20 @@ def test_containerfile_copies_what_install_sh_builds(tmp_path):
     # The documented build step produces exactly the directory the COPY takes.
     build = tmp_path / "build" / "scale"
     subprocess.run(["sh", str(REPO / "mgr_module" / "install.sh"), str(build)], check=True, capture_output=True)
-    assert (build / "module.py").is_file() and (build / "ceph_scale_core" / "derive.py").is_file()
+    assert (build / "module.py").is_file() and (build / "ceph_scale" / "core" / "derive.py").is_file()
+
+
+def test_install_refuses_a_module_without_its_packages(tmp_path):
+    """A copy of mgr_module/ without ceph_scale/ beside it: one line naming what is missing."""
+    shutil.copytree(REPO / "mgr_module", tmp_path / "mgr_module", ignore=shutil.ignore_patterns("__pycache__"))
+    dest = tmp_path / "build" / "scale"
+    out = subprocess.run(["sh", str(tmp_path / "mgr_module" / "install.sh"), str(dest)], capture_output=True, text=True)
+    assert out.returncode == 1 and not dest.exists()
+    missing = tmp_path / "ceph_scale"
+    assert (
+        out.stderr
+        == f"error: {missing} does not hold the derivation core and its I/O (ceph_scale/core, ceph_scale/io)\n"
+    )
 
 
 def test_install_needs_a_destination():

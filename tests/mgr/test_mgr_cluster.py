@@ -417,7 +417,7 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     import concurrent.futures
     import socket
 
-    from exporter.core.http_serving import MAX_CONNECTIONS
+    from ceph_scale.io.http_serving import MAX_CONNECTIONS
 
     active = ceph_cluster.refresh_active_mgr()
     pid, port = ceph_cluster.pids[f"mgr.{active}"], scale.ports[active]
@@ -451,7 +451,7 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     # With the limits in force, not shortened: idle connections are closed after IDLE_TIMEOUT,
     # and headers trickled a byte a second end at HEADER_DEADLINE with a 431 (both held the
     # manager's threads for as long as the client liked).
-    from exporter.core.http_serving import HEADER_DEADLINE, IDLE_TIMEOUT
+    from ceph_scale.io.http_serving import HEADER_DEADLINE, IDLE_TIMEOUT
     from tests.mgr.test_hostile_servers import closed_by_server, trickle
 
     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(20)]

@@ -9,10 +9,10 @@ import os
 import threading
 import time
 
-from scale.ceph_scale_core.runner import Schedule
 from scale.manager_access import manager_rados
 from scale.module import Module
 
+from ceph_scale.io.runner import Schedule
 from cluster.helpers import free_port
 from tests.mgr.fake_mgr import load_fixture_data
 

@@ -9,11 +9,11 @@ import time
 
 import pytest
 from scale import rgw, sources
-from scale.ceph_scale_core import registry
-from scale.ceph_scale_core.index_generation import ProbeError
 from scale.module import Module
 from scale.options import ModuleSettings
 
+from ceph_scale.core import registry
+from ceph_scale.io.rados_reads import ProbeError
 from cluster.helpers import free_port
 from tests.hanging import HangingServer
 from tests.mgr.fake_mgr import load_fixture_data

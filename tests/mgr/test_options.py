@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from scale import options
-from scale.ceph_scale_core.config import SETTINGS, ConfigError, Thresholds
+
+from ceph_scale.core.config import SETTINGS, ConfigError, Thresholds
 
 
 def test_every_threshold_is_an_option_with_its_range():

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from scale.ceph_scale_core import registry
 from scale.checks import CheckOptions, health_checks
 from scale.report import SIGNALS, TITLES, build_report, render_json, render_text
 
-from exporter.core.snapshot import SourceStatus
+from ceph_scale.core import registry
+from ceph_scale.core.snapshot import SourceStatus
 from tests.mgr import snapshots as s
 from tests.mgr.test_sources import fixture_families
 from tests.unit.study_snapshot import rich_families, study_snapshot
@@ -139,9 +139,9 @@ def test_the_plunge_section_names_the_likely_cause_and_the_counts(rich):
 
 
 def test_the_plunge_section_without_a_baseline_and_without_counters():
-    from exporter.core.config import Thresholds
-    from exporter.core.derive import DerivationState, derive
-    from exporter.core.snapshot import PerfPart, Snapshot
+    from ceph_scale.core.config import Thresholds
+    from ceph_scale.core.derive import DerivationState, derive
+    from ceph_scale.core.snapshot import PerfPart, Snapshot
     from tests.unit.study_snapshot import rgw_ops
 
     th = Thresholds()

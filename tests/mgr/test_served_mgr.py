@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 
 import pytest
-import scale.ceph_scale_core.served as module_served
-from scale.ceph_scale_core.config import Thresholds
 from scale.collector import Collector
 
+import ceph_scale.io.served as module_served
+from ceph_scale.core.config import Thresholds
 from tests.unit.test_served import value
 
 

@@ -8,12 +8,12 @@ import json
 
 import pytest
 from scale import collector, sources
-from scale.ceph_scale_core import inputs  # the module's bundled core: exporter/core through the symlink
-from scale.ceph_scale_core.config import Thresholds
-from scale.ceph_scale_core.derive import DerivationState, derive
-from scale.ceph_scale_core.snapshot import Snapshot
 from scale.options import ModuleSettings
 
+from ceph_scale.core import inputs  # the core the module imports (install.sh copies it into the module)
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import Snapshot
 from tests.mgr.fake_mgr import FakeMgrBase, load, load_fixture_data
 
 SUFFIXES = ["", "_queued", "_resharded"]

@@ -6,8 +6,8 @@ import json
 
 from scale import statestore
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState
 
 
 def durable(buckets: int, events: int = 3, seen_at: float = 100.0) -> dict:

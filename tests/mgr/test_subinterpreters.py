@@ -40,10 +40,10 @@ for name in names:
     __import__("scale." + name)
 if WITH_RADOS:
     import rados
-from scale.ceph_scale_core import exposition, inputs
-from scale.ceph_scale_core.config import Thresholds
-from scale.ceph_scale_core.derive import DerivationState, derive
-from scale.ceph_scale_core.snapshot import Snapshot
+from ceph_scale.core import exposition, inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import Snapshot
 
 def load(name):
     with open(os.path.join(PKG, "fixtures", name)) as f:
@@ -93,7 +93,8 @@ def test_the_module_derives_the_same_in_the_releases_sub_interpreters(release_na
     inside = f"/tmp/ceph-scale-subinterp-{uuid.uuid4().hex[:8]}"
     pkg = r.host_path(inside)
     try:
-        shutil.copytree(REPO / "mgr_module" / "scale", pkg / "scale", symlinks=False)
+        shutil.copytree(REPO / "mgr_module" / "scale", pkg / "scale")
+        shutil.copytree(REPO / "ceph_scale", pkg / "ceph_scale", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "tests" / "fixtures" / release_name, pkg / "fixtures")
         proc = subprocess.run(
             [*r.python, "-c", f"PKG = {inside!r}\n" + DRIVER], input=DERIVE, capture_output=True, text=True, timeout=300

@@ -427,9 +427,9 @@ def study_exposition() -> tuple[tuple[str, tuple, tuple], ...]:
     """The exporter's exposition for the study-scale snapshot, one a minute:
     (sample name, sorted labels, value per minute or None)."""
     sys.path.insert(0, str(REPO))
-    from exporter.core.config import Thresholds
-    from exporter.core.derive import DerivationState, derive
-    from exporter.core.exposition import to_client_metrics
+    from ceph_scale.core.config import Thresholds
+    from ceph_scale.core.derive import DerivationState, derive
+    from ceph_scale.core.exposition import to_client_metrics
     from tests.unit.study_snapshot import study_snapshot
 
     th = Thresholds()
@@ -588,7 +588,7 @@ def broken_copy(tmp_path):
     """A copy of rules/ and docs/metrics.md to break, and a way to edit its YAML files (beside
     the registry the validator reads, as in the repository)."""
     shutil.copytree(RULES, tmp_path / "rules", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "exporter").symlink_to(REPO / "exporter")
+    (tmp_path / "ceph_scale").symlink_to(REPO / "ceph_scale")
     (tmp_path / "docs").mkdir()
     shutil.copy(REPO / "docs" / "metrics.md", tmp_path / "docs" / "metrics.md")
     return tmp_path

@@ -152,7 +152,7 @@ def mgr_outputs() -> dict[str, str]:
     fake_mgr.install()
     from scale.module import Module
 
-    from exporter.core.snapshot import PerfPart, Snapshot
+    from ceph_scale.core.snapshot import PerfPart, Snapshot
     from tests.unit.study_snapshot import rgw_ops, study_snapshot
 
     out = {"mgr-commands.json": commands(fake_mgr.COMMANDS), "mgr-options.json": options(Module.MODULE_OPTIONS)}

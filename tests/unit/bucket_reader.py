@@ -3,7 +3,7 @@
 Each bucket is a bucket-stats record captured from a real cluster
 (tests/fixtures/<release>/admin_api_bucket.json, what `GET /admin/bucket?bucket=B&stats=true`
 answers) with its name, ids, shards and object count set by the test. Reads are counted
-with the costs measured on the real cluster (core/admin_ops.py), so a test can check
+with the costs measured on the real cluster (io/admin_ops.py), so a test can check
 what a poll would have cost.
 """
 
@@ -13,9 +13,9 @@ import copy
 import json
 from pathlib import Path
 
-from exporter.core import inputs
-from exporter.core.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, listing_reads
-from exporter.core.index_generation import shard0_oid
+from ceph_scale.core import inputs
+from ceph_scale.core.index_generation import shard0_oid
+from ceph_scale.io.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, listing_reads
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

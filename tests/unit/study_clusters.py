@@ -21,9 +21,9 @@ from pathlib import Path
 
 from bench import run as bench_run
 from bench import synth
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import (
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import (
     BlueFsCounters,
     Bucket,
     BucketsPart,

@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-from exporter.core.advisor import advise, render, runway, scrub, shards, sizing
-from exporter.core.advisor.model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure
-from exporter.core.config import Thresholds
-from exporter.core.signals.reshard import recommended_shards
-from exporter.core.snapshot import Bucket
+from ceph_scale.core.advisor import advise, render, runway, scrub, shards, sizing
+from ceph_scale.core.advisor.model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.reshard import recommended_shards
+from ceph_scale.core.snapshot import Bucket
 
 TH = Thresholds()
 DAY = 86400.0

@@ -14,8 +14,8 @@ import urllib.request
 
 import pytest
 
-from exporter.core import bounded_http
-from exporter.core.admin_ops import AdminOps, AdminOpsError
+from ceph_scale.io import bounded_http
+from ceph_scale.io.admin_ops import AdminOps, AdminOpsError
 
 
 class Peer(http.server.BaseHTTPRequestHandler):

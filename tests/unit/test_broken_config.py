@@ -104,8 +104,8 @@ def test_config_and_credentials_files_that_are_wrong_are_refused(tmp_path):
 
 
 def test_a_source_timeout_past_its_interval_is_refused_whether_the_interval_is_set_or_default():
-    from exporter.core.config import ConfigError
-    from exporter.core.registry import SOURCE_BY_NAME
+    from ceph_scale.core.config import ConfigError
+    from ceph_scale.core.registry import SOURCE_BY_NAME
     from exporter.sidecar import config_file
 
     names = set(SOURCE_BY_NAME)

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exporter.core.bucket_poll import BucketPoll, PollLimits, may_cross_at, poll_inputs
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+from ceph_scale.core.bucket_poll import BucketPoll, PollLimits, may_cross_at, poll_inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import ClusterSettings, ReshardEntry, ReshardPart, Snapshot
 from tests.unit.bucket_reader import Clock, MemoryBuckets
 
 LIM = PollLimits(reads_per_second=100.0, max_reads=15_000, growth_floor=1.0, growth_safety=2.0,

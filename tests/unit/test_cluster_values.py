@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from exporter.core import inputs
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import ClusterSettings, RgwRunningOption, Snapshot
+from ceph_scale.core import inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import ClusterSettings, RgwRunningOption, Snapshot
 from tests.unit.test_fixtures import FIX, capture_time, load, values
 
 

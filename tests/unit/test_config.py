@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from exporter.core.config import SETTINGS, ConfigError, Thresholds
+from ceph_scale.core.config import SETTINGS, ConfigError, Thresholds
 
 
 def test_threshold_defaults_match_the_documented_settings():

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from exporter.core import inputs, json_bound
-from exporter.core.admin_ops import AdminOps, AdminOpsError, instances_by_bucket
-from exporter.core.json_stream import iter_json_array
-from exporter.core.radosgw_admin import RadosgwAdminBuckets, RadosgwAdminError
+from ceph_scale.core import inputs, json_bound
+from ceph_scale.core.json_stream import iter_json_array
+from ceph_scale.io.admin_ops import AdminOps, AdminOpsError, instances_by_bucket
+from ceph_scale.io.radosgw_admin import RadosgwAdminBuckets, RadosgwAdminError
 from exporter.sidecar.ceph_client import CephCommandError, _decode
 
 MB = 1 << 20
@@ -172,7 +172,7 @@ def test_instances_by_bucket_joins_the_listings_a_page_at_a_time():
 def test_the_counters_text_of_short_lines_is_read_without_a_list_of_every_line():
     """The mgr module's and ceph-exporter's text: a body of short lines made a list of every
     line first, 20x the body."""
-    from exporter.core.parse_perf import counters_from_prometheus_text
+    from ceph_scale.core.parse_perf import counters_from_prometheus_text
 
     text = "ab\n" * (SIZE // 3)
     peak, counters = traced_peak(lambda: counters_from_prometheus_text(text))
@@ -181,7 +181,7 @@ def test_the_counters_text_of_short_lines_is_read_without_a_list_of_every_line()
 
 
 def test_the_counters_text_naming_too_many_daemons_is_one_line(monkeypatch):
-    from exporter.core import parse_perf
+    from ceph_scale.core import parse_perf
 
     monkeypatch.setattr(parse_perf, "MAX_DAEMONS", 3)
     lines = "".join(f'ceph_bluefs_db_used_bytes{{ceph_daemon="osd.{i}"}} 1.0\n' for i in range(5))
@@ -190,7 +190,7 @@ def test_the_counters_text_naming_too_many_daemons_is_one_line(monkeypatch):
 
 
 def test_the_counters_text_is_read_in_pieces_as_one():
-    from exporter.core import parse_perf
+    from ceph_scale.core import parse_perf
 
     text = "".join(f'ceph_bluefs_db_used_bytes{{ceph_daemon="osd.{i}"}} {i}.0\r\n\n' for i in range(2000))
     whole = parse_perf.counters_from_prometheus_text(text)

@@ -3,9 +3,9 @@ scale; the cluster label."""
 
 from __future__ import annotations
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import (
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import (
     BucketsPart,
     FullRatios,
     Osd,
@@ -30,7 +30,7 @@ def test_a_source_that_never_succeeded_gives_no_signal_not_zero():
 
 def test_series_budget_at_study_scale():
     """318 OSDs, 7 pools, 100,000 buckets, 12 RGWs: at most 3,000 series [issue 6 target]."""
-    from exporter.core.snapshot import BlueFsCounters, CapacityPart, OsdOpCounters, Pool
+    from ceph_scale.core.snapshot import BlueFsCounters, CapacityPart, OsdOpCounters, Pool
 
     th = Thresholds()
     state = DerivationState(th)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from exporter.core.config import SETTINGS
-from exporter.core.served import ServedExposition
+from ceph_scale.core.config import SETTINGS
+from ceph_scale.io.served import ServedExposition
 
 REPO = Path(__file__).resolve().parents[2]
 ROW = re.compile(r"^\| `(ceph_scale_[a-z0-9_]+)` \| (gauge|counter|histogram) \|([a-z_, ]*)\|")
@@ -58,7 +58,7 @@ def test_configuration_doc_lists_every_setting_with_its_default():
 
 
 def test_configuration_doc_says_where_every_ceph_option_is_read():
-    from exporter.core import inputs
+    from ceph_scale.core import inputs
 
     text = (REPO / "docs" / "configuration.md").read_text().split("## Where each Ceph option is read")[1]
     for option in (*inputs.SETTING_OPTIONS, *inputs.RGW_RUNNING_OPTIONS):

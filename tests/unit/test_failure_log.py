@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 import logging
 
-from exporter.core.derive import DerivationState
-from exporter.core.failure_kind import failure_kind
-from exporter.core.runner import Schedule, SourceRunner
+from ceph_scale.core.derive import DerivationState
+from ceph_scale.core.failure_kind import failure_kind
+from ceph_scale.io.runner import Schedule, SourceRunner
 
 ENDPOINT = "http://rgw.example:8080/admin/metadata/bucket"
 
@@ -83,7 +83,7 @@ def test_a_signal_failing_with_varying_text_is_one_line():
 
 
 def test_a_state_file_that_cannot_be_written_is_one_line_until_it_can(tmp_path, caplog):
-    from exporter.core.config import Thresholds
+    from ceph_scale.core.config import Thresholds
     from exporter.sidecar.collector import Collector
 
     gone = tmp_path / "gone"

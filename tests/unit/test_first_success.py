@@ -10,11 +10,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.exposition import render
-from exporter.core.registry import SIGNALS, SOURCE_BY_NAME, SOURCE_NAMES
-from exporter.core.snapshot import Snapshot
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.exposition import render
+from ceph_scale.core.registry import SIGNALS, SOURCE_BY_NAME, SOURCE_NAMES
+from ceph_scale.core.snapshot import Snapshot
 from exporter.sidecar.collector import Collector, schedule_for
 from exporter.sidecar.sources.base import Deadline, Source, SourceContext
 from tests.unit.test_unreachable_monitor import exporter_with_no_monitor

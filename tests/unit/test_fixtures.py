@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from exporter.core import inputs
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import Snapshot
+from ceph_scale.core import inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import Snapshot
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
 

@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-from exporter.core.advisor import render, runway
-from exporter.core.advisor.measure import growth
-from exporter.core.advisor.model import Measured
-from exporter.core.config import Thresholds
-from exporter.core.trend import MIN_POINTS, fit, line
+from ceph_scale.core.advisor import render, runway
+from ceph_scale.core.advisor.measure import growth
+from ceph_scale.core.advisor.model import Measured
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.trend import MIN_POINTS, fit, line
 
 TH = Thresholds()  # forecast_min_span_seconds: 1 h
 DAY = 86400.0

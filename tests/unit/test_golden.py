@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core import exposition
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
+from ceph_scale.core import exposition
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
 from tests.unit import golden_files
 from tests.unit.test_release_fixtures import snapshot
 

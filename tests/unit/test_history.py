@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from exporter.core.history import CounterRate, Series
+from ceph_scale.core.history import CounterRate, Series
 
 
 def test_counter_rate_survives_a_daemon_restart():

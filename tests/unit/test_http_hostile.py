@@ -15,7 +15,7 @@ import time
 import bcrypt
 import pytest
 
-from exporter.core.http_serving import MAX_CONNECTIONS
+from ceph_scale.io.http_serving import MAX_CONNECTIONS
 from exporter.sidecar import http_server
 from exporter.sidecar.http_server import BasicAuth, serve
 from tests.unit.test_http_server import Cached, self_signed

@@ -12,7 +12,7 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from exporter.core.config import ConfigError
+from ceph_scale.core.config import ConfigError
 from exporter.sidecar.http_server import load_web_config, serve
 
 
@@ -190,7 +190,7 @@ def test_plain_http_to_the_tls_port_fills_no_log(tls_server, capfd):
 
 
 def test_verifying_client_certificates_needs_a_ca(tmp_path):
-    from exporter.core.config import ConfigError
+    from ceph_scale.core.config import ConfigError
     from exporter.sidecar.http_server import load_web_config
 
     cert, key = self_signed(tmp_path)
@@ -203,7 +203,7 @@ def test_verifying_client_certificates_needs_a_ca(tmp_path):
 
 
 def test_tls_offers_only_forward_secret_aead_suites_and_refuses_tls10(tmp_path):
-    from exporter.core.config import ConfigError
+    from ceph_scale.core.config import ConfigError
     from exporter.sidecar.http_server import load_web_config
 
     cert, key = self_signed(tmp_path)

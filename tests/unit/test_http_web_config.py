@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core.config import ConfigError
+from ceph_scale.core.config import ConfigError
 from exporter.sidecar.http_server import load_web_config
 from tests.unit.test_broken_config import REPO, refused, serve_with
 from tests.unit.test_http_server import self_signed

@@ -1,8 +1,8 @@
-"""The product and the development tooling live apart, and no product file has several jobs'
-worth of lines.
+"""The product and the development tooling live apart, the core is pure, no symlink stands in for
+an install step, and no product file has several jobs' worth of lines.
 
-Product: what is installed or loaded (the exporter, the manager module, the boards, the rules,
-the deploy bundles, the image's helper). Development tooling: the benchmark, the test cluster,
+Product: what is installed or loaded (the core and its I/O, the exporter, the manager module, the
+boards, the rules, the deploy bundles, the image's helper). Development tooling: the benchmark, the test cluster,
 the demo, the previews, the scripts and the tests. A product module that imported tooling would
 ship, or fail on, code that is never installed.
 """
@@ -11,22 +11,37 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PRODUCT = ("exporter", "mgr_module", "dashboards", "rules", "deploy", "docker")
+PRODUCT = ("ceph_scale", "exporter", "mgr_module", "dashboards", "rules", "deploy", "docker")
 DEV_TOOLING = ("bench", "cluster", "demo", "previews", "scripts", "tests")
 MAX_LINES = 400
+# What the pure core may not import, the top-level module or any of its submodules: I/O (sockets,
+# threads, processes, HTTP, librados) belongs in ceph_scale/io.
+CORE = "ceph_scale/core"
+IO_MODULES = (
+    "socket", "socketserver", "select", "selectors", "ssl", "threading", "_thread", "multiprocessing",
+    "subprocess", "urllib", "http.client", "http.server", "concurrent", "asyncio", "rados",
+)  # fmt: skip
+# The Helm chart's links into rules/ and dashboards/json: Helm's .Files reads only inside the chart
+# directory, and what the chart loads is not yet assembled from the signals' folders (issue 25,
+# Must 1). Any other symlink fails.
+SYMLINKS_UNTIL_ASSEMBLED = (
+    "deploy/helm/ceph-scale-signals/files/dashboards",
+    "deploy/helm/ceph-scale-signals/files/rules",
+)
 # Product files still over MAX_LINES on 2026-11-26, each being split (issue 25). An entry goes
 # with its split: the test fails for a listed file that is no longer over the limit.
 OVER_LIMIT_UNTIL_SPLIT: tuple[str, ...] = ()
 
 
 def python_files(root: Path, folders: tuple[str, ...]) -> list[Path]:
-    """The .py files under root/<folder>, not following symlinks (the manager module's link to
-    the core would list the core twice)."""
+    """The .py files under root/<folder>, not following symlinks (the Helm chart's links would
+    list rules/validate.py twice)."""
     files: list[Path] = []
     for folder in folders:
         for dirpath, dirnames, filenames in os.walk(root / folder):
@@ -62,6 +77,48 @@ def tooling_imports(root: Path) -> list[str]:
     return bad
 
 
+def io_imports(root: Path) -> list[str]:
+    """'path:line: module' for every import of I/O (IO_MODULES) by a file of the core, relative
+    imports resolved: `from ..io import runner` names ceph_scale.io."""
+    bad = []
+    for path in python_files(root, (CORE,)):
+        package = ".".join(path.relative_to(root).parent.parts)
+        for line, module in imported_modules(path.read_text(), str(path)) + relative_imports(path, package):
+            if any(module == m or module.startswith(m + ".") for m in (*IO_MODULES, "ceph_scale.io")):
+                bad.append(f"{path.relative_to(root)}:{line}: {module}")
+    return bad
+
+
+def relative_imports(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, absolute module) of every relative import of the file in `package`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            if node.module:
+                found.append((node.lineno, ".".join([*base, node.module])))
+            else:
+                found.extend((node.lineno, ".".join([*base, alias.name])) for alias in node.names)
+    return found
+
+
+def symlinks(root: Path) -> list[str]:
+    """Every symlink in the working tree that git tracks or would add (not what .gitignore leaves
+    out; not the worktree's own .venv link to its checkout's environment), or, outside a git
+    checkout, every one found walking the tree."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root, capture_output=True, text=True
+    )
+    if listed.returncode == 0:
+        return sorted({p for p in listed.stdout.splitlines() if p != ".venv" and (root / p).is_symlink()})
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in (".git", ".venv", "__pycache__")]
+        here = Path(dirpath)
+        found += [str((here / n).relative_to(root)) for n in dirnames + filenames if (here / n).is_symlink()]
+    return sorted(found)
+
+
 def line_counts(root: Path) -> dict[str, int]:
     return {str(p.relative_to(root)): len(p.read_text().splitlines()) for p in python_files(root, PRODUCT)}
 
@@ -70,6 +127,51 @@ def test_no_product_module_imports_development_tooling():
     assert not tooling_imports(REPO), "product modules importing development tooling:\n" + "\n".join(
         tooling_imports(REPO)
     )
+
+
+def test_the_core_imports_no_io():
+    assert not io_imports(REPO), "core files importing I/O (it belongs in ceph_scale/io):\n" + "\n".join(
+        io_imports(REPO)
+    )
+
+
+@pytest.mark.parametrize(
+    "statement, module",
+    [
+        ("import socket", "socket"),
+        ("import threading as t", "threading"),
+        ("from subprocess import run", "subprocess"),
+        ("import urllib.parse", "urllib.parse"),
+        ("def f():\n    import rados", "rados"),
+        ("from http.client import HTTPConnection", "http.client"),
+        ("from concurrent.futures import ThreadPoolExecutor", "concurrent.futures"),
+        ("from ...io import runner", "ceph_scale.io"),
+        ("from ...io.runner import SourceRunner", "ceph_scale.io.runner"),
+    ],
+)
+def test_the_purity_scan_finds_each_form_of_io_import(tmp_path, statement, module):
+    (tmp_path / CORE / "signals").mkdir(parents=True)
+    (tmp_path / CORE / "signals" / "x.py").write_text(statement + "\n")
+    assert io_imports(tmp_path) == [f"{CORE}/signals/x.py:{statement.count(chr(10)) + 1}: {module}"]
+
+
+def test_the_purity_scan_leaves_pure_imports_alone(tmp_path):
+    (tmp_path / CORE).mkdir(parents=True)
+    pure = "import json\nimport http\nfrom .snapshot import Snapshot\nfrom . import inputs\nimport socketlike\n"
+    (tmp_path / CORE / "x.py").write_text(pure)
+    assert io_imports(tmp_path) == []
+
+
+def test_no_symlink_in_the_repository():
+    """The manager module's core is assembled by its install step (mgr_module/install.sh)."""
+    assert [p for p in symlinks(REPO) if p not in SYMLINKS_UNTIL_ASSEMBLED] == []
+    assert sorted(SYMLINKS_UNTIL_ASSEMBLED) == [p for p in symlinks(REPO) if p in SYMLINKS_UNTIL_ASSEMBLED]
+
+
+def test_the_symlink_scan_finds_a_link_outside_git(tmp_path):
+    (tmp_path / "mgr_module" / "scale").mkdir(parents=True)
+    (tmp_path / "mgr_module" / "scale" / "core").symlink_to(tmp_path)
+    assert symlinks(tmp_path) == ["mgr_module/scale/core"]
 
 
 def test_every_python_folder_is_product_or_tooling():
@@ -107,5 +209,5 @@ def test_the_scan_finds_each_form_of_import(tmp_path, statement, module):
 
 def test_the_scan_leaves_relative_and_product_imports_alone(tmp_path):
     (tmp_path / "exporter").mkdir()
-    (tmp_path / "exporter" / "x.py").write_text("from . import tests\nfrom .cluster import a\nimport exporter.core\n")
+    (tmp_path / "exporter" / "x.py").write_text("from . import tests\nfrom .cluster import a\nimport ceph_scale.core\n")
     assert tooling_imports(tmp_path) == []

@@ -1,7 +1,7 @@
 """Independent expectations of the parsers, for tests/unit/test_parser_properties.py.
 
 Each oracle reads a (possibly mutated) Ceph output the plain way, with no fast path and
-no shared code with exporter/core: it returns the part the parser must return, or raises
+no shared code with ceph_scale/core: it returns the part the parser must return, or raises
 Broken with the path of the first field that is missing, mistyped or out of range. Where
 Ceph leaves a field out for a real value, the oracle says so, with the capture showing it.
 The tests here check that the oracles agree with the parsers on every captured fixture.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core import inputs
-from exporter.core.snapshot import (
+from ceph_scale.core import inputs
+from ceph_scale.core.snapshot import (
     BlueFsCounters,
     Bucket,
     BucketsPart,

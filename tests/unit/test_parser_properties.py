@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from exporter.core import inputs, reshard_queue
+from ceph_scale.core import inputs, reshard_queue
 from tests.unit import test_parser_oracles as oracle
 from tests.unit.test_parser_oracles import RELEASES, Broken, dotted, load, names
 

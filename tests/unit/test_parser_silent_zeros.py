@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core import inputs, reshard_queue
+from ceph_scale.core import inputs, reshard_queue
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RELEASES = ("pacific", "reef", "tentacle")

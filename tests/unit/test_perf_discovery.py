@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core import discovery, parse_orch
-from exporter.core.config import ConfigError
-from exporter.core.parse_base import InputError
+from ceph_scale.core import parse_orch
+from ceph_scale.core.config import ConfigError
+from ceph_scale.core.parse_base import InputError
+from ceph_scale.io import discovery
 from exporter.sidecar import config_file
 from exporter.sidecar.main import build_collector, build_parser
 from exporter.sidecar.sources.base import Deadline, SourceContext

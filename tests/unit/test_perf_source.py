@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core.config import ConfigError
+from ceph_scale.core.config import ConfigError
 from exporter.sidecar import config_file
 from exporter.sidecar.sources.base import Deadline, SourceContext
 from exporter.sidecar.sources.perf import PerfSource

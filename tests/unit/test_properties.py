@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
-from exporter.core import inputs
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.exposition import render
-from exporter.core.runner import Schedule, SourceRunner
-from exporter.core.snapshot import Bucket, BucketsPart, Snapshot
+from ceph_scale.core import inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.exposition import render
+from ceph_scale.core.snapshot import Bucket, BucketsPart, Snapshot
+from ceph_scale.io.runner import Schedule, SourceRunner
 from exporter.sidecar.ceph_client import CephCommandError, _decode
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"

@@ -1,4 +1,4 @@
-"""The registry (exporter/core/registry.py) is what every part reads: a source or signal
+"""The registry (ceph_scale/core/registry.py) is what every part reads: a source or signal
 declared there, and only there, reaches the sidecar, the derivation, the validator and the
 report; one declared nowhere else is refused at once."""
 
@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from exporter.core import inputs, registry
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.families import gauge
-from exporter.core.snapshot import Snapshot
+from ceph_scale.core import inputs, registry
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.families import gauge
+from ceph_scale.core.snapshot import Snapshot
 from exporter.sidecar.sources import ALL_SOURCES, Source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,7 +79,7 @@ def test_derive_runs_every_registered_signal_and_keeps_its_durable_state(monkeyp
 
     example = registry.SignalSpec("example", SimpleNamespace(derive=derive_example), CountingState)
     monkeypatch.setattr(registry, "SIGNALS", registry.SIGNALS + (example,))
-    monkeypatch.setattr("exporter.core.derive.SIGNALS", registry.SIGNALS)
+    monkeypatch.setattr("ceph_scale.core.derive.SIGNALS", registry.SIGNALS)
     th = Thresholds()
     state = DerivationState(th)
     for t in (1.0, 2.0):

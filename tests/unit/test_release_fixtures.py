@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from exporter.core import inputs
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import Snapshot
+from ceph_scale.core import inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import Snapshot
 from tests.unit.test_fixtures import values
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -192,8 +192,8 @@ def test_a_reshard_down_is_one_more_generation_and_counts_once(release):
     """`bucket layout` says what the index generation is; the exporter reads it from the index
     objects' names (Reef) or from the bucket stats (Tentacle), and counts the reshard to fewer
     shards as one reshard."""
-    from exporter.core.index_generation import index_generation
-    from exporter.core.signals.reshard import ReshardState
+    from ceph_scale.core.index_generation import index_generation
+    from ceph_scale.core.signals.reshard import ReshardState
 
     load = loader(release)
     up, down = (load(f"bucket_layout_{s}.json")["layout"]["current_index"] for s in ("up", "down"))
@@ -213,7 +213,7 @@ def test_a_reshard_down_is_one_more_generation_and_counts_once(release):
 
 
 def test_the_raw_queue_entry_decodes_as_radosgw_admin_listed_it(release):
-    from exporter.core.reshard_queue import decode_entry
+    from ceph_scale.core.reshard_queue import decode_entry
 
     entry = decode_entry((FIXTURES / release / "reshard_entry.bin").read_bytes())
     [listed] = loader(release)("reshard_list_entry.json")

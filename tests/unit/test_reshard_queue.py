@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exporter.core.inputs import InputError
-from exporter.core.reshard_queue import decode_entry
+from ceph_scale.core.inputs import InputError
+from ceph_scale.core.reshard_queue import decode_entry
 
 RAW = (Path(__file__).resolve().parents[1] / "fixtures" / "pacific" / "reshard_entry.bin").read_bytes()
 
@@ -34,7 +34,7 @@ def test_reef_v2_without_new_instance_id_and_later_extra_fields_decode():
 
 
 def test_the_same_entry_the_json_listing_gives():
-    from exporter.core.inputs import reshard_part
+    from ceph_scale.core.inputs import reshard_part
 
     listed = reshard_part(
         [{"tenant": "", "bucket_name": "qq-bucket", "bucket_id": "7fff2662-5ba2-41c5-bb83-3d67d2e22588.4200.1",
@@ -60,7 +60,7 @@ def test_random_bytes_never_crash(raw):
 
 
 def test_the_queue_is_read_by_object_name_in_pages_and_a_refusal_raises():
-    from exporter.core.reshard_queue import OMAP_PAGE, read_queue, reshard_log_oids
+    from ceph_scale.core.reshard_queue import OMAP_PAGE, read_queue, reshard_log_oids
 
     assert reshard_log_oids(3) == ["reshard.0000000000", "reshard.0000000001", "reshard.0000000002"]
     # reshard.0000000001 holds OMAP_PAGE + 2 entries (two pages); the others do not exist.
@@ -88,7 +88,7 @@ def test_the_queue_is_read_by_object_name_in_pages_and_a_refusal_raises():
 
 
 def test_radosgw_admin_failures_name_the_command_not_its_options(tmp_path):
-    from exporter.core import radosgw_admin
+    from ceph_scale.io import radosgw_admin
 
     tool = tmp_path / "radosgw-admin"
     tool.write_text("#!/bin/sh\necho 'failed to init' >&2\nexit 2\n")
@@ -100,8 +100,8 @@ def test_radosgw_admin_failures_name_the_command_not_its_options(tmp_path):
 
 
 def test_the_queue_is_read_over_the_largest_count_a_running_rgw_holds():
-    from exporter.core.reshard_queue import queue_log_count
-    from exporter.core.snapshot import ClusterSettings, RgwRunningOption
+    from ceph_scale.core.reshard_queue import queue_log_count
+    from ceph_scale.core.snapshot import ClusterSettings, RgwRunningOption
 
     def settings(*values: int) -> ClusterSettings:
         running = tuple(RgwRunningOption(f"rgw{i}", "rgw_reshard_num_logs", v) for i, v in enumerate(values))

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 
-from exporter.core.runner import Schedule, SourceRunner
+from ceph_scale.io.runner import Schedule, SourceRunner
 from exporter.sidecar.collector import SidecarRunner
 from exporter.sidecar.sources.base import Deadline, Source, SourceContext
 
@@ -56,7 +56,7 @@ def test_a_collection_that_names_nothing_times_out_plainly():
 
 
 def test_the_loop_runs_enabled_sources_and_derives_through_failures():
-    from exporter.core.loop import CollectionLoop
+    from ceph_scale.io.loop import CollectionLoop
 
     log = logging.getLogger("loop-test")
     calls = {"a": 0, "b": 0, "derive": 0}

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from exporter.core.advisor import sizing
-from exporter.core.config import Thresholds
-from exporter.core.signals.degraded import expected_drop
-from exporter.core.signals.spillover import usable_db_bytes
+from ceph_scale.core.advisor import sizing
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.degraded import expected_drop
+from ceph_scale.core.signals.spillover import usable_db_bytes
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
 
 MIB = 2**20

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import exporter.core.served as core_served
-from exporter.core.config import Thresholds
+import ceph_scale.io.served as core_served
+from ceph_scale.core.config import Thresholds
 from exporter.sidecar.collector import Collector
 
 

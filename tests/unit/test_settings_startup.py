@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core.registry import SOURCE_NAMES
+from ceph_scale.core.registry import SOURCE_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
 FSID = "11111111-2222-3333-4444-555555555555"

@@ -4,9 +4,9 @@ log line when it begins and one when it ends), and it comes back once it derives
 
 from __future__ import annotations
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.signals import fill
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.signals import fill
 from tests.unit.study_snapshot import study_snapshot
 
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from exporter.core.trend import MAX_POINTS, MIN_POINTS, Trend, agree, first_step, fit, rates, steps, t95
+from ceph_scale.core.trend import MAX_POINTS, MIN_POINTS, Trend, agree, first_step, fit, rates, steps, t95
 
 
 def test_points_are_kept_a_step_apart_and_thinned_when_full():

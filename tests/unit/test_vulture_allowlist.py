@@ -188,9 +188,9 @@ def test_every_entry_is_a_path_with_its_reason():
 def test_a_bare_name_a_line_number_or_no_reason_is_refused():
     old = (
         '"""Names vulture cannot see used."""\n'
-        "avail_bytes  # unused variable (exporter/core/snapshot.py:41)\n"
+        "avail_bytes  # unused variable (ceph_scale/core/snapshot.py:41)\n"
         "_.do_GET  # unused method\n"
-        "exporter.core.snapshot.Osd.used_bytes\n"
+        "ceph_scale.core.snapshot.Osd.used_bytes\n"
     )
     _, problems = read(old)
     assert problems == [
@@ -199,7 +199,7 @@ def test_a_bare_name_a_line_number_or_no_reason_is_refused():
         "line 2: avail_bytes: no reason given",
         "line 3: _.do_GET: a bare name, not the path of its definition",
         "line 3: _.do_GET: no reason given",
-        "line 4: exporter.core.snapshot.Osd.used_bytes: no reason given",
+        "line 4: ceph_scale.core.snapshot.Osd.used_bytes: no reason given",
     ]
 
 
@@ -218,13 +218,13 @@ def test_every_entry_names_a_definition_vulture_reports():
 def test_an_entry_vulture_does_not_report_is_stale():
     unused = unused_code(vulture_command())
     entries = [
-        Entry(("exporter", "core", "snapshot", "Osd", "used_bytes"), "read", 1),  # read by the fill signal
-        Entry(("exporter", "core", "snapshot", "NoSuchClass", "x"), "gone", 2),
+        Entry(("ceph_scale", "core", "snapshot", "Osd", "used_bytes"), "read", 1),  # read by the fill signal
+        Entry(("ceph_scale", "core", "snapshot", "NoSuchClass", "x"), "gone", 2),
         Entry(("nowhere", "x", "y"), "gone", 3),
     ]
     assert stale(entries, unused) == [
-        "line 1: exporter.core.snapshot.Osd.used_bytes: vulture reports nothing unused there (stale)",
-        "line 2: exporter.core.snapshot.NoSuchClass.x: no NoSuchClass in exporter/core/snapshot.py",
+        "line 1: ceph_scale.core.snapshot.Osd.used_bytes: vulture reports nothing unused there (stale)",
+        "line 2: ceph_scale.core.snapshot.NoSuchClass.x: no NoSuchClass in ceph_scale/core/snapshot.py",
         "line 3: nowhere.x.y: no module of the repository",
     ]
 

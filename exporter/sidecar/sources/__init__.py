@@ -1,6 +1,7 @@
 """One collector per file, node_exporter style: each fills one snapshot part."""
 
-from ...core.registry import SOURCE_NAMES
+from ceph_scale.core.registry import SOURCE_NAMES
+
 from .base import Deadline, Source, SourceContext
 from .buckets import BucketsSource
 from .capacity import CapacitySource

@@ -6,10 +6,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...core.admin_ops import AdminOps
-from ...core.config import Thresholds
-from ...core.discovery import Discovery
-from ...core.registry import SOURCE_BY_NAME
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.registry import SOURCE_BY_NAME
+from ceph_scale.io.admin_ops import AdminOps
+from ceph_scale.io.discovery import Discovery
+
 from ..ceph_client import CephClient
 
 

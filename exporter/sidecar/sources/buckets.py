@@ -5,8 +5,9 @@ import logging
 import os
 import time
 
-from ...core.admin_ops import AdminOpsBuckets
-from ...core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
+from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
+from ceph_scale.io.admin_ops import AdminOpsBuckets
+
 from .base import Deadline, Source
 
 log = logging.getLogger(__name__)

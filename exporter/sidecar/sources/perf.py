@@ -3,7 +3,9 @@ from __future__ import annotations
 import time
 import urllib.request
 
-from ...core import bounded_http, discovery, inputs, parse_orch
+from ceph_scale.core import inputs, parse_orch
+from ceph_scale.io import bounded_http, discovery
+
 from .base import Deadline, Source
 
 NO_OSD_COUNTERS = (
@@ -21,7 +23,7 @@ class PerfSource(Source):
     """Per-daemon perf counters (bluefs, osd ops, rgw ops), from the first of these that has them:
 
     1. the ceph-exporter daemons (Reef and later, one per host), listed (`perf_urls`) or found
-       (`perf_discovery`, core/discovery.py): when set, the only place read. Every one must
+       (`perf_discovery`, io/discovery.py): when set, the only place read. Every one must
        answer, or the source fails naming which (a host's OSDs silently missing would read as
        a smaller cluster);
     2. the mgr prometheus module: the manager already gathers every daemon's counters, so

@@ -3,9 +3,11 @@ from __future__ import annotations
 import json
 import time
 
-from ...core import inputs, radosgw_admin
-from ...core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, queue_log_count, read_queue
-from ...core.snapshot import ReshardPart
+from ceph_scale.core import inputs
+from ceph_scale.core.reshard_queue import OMAP_PAGE, RESHARD_NAMESPACE, queue_log_count, read_queue
+from ceph_scale.core.snapshot import ReshardPart
+from ceph_scale.io import radosgw_admin
+
 from .base import Deadline, Source
 
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import time
 
-from ...core import inputs
+from ceph_scale.core import inputs
+
 from ..ceph_client import CephCommandError
 from .base import Deadline, Source
 

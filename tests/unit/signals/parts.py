@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exporter.core.snapshot import Bucket, FullRatios, Osd, OsdMapPart
+from ceph_scale.core.snapshot import Bucket, FullRatios, Osd, OsdMapPart
 
 MiB, GiB = 1024**2, 1024**3
 

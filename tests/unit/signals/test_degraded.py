@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.signals.degraded import expected_drop
-from exporter.core.snapshot import Snapshot
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.signals.degraded import expected_drop
+from ceph_scale.core.snapshot import Snapshot
 from tests.unit.signals.derived import samples
 
 
@@ -24,7 +24,7 @@ def test_degraded_drop_reproduces_the_study_table():
 
 def test_out_osds_are_not_down_for_the_drop_and_only_watched_flags_are_exported():
     """At 318 disks one OSD always waits for its replacement, destroyed and out: no drop for it."""
-    from exporter.core.snapshot import FullRatios, Osd, OsdMapPart
+    from ceph_scale.core.snapshot import FullRatios, Osd, OsdMapPart
 
     def osd(i: int, up: bool, in_cluster: bool) -> Osd:
         return Osd(i, "hdd", "h", up, in_cluster, 10**12, 10**11, True, 10**12)
@@ -39,7 +39,7 @@ def test_out_osds_are_not_down_for_the_drop_and_only_watched_flags_are_exported(
 def test_only_hdd_data_osds_count_for_the_expected_drop():
     """The study's drop is per HDD data OSD [004]: 6 of 318 HDDs down cost 6 % PUT / 8 % GET. A
     down NVMe index OSD is neither down nor in the total; classes follow hdd_device_classes."""
-    from exporter.core.snapshot import FullRatios, Osd, OsdMapPart
+    from ceph_scale.core.snapshot import FullRatios, Osd, OsdMapPart
 
     def osd(i: int, device_class: str, up: bool) -> Osd:
         return Osd(i, device_class, "h", up, True, 10**12, 10**11)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import Snapshot
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import Snapshot
 from tests.unit.signals.derived import samples
 
 
 def test_no_forecast_from_minutes_of_history():
     """Four minutes after a start, two points once read "1.5 days to 80 %" at 17.8 % full."""
-    from exporter.core.snapshot import CapacityPart
+    from ceph_scale.core.snapshot import CapacityPart
 
     th = Thresholds()
     state = DerivationState(th)

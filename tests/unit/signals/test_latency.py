@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from exporter.core import inputs
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import PerfPart, RgwOpCounters, Snapshot
+from ceph_scale.core import inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import PerfPart, RgwOpCounters, Snapshot
 from tests.unit.signals.derived import samples
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from exporter.core.config import ConfigError, Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import PerfPart, RgwOpCounters, Snapshot
+from ceph_scale.core.config import ConfigError, Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import PerfPart, RgwOpCounters, Snapshot
 from tests.unit.signals.derived import samples
 from tests.unit.signals.parts import osd, osd_map
 
@@ -42,7 +42,7 @@ def test_no_hdd_osds_means_no_per_hdd_ratio_rather_than_a_division_by_zero():
 
 def test_hdd_device_classes_name_the_osds_the_baseline_is_per():
     """A cluster whose HDDs are the class "archive": counted once hdd_device_classes says so."""
-    from exporter.core.snapshot import FullRatios, Osd, OsdMapPart, PerfPart
+    from ceph_scale.core.snapshot import FullRatios, Osd, OsdMapPart, PerfPart
 
     osds = tuple(Osd(i, "archive", "h", True, True, 10**12, 10**11) for i in range(4))
     snap = Snapshot(

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from exporter.core.config import Thresholds
-from exporter.core.signals.plunge_detect import (
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.plunge_detect import (
     CLUSTER,
     DEMAND,
     LEVEL,

@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.signals.reshard import ReshardState, next_prime, recommended_shards
-from exporter.core.snapshot import BucketsPart, Snapshot
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.signals.reshard import ReshardState, next_prime, recommended_shards
+from ceph_scale.core.snapshot import BucketsPart, Snapshot
 from tests.unit.signals.derived import samples
 from tests.unit.signals.parts import bucket
 

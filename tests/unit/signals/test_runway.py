@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
 from tests.unit.study_snapshot import study_snapshot
 
 TH = Thresholds(forecast_min_span_seconds=120, runway_window_seconds=3600)

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from exporter.core.config import Thresholds
-from exporter.core.derive import DerivationState, derive
-from exporter.core.snapshot import ClusterSettings, PgPart, PgScrubState, Snapshot
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import ClusterSettings, PgPart, PgScrubState, Snapshot
 from tests.unit.signals.derived import samples
 
 

@@ -3,8 +3,8 @@ OSDs still ahead of a spill."""
 
 from __future__ import annotations
 
-from exporter.core.config import Thresholds
-from exporter.core.signals.spillover import usable_db_bytes
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.spillover import usable_db_bytes
 from tests.unit.signals.derived import samples
 from tests.unit.signals.parts import GiB, MiB
 

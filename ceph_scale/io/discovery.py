@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .config import ConfigError
-from .parse_orch import http_url
+from ..core.config import ConfigError
+from ..core.parse_orch import http_url
 
 ORCHESTRATOR = "orchestrator"
 HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?")

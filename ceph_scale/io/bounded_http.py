@@ -18,9 +18,8 @@ import time
 import urllib.request
 from typing import Any
 
-# The bucket stats of the study's 100,000 buckets are about 95 MB of JSON; twice that is
-# room for larger bucket entries, and still bounded.
-MAX_RESPONSE_BYTES = 256 * 1024**2
+from ..core.json_bound import MAX_RESPONSE_BYTES
+
 CHUNK = 1 << 16
 
 

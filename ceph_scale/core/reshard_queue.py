@@ -81,19 +81,6 @@ RESHARD_NAMESPACE = "reshard"
 OMAP_PAGE = 1000
 
 
-def omap_page(rados: Any, ioctx: Any, oid: str, start_after: str, limit: int) -> list[tuple[str, bytes]]:
-    """Up to `limit` omap (key, value) pairs of `oid` after `start_after`, [] when the object does
-    not exist: one read both producers make on their own librados handle (`rados`: the
-    python-rados module, for its read-op context and its not-found error)."""
-    with rados.ReadOpCtx() as op:
-        entries, _ = ioctx.get_omap_vals(op, start_after, "", limit)
-        try:
-            ioctx.operate_read_op(op, oid)
-        except rados.ObjectNotFound:
-            return []
-        return [(k, v) for k, v in entries]
-
-
 DEFAULT_NUM_LOGS = 16
 
 

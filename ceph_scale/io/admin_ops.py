@@ -17,9 +17,10 @@ import urllib.request
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 
-from . import bounded_http, inputs, json_bound
+from ..core import inputs, json_bound
+from ..core.snapshot import Bucket
+from . import bounded_http
 from .sigv4 import sigv4_headers
-from .snapshot import Bucket
 
 
 class AdminOpsError(RuntimeError):
@@ -38,7 +39,7 @@ class AdminOps:
         secret_key: str,
         region: str = "us-east-1",
         verify_tls: bool = True,
-        max_response_mb: int = bounded_http.MAX_RESPONSE_BYTES >> 20,
+        max_response_mb: int = json_bound.MAX_RESPONSE_BYTES >> 20,
     ) -> None:
         parsed = urllib.parse.urlsplit(endpoint)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .failure_kind import failure_kind
-from .snapshot import SourceStatus
+from ..core.failure_kind import failure_kind
+from ..core.snapshot import SourceStatus
 
 
 @dataclass(frozen=True)

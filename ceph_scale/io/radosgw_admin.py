@@ -9,9 +9,9 @@ import subprocess
 import time
 from typing import Any, Callable
 
-from . import inputs, json_bound
+from ..core import inputs, json_bound
+from ..core.snapshot import Bucket
 from .admin_ops import LIST_PAGE, instances_by_bucket, listing_reads
-from .snapshot import Bucket
 
 # What the bucket poll's reads cost through radosgw-admin, measured on Pacific 16.2.15: every
 # run starts a RADOS client that reads the zone and sets up its watches, about 45 RADOS ops

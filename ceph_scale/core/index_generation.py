@@ -14,17 +14,13 @@ current one exists, older ones are removed once a reshard completes (multisite m
 them a while, hence the walk on to the newest). On Pacific a reshard makes a new
 instance id and the walk finds generation 0.
 
-Pure: the caller passes `exists(oid) -> bool` (librados stat); the bucket poll
-(core/bucket_poll.py) decides which buckets to probe, within its budget of reads.
+Pure: the caller passes `exists(oid) -> bool` (librados stat, io/rados_reads.stat_exists);
+the bucket poll (core/bucket_poll.py) decides which buckets to probe, within its budget of reads.
 """
 
 from __future__ import annotations
 
-import errno
-import os
-import threading
 from collections.abc import Callable
-from typing import Any
 
 # At most this many generations are walked past the last known one. RGW's reshard
 # thread needs a poll interval or more per reshard, so a gap this wide means a
@@ -47,32 +43,6 @@ def index_generation(exists: Callable[[str], bool], bucket_id: str, known: int =
         elif gen is not None:
             break
     return gen
-
-
-class ProbeError(RuntimeError):
-    pass
-
-
-def stat_exists(ioctx: Any, pool: str, oid: str, timeout: float) -> bool:
-    """Whether `oid` exists, by a python-rados asynchronous stat waited for at most `timeout`:
-    without a cap on the pool the OSDs never answer, and a plain stat would wait
-    rados_osd_op_timeout. Both producers call it on their own librados handle; keep the
-    ioctx open afterwards, a stat given up on may still complete on it."""
-    done = threading.Event()
-    result: list[int] = []
-
-    def complete(completion: Any, *_: Any) -> None:
-        result.append(completion.get_return_value())
-        done.set()
-
-    ioctx.aio_stat(oid, complete)
-    if not done.wait(timeout):
-        raise ProbeError(f"stat of {pool}/{oid}: no answer in {timeout:g}s")
-    if result[0] == 0:
-        return True
-    if result[0] == -errno.ENOENT:
-        return False
-    raise ProbeError(f"stat of {pool}/{oid}: {os.strerror(-result[0])}")
 
 
 class GenerationProber:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import exposition
-from .config import Thresholds
-from .derive import DerivationState, cluster_labels, derive
-from .families import Family, counter, gauge, with_constant_labels
-from .snapshot import Snapshot
+from ..core import exposition
+from ..core.config import Thresholds
+from ..core.derive import DerivationState, cluster_labels, derive
+from ..core.families import Family, counter, gauge, with_constant_labels
+from ..core.snapshot import Snapshot
 
 
 class ServedExposition:

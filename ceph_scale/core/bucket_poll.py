@@ -25,8 +25,8 @@ did, within one interval, as long as it grows within its bound and the budget su
 faster than assumed. The budget is a token bucket: `rgw_bucket_reads_per_second` on
 average, never more than `rgw_bucket_poll_max_reads` in one poll.
 
-Pure: the reads go through a `BucketReader` (core/admin_ops.AdminOpsBuckets, or
-core/radosgw_admin.RadosgwAdminBuckets) and a librados `exists` for the generation probes.
+Pure: the reads go through a `BucketReader` (io/admin_ops.AdminOpsBuckets, or
+io/radosgw_admin.RadosgwAdminBuckets) and a librados `exists` for the generation probes.
 The state (one small record per bucket) is durable (`to_dict`/`from_dict`): a restart
 goes on from the saved stats, their ages bounding what may have changed meanwhile.
 """

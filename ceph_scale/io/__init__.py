@@ -1,0 +1,1 @@
+"""What the core leaves to its callers: the I/O (threads, sockets, subprocesses, HTTP, librados)."""
