@@ -137,6 +137,14 @@ class Run:
         start = time.time()
         try:
             yield
+        except BaseException:
+            # What the exporter said meanwhile, and how its sources fared: a failing run's only record
+            # where the test command's temporary files are gone.
+            print(f"scenario {name} failed; the exporter said since its start:")
+            print("\n".join(self.recorder.timeline(start - 30)[-60:]))
+            sources = self.sidecar.metrics().get("ceph_scale_source_success", {})
+            print("sources:", {dict(k).get("source"): v for k, v in sources.items()})
+            raise
         finally:
             self.scenarios[name] = (start, time.time())
             print(f"scenario {name}: {time.time() - start:.0f} s")

@@ -28,6 +28,8 @@ from ..trend import Trend
 from .signal_input import SignalInput
 
 _T = TypeVar("_T")
+# Unchanged S3 counters make a point only this many trend steps after the last one.
+IDLE_POINT_STEPS = 8
 
 
 class RunwayState:
@@ -66,8 +68,17 @@ class RunwayState:
                 if before is not None:  # a counter that went back is a restarted RGW: it counts from 0
                     totals = [t + (v - b if v >= b else v) for t, v, b in zip(totals, raw, before)]
                 current[r.instance_id] = raw
-            if self.s3.add(perf.collected_at, totals, window, span):
+            if not self._repeated(current, perf.collected_at) and self.s3.add(perf.collected_at, totals, window, span):
                 self.s3_last = current
+
+    def _repeated(self, counters: dict[str, list[float]], t: float) -> bool:
+        """The same counters as the last point, not yet IDLE_POINT_STEPS steps later: polled again
+        before they were refreshed upstream (the mgr prometheus module holds them for its scrape
+        interval), a point would add an interval of no ops and one of twice the ops, the noise
+        that hid a ramp of 3 to 30 PUT/s from the fit. An idle RGW still gets a point now and then."""
+        if not self.s3.points or counters != self.s3_last:
+            return False
+        return t - self.s3.points[-1][0] < IDLE_POINT_STEPS * max(self.s3.step, 1.0)
 
     def cached(self, key: str, at: float, make: Callable[[], _T]) -> _T:
         """`make()`'s value, made once per `at` (a part's collection time) and `key`."""

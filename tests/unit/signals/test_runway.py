@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from tests.unit.study_snapshot import study_snapshot
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "pacific"
 
 TH = Thresholds(forecast_min_span_seconds=120, runway_window_seconds=3600)
 
@@ -119,3 +122,25 @@ def test_a_restarted_rgw_counts_from_zero_not_backwards():
     assert after[0] > before[0]
     # 11 RGWs at 120 PUT/s for 30 s, and the restarted one's 5 since its start
     assert after[1] - before[1] == 11 * 120 * 30 + 5
+
+
+def test_counters_polled_faster_than_they_are_refreshed_still_show_a_ramp():
+    """The perf source polls every 2 s, the mgr prometheus module refreshes the RGW counters every
+    5 s: the polls in between repeat the counters. Taken as points, they add intervals of no PUTs
+    and intervals of twice the PUTs, and the fit read the test cluster's ramp as noise
+    (runway_load_hdd +Inf). The counters are those of a real run (the fixture says which)."""
+    captured = json.loads((FIXTURES / "runway" / "rgw_counters_polled_every_2s.json").read_text())
+    th = Thresholds(forecast_min_span_seconds=20, runway_window_seconds=60, rate_window_seconds=10)
+    state = DerivationState(th)
+    base = study_snapshot(1000.0, osds=3, buckets=5)
+    fams: list = []
+    for t, put_ops, get_ops, put_bytes, get_bytes in captured["polls"]:
+        ops = dataclasses.replace(
+            base.perf.rgw_ops[0], instance_id="4160", put_ops=put_ops, get_ops=get_ops, put_bytes=put_bytes,
+            get_bytes=get_bytes,
+        )  # fmt: skip
+        perf = dataclasses.replace(base.perf, collected_at=1000.0 + t, rgw_ops=(ops,))
+        fams = derive(dataclasses.replace(base, taken_at=1000.0 + t, perf=perf), state, th, cluster="c")
+    shapes = {k[0]: k[1] for k in samples(fams, "ceph_scale_runway_growth_shape")}
+    assert shapes["load_hdd"] != "noise", shapes
+    assert 0 < samples(fams, "ceph_scale_runway_seconds")[("load_hdd",)] < 3600
