@@ -26,9 +26,10 @@ hostile shape.
 
 The bound: decoding one response holds at most its raw bytes plus the budget (the text
 included), BUDGET_RATIO x the byte cap: 1.5 GiB at the default 256 MiB cap, 1.75 GiB (7x
-the cap) with the raw body, against 6 to 8 GB unbounded. Ceph commands and radosgw-admin
-output have no byte cap (their raw bytes are what the tool printed); their budget is the
-default one. The responses read whole at scale are the
+the cap) with the raw body, against 6 to 8 GB unbounded. The ceph CLI's and radosgw-admin's
+output is read up to the same byte cap (io/child_output.py); librados replies arrive as one
+buffer no call can cap (docs/security.md, "What is not bounded"); their budget is the default
+one. The responses read whole at scale are the
 bucket listings (radosgw-admin lists every key at once): they project to 5.4 to 5.6 times
 their size, so a listing up to the cap decodes (~15 M bucket names). Dict-heavy answers
 project to 10 to 21 times theirs (their keys are shared, which a scan cannot see) and are

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parse_base import InputError, _get, _int, _list, _obj, _str, refuses_bad_shapes
+from .parse_base import InputError, _get, _int, _list, _str, refuses_bad_shapes
 
 DEFAULT_EXPORTER_PORT = 9926
 
@@ -32,16 +32,22 @@ def host_addresses(hosts: Any) -> dict[str, str]:
     for i, host in enumerate(_list(hosts, "orch_host_ls")):
         path = f"orch_host_ls[{i}]"
         name = _str(_get(host, "hostname", path), f"{path}.hostname")
-        # HostSpec.addr defaults to the hostname when a host is added without an address.
-        out[name] = _str(host.get("addr") or name, f"{path}.addr")
+        # HostSpec.addr defaults to the hostname when a host is added without an address
+        # (`addr or hostname`); a mistyped one is refused, never replaced by the name.
+        addr = host.get("addr")
+        out[name] = name if addr in (None, "") else _str(addr, f"{path}.addr")
     return out
 
 
 @refuses_bad_shapes
 def exporters(daemons: Any) -> list[tuple[str, dict[str, Any]]]:
     """The ceph-exporters among the daemons `orch ps` lists, each with its path in the answer."""
-    listed = ((f"orch_ps[{i}]", _obj(d, f"orch_ps[{i}]")) for i, d in enumerate(_list(daemons, "orch_ps")))
-    return [(path, d) for path, d in listed if d.get("daemon_type") == "ceph-exporter"]
+    out = []
+    for i, d in enumerate(_list(daemons, "orch_ps")):
+        path = f"orch_ps[{i}]"
+        if _str(_get(d, "daemon_type", path), f"{path}.daemon_type") == "ceph-exporter":
+            out.append((path, d))
+    return out
 
 
 @refuses_bad_shapes
@@ -50,16 +56,19 @@ def exporter_urls(daemons: list[tuple[str, dict[str, Any]]], hosts: dict[str, st
     out: dict[str, str] = {}
     for path, daemon in daemons:
         name = _str(_get(daemon, "daemon_name", path), f"{path}.daemon_name")
-        address = daemon.get("ip")
+        address = daemon.get("ip")  # DaemonDescription.to_json() leaves it out when unset
         if address is None:
             hostname = _str(_get(daemon, "hostname", path), f"{path}.hostname")
             if hostname not in hosts:
                 raise InputError(f"{path}.hostname: {hostname!r:.80} is not among `orch host ls`'s hosts")
             address = hosts[hostname]
-        address = _str(address, f"{path}.ip")
-        if not address:
-            raise InputError(f"{path}: no address")
-        ports = _list(daemon.get("ports") or [], f"{path}.ports")
+            if not address:
+                raise InputError(f"{path}.hostname: {hostname!r:.80} has no address")
+        elif not _str(address, f"{path}.ip"):
+            raise InputError(f"{path}.ip: empty")
+        # Reef's ceph-exporters list no ports (see above): left out or empty, the default one.
+        ports = daemon.get("ports")
+        ports = [] if ports is None else _list(ports, f"{path}.ports")
         port = _int(ports[0], f"{path}.ports[0]") if ports else DEFAULT_EXPORTER_PORT
         if not 0 < port < 65536:
             raise InputError(f"{path}.ports[0]: not a TCP port: {port}")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import time
 from typing import Any, Callable
 
 from ..core import inputs, json_bound
 from ..core.snapshot import Bucket
+from . import child_output
 from .admin_ops import LIST_PAGE, instances_by_bucket, listing_reads
 
 # What the bucket poll's reads cost through radosgw-admin, measured on Pacific 16.2.15: every
@@ -30,19 +30,25 @@ class RadosgwAdminError(RuntimeError):
         self.returncode = returncode
 
 
-def run(argv: list[str], timeout: float) -> bytes:
-    """stdout of the tool (JSON text; `[]` when it printed nothing)."""
+def run(argv: list[str], timeout: float, max_bytes: int = child_output.MAX_OUTPUT_BYTES) -> bytes:
+    """stdout of the tool (JSON text; `[]` when it printed nothing), at most `max_bytes`: the
+    Admin Ops reads' cap (child_output.py), which the same listings read over HTTP are held to."""
     if shutil.which(argv[0]) is None:
         raise RadosgwAdminError(f"{argv[0]} is not installed on this host (Debian/Ubuntu: apt install radosgw)")
     what = " ".join(_subcommand(argv))
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, env=dict(os.environ))
-    except subprocess.TimeoutExpired:
+        proc = child_output.run(argv, timeout, max_bytes, env=dict(os.environ))
+    except child_output.ChildTimeout:
         raise RadosgwAdminError(f"radosgw-admin {what} timed out after {timeout:g}s") from None
-    if proc.returncode != 0:
-        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+    except child_output.ChildOutputTooLarge:
         raise RadosgwAdminError(
-            f"radosgw-admin {what} exited {proc.returncode}: {lines[-1] if lines else ''}", proc.returncode
+            f"radosgw-admin {what}: output over the {child_output.cap_text(max_bytes)} cap, stopped"
+        ) from None
+    except OSError as e:
+        raise RadosgwAdminError(f"radosgw-admin {what}: {e}") from None
+    if proc.returncode != 0:
+        raise RadosgwAdminError(
+            f"radosgw-admin {what} exited {proc.returncode}: {proc.last_error_line()}", proc.returncode
         )
     return proc.stdout.strip() or b"[]"
 

@@ -12,11 +12,11 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import threading
 from typing import Any, Callable
 
 from ceph_scale.core import json_bound
+from ceph_scale.io import child_output
 from ceph_scale.io.rados_reads import omap_page, stat_exists
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,9 @@ class CephClient:
 
 
 class CliClient(CephClient):
+    # What one command may print (io/child_output.py): the HTTP reads' cap.
+    max_output_bytes = child_output.MAX_OUTPUT_BYTES
+
     def __init__(self, conf: str | None, user: str | None, keyring: str | None, binary: str = "ceph") -> None:
         self.binary = shutil.which(binary) or binary
         self.base = [self.binary]
@@ -62,14 +65,16 @@ class CliClient(CephClient):
     def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
         argv = self.base + prefix.split() + _argv(args) + ["--format", "json", "--connect-timeout", str(int(timeout))]
         try:
-            proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
+            proc = child_output.run(argv, timeout, self.max_output_bytes)
+        except child_output.ChildTimeout:
             raise CephCommandError(f"`ceph {prefix}` timed out after {timeout:g}s") from None
+        except child_output.ChildOutputTooLarge:
+            cap = child_output.cap_text(self.max_output_bytes)
+            raise CephCommandError(f"`ceph {prefix}`: output over the {cap} cap, stopped") from None
         except OSError as e:
             raise CephCommandError(f"`ceph {prefix}`: {e}") from None
         if proc.returncode != 0:
-            err = proc.stderr.decode(errors="replace").strip().splitlines()
-            raise CephCommandError(f"`ceph {prefix}` exited {proc.returncode}: {err[-1] if err else ''}")
+            raise CephCommandError(f"`ceph {prefix}` exited {proc.returncode}: {proc.last_error_line()}")
         return proc.stdout
 
 

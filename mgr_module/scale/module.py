@@ -44,9 +44,11 @@ except ImportError as e:  # the bundled core is missing: a copy of the module ma
 
 if not _IMPORT_ERROR:
     from ceph_scale.core.advisor import render as advice
+    from ceph_scale.core.parse_base import InputError
 
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, source_schedule
+    from .manager_access import SourceError
     from .report import build_report, render_json, render_text
     from .rgw import with_stored_keys
     from .sources import RGW_SOURCES, fetch_counters, manager_rados, source_functions
@@ -351,7 +353,11 @@ class Module(MgrModule):
     def scale_counters(self) -> tuple[int, str, str]:
         """The per-daemon perf counters the scale signals use, as JSON (for the sidecar where the
         prometheus module does not export them)"""
-        return 0, json.dumps(fetch_counters(self), sort_keys=True), ""
+        try:
+            counters = fetch_counters(self)
+        except (InputError, SourceError) as e:  # the manager's data, not a fault of the command
+            return -errno.EINVAL, "", f"mgr/scale: counters: {e}"
+        return 0, json.dumps(counters, sort_keys=True), ""
 
 
 class StandbyModule(MgrStandbyModule):

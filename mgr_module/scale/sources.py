@@ -24,6 +24,7 @@ from ceph_scale.io.radosgw_admin import RadosgwAdminBuckets
 from . import rgw, statestore
 from .collector import source_schedule
 from .manager_access import SourceError, _loads, manager_rados, mgr_get
+from .module_parsers import fetch_counters, fetch_counters_fallback, osd_df_from_stats
 from .options import ModuleSettings
 
 # The sources that read RGW: not collected while rgw_source is off.
@@ -37,43 +38,6 @@ def seconds_left(timeout: float) -> Callable[[], float]:
 
 
 # --- osd_map: osd_map + osd_stats + crush classes + metadata (= osd df / dump / metadata) --
-
-
-@inputs.refuses_bad_shapes
-def osd_df_from_stats(osd_stats: Any, crush: Any, osd_dump: Any) -> dict:
-    """An `osd df`-shaped {"nodes": [...]} from the manager's PG map OSD stats.
-
-    `osd df` reports, per OSD in the map, kb / kb_used / kb_avail from the same
-    osd_stat_t (statfs) and the device class from the CRUSH map; an OSD without stats
-    (never booted) reports zeros there too.
-    """
-    rows = osd_stats.get("osd_stats", osd_stats) if isinstance(osd_stats, dict) else osd_stats
-    if not isinstance(rows, list):
-        raise SourceError("osd_stats: expected a list of OSD stats")
-    stats = {}
-    for i, s in enumerate(rows):
-        if not isinstance(s, dict) or "osd" not in s:
-            raise SourceError(f"osd_stats[{i}]: missing 'osd'")
-        stats[int(s["osd"])] = s
-    classes = {}
-    for d in crush.get("devices", []) if isinstance(crush, dict) else []:
-        if isinstance(d, dict) and "id" in d:
-            classes[int(d["id"])] = d.get("class", "") or ""
-    nodes = []
-    for o in osd_dump.get("osds", []):
-        osd_id = int(o["osd"])
-        s = stats.get(osd_id, {})
-        nodes.append(
-            {
-                "id": osd_id,
-                "name": f"osd.{osd_id}",
-                "device_class": classes.get(osd_id, ""),
-                "kb": s.get("kb", 0),
-                "kb_used": s.get("kb_used", 0),
-                "kb_avail": s.get("kb_avail", 0),
-            }
-        )
-    return {"nodes": nodes}
 
 
 def collect_osd_map(mgr: Any) -> Any:
@@ -112,66 +76,6 @@ def collect_health(mgr: Any) -> Any:
 
 
 # --- perf counters ---------------------------------------------------------------
-
-
-def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> dict[str, dict[str, float]]:
-    """daemon ("osd.3", "rgw.<id>") -> {counter path: latest value}, only the counters the core uses.
-
-    The same per-daemon schema and latest values `get_all_perf_counters()` (Pacific,
-    Quincy) / `get_unlabeled_perf_counters()` (Reef+) walk, without their priority
-    filter and without reading every other counter of every daemon. RGW daemons are
-    keyed by their service id, the prometheus module's `instance_id`.
-    """
-    # Tentacle moved the flat "section.counter" view to the *_unlabeled_* calls; its
-    # get_perf_schema answers with labelled sections instead.
-    schema_of = getattr(mgr, "get_unlabeled_perf_schema", None) or mgr.get_perf_schema
-    latest = getattr(mgr, "get_unlabeled_counter_latest", None) or mgr.get_latest
-    latest_avg = getattr(mgr, "get_unlabeled_counter_latest_avg", None) or getattr(mgr, "get_latest_avg", None)
-    out: dict[str, dict[str, float]] = {}
-    for server in mgr.list_servers() or []:
-        for service in server.get("services", []):
-            kind, ident = service.get("type"), str(service.get("id"))
-            if kind not in ("osd", "rgw"):
-                continue
-            daemon = f"{kind}.{ident}"
-            schemas = schema_of(kind, ident) or {}
-            schema = schemas.get(daemon) or {}
-            values = {}
-            for path in paths:
-                if path in schema:
-                    values[path] = latest(kind, ident, path)
-            for base in inputs.AVERAGED_COUNTERS:
-                if base in schema and latest_avg is not None:
-                    values.update(averaged(base, schema[base], *latest_avg(kind, ident, base)))
-            if values:
-                out[daemon] = values
-    return out
-
-
-PERFCOUNTER_TIME = 0x1  # mgr_module.MgrModule.PERFCOUNTER_TIME: the value is in nanoseconds
-
-
-def averaged(path: str, info: Any, total: float, count: int) -> dict[str, float]:
-    """An averaged counter as the core reads it: "<path>.sum" in seconds, "<path>.count".
-    The manager hands time counters in nanoseconds (its prometheus module divides them too)."""
-    seconds = total / 1e9 if int((info or {}).get("type", 0)) & PERFCOUNTER_TIME else total
-    return {f"{path}.sum": seconds, f"{path}.count": count}
-
-
-def fetch_counters_fallback(mgr: Any) -> dict[str, dict[str, float]]:
-    """Through the stock walker, where the per-daemon calls are missing (renamed)."""
-    walk = getattr(mgr, "get_unlabeled_perf_counters", None) or mgr.get_all_perf_counters
-    wanted = set(inputs.PERF_COUNTERS)
-    out: dict[str, dict[str, float]] = {}
-    for daemon, counters in walk(prio_limit=0, services=("osd", "rgw")).items():
-        values = {p: c["value"] for p, c in counters.items() if p in wanted}
-        for base in inputs.AVERAGED_COUNTERS:
-            if base in counters:
-                info = counters[base]
-                values.update(averaged(base, info, info.get("value", 0), info.get("count", 0)))
-        if values:
-            out[daemon] = values
-    return out
 
 
 def collect_perf(mgr: Any) -> Any:

@@ -292,3 +292,17 @@ def test_a_signal_that_cannot_be_derived_raises_a_health_check_and_the_rest_is_s
     collector.derive_now()
     mod._after_derive(collector.families, collector.snapshot)
     assert "SCALE_SIGNAL_FAILED" not in mod.health
+
+
+def test_scale_counters_says_what_of_the_managers_data_is_malformed_in_one_line():
+    """`ceph scale counters` (the sidecar's perf source on Reef and later): a daemon's counter the
+    manager answers with a string is refused in one line naming it, not a traceback."""
+    mod = make()
+    mod.counters = {"osd.0": {"bluefs.db_used_bytes": "lots"}}
+    mod.get_perf_schema = lambda kind, ident: {f"{kind}.{ident}": {"bluefs.db_used_bytes": {"type": 2}}}
+    rc, out, err = COMMANDS["scale counters"](mod)
+    assert rc < 0 and out == ""
+    assert err == "mgr/scale: counters: osd.0 bluefs.db_used_bytes: expected a number, got str", err
+    mod.counters = {"osd.0": {"bluefs.db_used_bytes": 7}}
+    rc, out, err = COMMANDS["scale counters"](mod)
+    assert rc == 0 and json.loads(out) == {"osd.0": {"bluefs.db_used_bytes": 7}}, (out, err)

@@ -37,6 +37,7 @@ from ceph_scale.core.snapshot import (
     ReshardEntry,
     ReshardPart,
     RgwOpCounters,
+    RgwRunningOption,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -187,20 +188,19 @@ def reshard(doc, t=0.0):
     return ReshardPart(t, tuple(entries))
 
 
-def rgw_names(doc):
-    services = get(obj(doc, ()), "services", ())
-    obj(services, ("services",))
-    _note(("services", "rgw"))
+def rgw_names(doc, root=()):
+    services = get(obj(doc, root), "services", root)
+    obj(services, root + ("services",))
+    _note(root + ("services", "rgw"))
     if "rgw" not in services:
         return []
-    daemons = obj(
-        get(obj(services["rgw"], ("services", "rgw")), "daemons", ("services", "rgw")), ("services", "rgw", "daemons")
-    )
+    rgw = root + ("services", "rgw")
+    daemons = obj(get(obj(services["rgw"], rgw), "daemons", rgw), rgw + ("daemons",))
     latest = {}
     for name, d in daemons.items():
         if name == "summary":
             continue
-        p = ("services", "rgw", "daemons", name)
+        p = rgw + ("daemons", name)
         meta = obj(get(obj(d, p), "metadata", p), p + ("metadata",))
         key = (text(get(meta, "hostname", p + ("metadata",)), p + ("metadata", "hostname")),
                opt_text(meta, "id", p + ("metadata",)) or name)  # fmt: skip
@@ -208,6 +208,27 @@ def rgw_names(doc):
         if key not in latest or started > latest[key][0]:
             latest[key] = (started, name)
     return sorted(n for _, n in latest.values())
+
+
+RGW_RUNNING = ("rgw_max_objs_per_shard", "rgw_reshard_num_logs")
+
+
+def rgw_running(service_map, shown):
+    """(options read, RGWs unread). Paths: 0 the service map, 1 `config show` by (daemon, option).
+    An RGW whose `config show` fails (the manager has no config state for it yet) is left out
+    and counted unread, never read as a value."""
+    names = rgw_names(service_map, (0,))
+    out = []
+    for name in names:
+        who = f"rgw.{name}"
+        _note((1, who))
+        entry = shown.get(who) if type(shown) is dict else None
+        if type(entry) is not dict or any(o not in entry for o in RGW_RUNNING):
+            continue
+        for o in RGW_RUNNING:
+            _note((1, who, o))
+        out += [RgwRunningOption(name, o, count(entry[o], (1, who, o))) for o in RGW_RUNNING]
+    return tuple(out), max(0, len(names) - len({o.daemon for o in out}))
 
 
 def metadata_page(doc):
@@ -454,6 +475,180 @@ def perf(counters, t=0.0):
             elif "rgw.req" in c or any(n in c for n in S3):
                 without.append(ident)  # reported as missing (ceph_scale_rgw_s3_counters_missing)
     return PerfPart(t, tuple(bluefs), tuple(ops), tuple(rgw), tuple(without))
+
+
+# --- the orchestrator's ceph-exporters (parse_orch) ---------------------------------------
+
+
+def host_addresses(doc, root=()):
+    out = {}
+    for i, h in enumerate(lst(doc, root)):
+        p = root + (i,)
+        name = text(get(h, "hostname", p), p + ("hostname",))
+        _note(p + ("addr",))
+        addr = h.get("addr")  # HostSpec: `addr or hostname`
+        out[name] = name if addr is None or addr == "" else text(addr, p + ("addr",))
+    return out
+
+
+def orch_exporters(doc, root=()):
+    """[(path, daemon)] of the ceph-exporters; the path as the parser names it."""
+    out = []
+    for i, d in enumerate(lst(doc, root)):
+        p = root + (i,)
+        if text(get(d, "daemon_type", p), p + ("daemon_type",)) == "ceph-exporter":
+            out.append((p, d))
+    return out
+
+
+def exporter_urls(ps, hosts):
+    """Paths: 0 `orch ps`, 1 `orch host ls`. cephadm's service discovery: the daemon's ip, else
+    its host's addr; its first port, else 9926."""
+    listed = orch_exporters(ps, (0,))
+    addresses = host_addresses(hosts, (1,))
+    out = {}
+    for p, d in listed:
+        name = text(get(d, "daemon_name", p), p + ("daemon_name",))
+        _note(p + ("ip",))
+        if d.get("ip") is None:
+            hostname = text(get(d, "hostname", p), p + ("hostname",))
+            if not addresses.get(hostname):
+                raise Broken(p + ("hostname",))
+            address = addresses[hostname]
+        else:
+            address = text(d["ip"], p + ("ip",))
+            if address == "":
+                raise Broken(p + ("ip",))
+        _note(p + ("ports",))
+        ports = [] if d.get("ports") is None else lst(d["ports"], p + ("ports",))
+        port = integer(ports[0], p + ("ports", 0)) if ports else 9926
+        if not 0 < port < 65536:
+            raise Broken(p + ("ports", 0))
+        out[name] = f"http://{f'[{address}]' if ':' in address else address}:{port}/metrics"
+    return out
+
+
+# --- the module's reads of the manager's data (mgr_module/scale/module_parsers.py) ------------
+
+
+def osd_df_from_stats(stats, crush, dump):
+    """Paths: 0 get("osd_stats"), 1 get("osd_map_crush"), 2 get("osd_map"). An OSD without an
+    osd_stats entry (never booted) gets the zeros `osd df` gives it; a device without "class"
+    (CrushWrapper::dump writes it only when set) gets "", as `osd df` shows it."""
+    if type(stats) is dict:
+        root = (0, "osd_stats")
+        rows = lst(get(stats, "osd_stats", (0,)), root)
+    else:
+        root = (0,)
+        rows = lst(stats, root)
+    sizes = {}
+    for i, s in enumerate(rows):
+        p = root + (i,)
+        obj(s, p)
+        sizes[count(get(s, "osd", p), p + ("osd",))] = tuple(
+            count(get(s, k, p), p + (k,)) for k in ("kb", "kb_used", "kb_avail")
+        )
+    classes = {}
+    for i, d in enumerate(lst(get(crush, "devices", (1,)), (1, "devices"))):
+        p = (1, "devices", i)
+        osd_id = integer(get(d, "id", p), p + ("id",))
+        classes[osd_id] = opt_text(d, "class", p)
+    nodes = []
+    for i, o in enumerate(lst(get(dump, "osds", (2,)), (2, "osds"))):
+        osd_id = count(get(o, "osd", (2, "osds", i)), (2, "osds", i, "osd"))
+        kb, kb_used, kb_avail = sizes.get(osd_id, (0, 0, 0))
+        nodes.append({"id": osd_id, "name": f"osd.{osd_id}", "device_class": classes.get(osd_id, ""),
+                      "kb": kb, "kb_used": kb_used, "kb_avail": kb_avail})  # fmt: skip
+    return {"nodes": nodes}
+
+
+def manager_number(v, path):
+    """A perf counter value as the manager hands it: an int or a finite float."""
+    if type(v) is int or (type(v) is float and math.isfinite(v)):
+        return v
+    raise Broken(path)
+
+
+def at(doc, *keys):
+    """doc[k1][k2]...; None where a level is missing or not an object."""
+    for k in keys:
+        if type(doc) is not dict or k not in doc:
+            return None
+        doc = doc[k]
+    return doc
+
+
+def manager_averaged(info, total, n, info_path, total_path, count_path):
+    kind = integer(get(info, "type", info_path), info_path + ("type",))
+    total = manager_number(total, total_path)
+    return (total / 1e9 if kind & 1 else total), count(n, count_path)  # PERFCOUNTER_TIME: nanoseconds
+
+
+def manager_counters(doc):
+    """What the per-daemon perf calls answer, as one document: "servers" (list_servers()),
+    "schema" (get_perf_schema per daemon), "latest" (get_latest per daemon and counter), "avg"
+    (get_latest_avg's [sum, count] per daemon and counter). A daemon with no schema yet is left
+    out: no counters, not zeros."""
+    _note(("servers",))
+    daemons = []
+    for i, server in enumerate(lst(at(doc, "servers"), ("servers",))):
+        p = ("servers", i)
+        for j, svc in enumerate(lst(get(server, "services", p), p + ("services",))):
+            sp = p + ("services", j)
+            kind = text(get(svc, "type", sp), sp + ("type",))
+            if kind in ("osd", "rgw"):
+                daemons.append(f"{kind}.{text(get(svc, 'id', sp), sp + ('id',))}")
+    out = {}
+    for d in daemons:
+        _note(("schema", d))
+        answer = at(doc, "schema", d)
+        schemas = obj({} if answer is None else answer, ("schema", d))
+        _note(("schema", d, d))
+        if d not in schemas:
+            continue
+        schema = obj(schemas[d], ("schema", d, d))
+        values = {}
+        for path in inputs.PERF_COUNTERS:
+            if path in schema:
+                _note(("latest", d, path))
+                values[path] = manager_number(at(doc, "latest", d, path), ("latest", d, path))
+        for base in inputs.AVERAGED_COUNTERS:
+            if base in schema:
+                _note(("avg", d, base))
+                _note(("schema", d, d, base, "type"))
+                pair = at(doc, "avg", d, base)
+                if type(pair) is not list or len(pair) != 2:
+                    raise Broken(("avg", d, base))
+                values[f"{base}.sum"], values[f"{base}.count"] = manager_averaged(
+                    schema[base], pair[0], pair[1], ("schema", d, d, base), ("avg", d, base, 0), ("avg", d, base, 1)
+                )
+        if values:
+            out[d] = values
+    return out
+
+
+def walked_counters(doc):
+    """What the stock walker (get_all_perf_counters) answers: daemon -> counter -> its schema
+    entry with "value", and "count" for an averaged counter."""
+    out = {}
+    for d, counters in obj(doc, ()).items():
+        counters = obj(counters, (d,))
+        values = {}
+        for path, info in counters.items():
+            if path in inputs.PERF_COUNTERS:
+                _note((d, path, "value"))
+                values[path] = manager_number(get(info, "value", (d, path)), (d, path, "value"))
+        for base in inputs.AVERAGED_COUNTERS:
+            _note((d, base, "count"))
+            if base in counters:
+                p = (d, base)
+                total, n = get(counters[base], "value", p), get(counters[base], "count", p)
+                values[f"{base}.sum"], values[f"{base}.count"] = manager_averaged(
+                    counters[base], total, n, p, p + ("value",), p + ("count",)
+                )
+        if values:
+            out[d] = values
+    return out
 
 
 # --- the parsers' error paths, as they print them ------------------------------------------

@@ -10,7 +10,10 @@ independent oracle's (tests/unit/test_parser_oracles.py) on the same mutated inp
 - the oracle finds a field broken: the parser raises InputError naming that field (or the
   mutated field above it).
 
-Any other exception fails the test. The fast paths (_bucket_fast, _pg_fast) are checked
+Any other exception fails the test. The targets include the sidecar's reads of the
+orchestrator (parse_orch), the running RGWs' options and the unread count they make, and the
+ceph-mgr module's own reads of the manager's data (mgr_module/scale/module_parsers.py, imported
+without a manager, with its bundled core's InputError). The fast paths (_bucket_fast, _pg_fast) are checked
 against the checked ones on every record, and the chunked `pg dump` decode against the
 whole one. Seeds are fixed: every run makes the same inputs (see INPUTS_PER_RUN).
 """
@@ -29,9 +32,14 @@ from typing import Any
 
 import pytest
 
-from ceph_scale.core import inputs, reshard_queue
+from ceph_scale.core import derive, inputs, parse_orch, reshard_queue
 from tests.unit import test_parser_oracles as oracle
+from tests.unit.test_module_parsers import manager_osd_data, module_package
 from tests.unit.test_parser_oracles import RELEASES, Broken, dotted, load, names
+
+module = module_package()
+# The module reads with the same core's InputError (the installer copies the core beside it).
+INPUT_ERRORS = (inputs.InputError,)
 
 VALUES: tuple[Any, ...] = (None, True, False, 0, 1, -1, -5, 7, 2**53, 1.5, 3.0, -0.0, math.nan, math.inf, "", "x",
                            "12", " 7 ", "-3", "1_0", "\u0663", "2026-11-22T21:13:07.337617+0000", [], [1], {},
@@ -124,6 +132,7 @@ class Target:
     field: Callable[[tuple], str]  # the parser's name for a path
     docs: Callable[[str], list[tuple]]  # each release's argument tuples
     check: Callable | None = None  # more checks on each mutated input
+    releases: tuple[str, ...] = RELEASES  # the releases that have this output
 
     def aimed(self, args: tuple) -> list[tuple]:
         """The paths the oracle reads in these documents (from the document's index if several)."""
@@ -158,7 +167,7 @@ def run(target: Target, release: str, n: int, seed: str) -> int:
         what = f"{seed} #{i}: {action} at {point!r}"
         try:
             got = target.parse(*args)
-        except inputs.InputError as e:
+        except INPUT_ERRORS as e:
             assert broken is not None, f"{what}: refused valid input: {e}"
             where = point if broken[: len(point)] == point else broken
             assert names_field(str(e), target.field(where)), f"{what}: {e!s:.200} does not name {target.field(where)}"
@@ -228,6 +237,141 @@ def perf_field(path: tuple) -> str:
     return "perf" + "".join(f"[{k}]" if i == 0 else f".{k}" for i, k in enumerate(path))
 
 
+class ManagerCounters:
+    """The manager's per-daemon perf calls over oracle.manager_counters' document, answering as
+    Pacific's mgr_module.py does: a daemon it has no report from has the schema {}. A value the
+    document lacks (deleted by a mutation) is answered None: no answer, which must fail the read."""
+
+    def __init__(self, doc) -> None:
+        self.doc = doc
+
+    def list_servers(self):
+        return oracle.at(self.doc, "servers")
+
+    def get_perf_schema(self, kind, ident):
+        answer = oracle.at(self.doc, "schema", f"{kind}.{ident}")
+        return {} if answer is None else answer
+
+    def get_latest(self, kind, ident, path):
+        return oracle.at(self.doc, "latest", f"{kind}.{ident}", path)
+
+    def get_latest_avg(self, kind, ident, path):
+        pair = oracle.at(self.doc, "avg", f"{kind}.{ident}", path)
+        return tuple(pair) if type(pair) is list else pair
+
+
+class WalkedCounters:
+    """The stock walker alone (a manager whose per-daemon calls are renamed)."""
+
+    def __init__(self, doc) -> None:
+        self.doc = doc
+
+    def get_all_perf_counters(self, prio_limit=0, services=()):
+        return self.doc
+
+
+def manager_counter_docs(release: str) -> list[tuple]:
+    """Each capture's counters (mgr prometheus text) as the manager's perf calls hold them: a
+    time-averaged counter once by its path (type TIME | LONGRUNAVG, sum in nanoseconds)."""
+    docs = []
+    for n in names(release, "mgr_prometheus_metrics*.txt"):
+        counters = inputs.counters_from_prometheus_text(load(release, n))
+        doc: dict[str, Any] = {"servers": [{"hostname": "h", "services": []}], "schema": {}, "latest": {}, "avg": {}}
+        for daemon, values in counters.items():
+            kind, _, ident = daemon.partition(".")
+            doc["servers"][0]["services"].append({"type": kind, "id": ident})
+            schema: dict[str, Any] = {}
+            for path, value in values.items():
+                base, _, half = path.rpartition(".")
+                if half in ("sum", "count") and base in inputs.AVERAGED_COUNTERS:
+                    schema[base] = {"type": 5, "priority": 5}
+                    pair = doc["avg"].setdefault(daemon, {}).setdefault(base, [0, 0])
+                    pair[0 if half == "sum" else 1] = round(value * 1e9) if half == "sum" else int(value)
+                else:
+                    schema[path] = {"type": 2, "priority": 5}
+                    doc["latest"].setdefault(daemon, {})[path] = value
+            doc["schema"][daemon] = {daemon: schema}
+        docs.append((doc,))
+    return docs
+
+
+def walked_counter_docs(release: str) -> list[tuple]:
+    """The same counters as get_all_perf_counters() hands them (mgr_module.py): each schema
+    entry with "value", and "count" for a long-running average."""
+    docs = []
+    for (doc,) in manager_counter_docs(release):
+        walked: dict[str, Any] = {}
+        for daemon, answer in doc["schema"].items():
+            for path, info in answer[daemon].items():
+                entry = dict(info)
+                if info["type"] & 4:
+                    entry["value"], entry["count"] = doc["avg"][daemon][path]
+                else:
+                    entry["value"] = doc["latest"][daemon][path]
+                walked.setdefault(daemon, {})[path] = entry
+        docs.append((walked,))
+    return docs
+
+
+def manager_counters_field(path: tuple) -> str:
+    """How module_parsers names a place in manager_counter_docs' document. A whole section has
+    no name of its own in the manager's calls: ""."""
+    if not path or path[0] == "servers":
+        return dotted("list_servers", path[1:])
+    rest = path[1:]
+    if not rest:
+        return ""
+    if path[0] == "schema":
+        return rest[0] if len(rest) <= 2 else f"{rest[0]} {rest[2]}" + "".join(f".{k}" for k in rest[3:])
+    if path[0] == "latest":
+        return " ".join(map(str, rest))
+    return " ".join(map(str, rest[:2])) + ("" if len(rest) < 3 else ".value" if rest[2] == 0 else ".count")
+
+
+def walked_counters_field(path: tuple) -> str:
+    if not path:
+        return "perf counters"
+    return " ".join(map(str, path[:2])) + "".join(f".{k}" for k in path[2:])
+
+
+def orch_docs(*stems: str) -> Callable[[str], list[tuple]]:
+    return lambda release: [tuple(load(release, f"{stem}.from_cephadm_code.json") for stem in stems)]
+
+
+def orch_exporters(doc):
+    return [(dotted("orch_ps", p), d) for p, d in oracle.orch_exporters(doc)]
+
+
+def rgw_running(service_map, shown):
+    """The running RGWs' options, and the unread count the signals make of them."""
+    names = inputs.rgw_daemon_names(service_map)
+    running = inputs.read_rgw_running(names, lambda who, option: shown[who][option])
+    snap: Any = type("Snap", (), {"settings": inputs.settings_part({}, 0.0, running, len(names))})
+    unread = next(f for f in derive.rgw_running_families(snap) if f.name.endswith("_config_unread"))
+    return running, int(unread.samples[0][2])
+
+
+def rgw_running_docs(release: str) -> list[tuple]:
+    service_map = load(release, "service_dump.json")
+    shown = {f"rgw.{name}": {o: load(release, f"config_show_rgw_{o}.json") for o in inputs.RGW_RUNNING_OPTIONS}
+             for name in inputs.rgw_daemon_names(service_map)}  # fmt: skip
+    return [(service_map, shown)]
+
+
+def rgw_running_field(path: tuple) -> str:
+    if path[:1] == (1,):
+        return "config show" + "".join(f" {k}" for k in path[1:3])
+    return "service map" + (": " + ".".join(map(str, path[1:])) if path[1:] else "")
+
+
+def osd_df_docs(release: str) -> list[tuple]:
+    return [manager_osd_data(release)]
+
+
+# ceph-exporter is a cephadm daemon from Reef on: Pacific's orchestrator has none to list.
+ORCH_RELEASES = tuple(r for r in RELEASES if r != "pacific")
+
+
 TARGETS = {
     "buckets_part": Target(lambda d: inputs.buckets_part(d, 0.0), oracle.buckets, from_roots("bucket_stats"),
                            one("*bucket_stats*.json", shape=list), fast_buckets_agree),
@@ -259,15 +403,32 @@ TARGETS = {
     "perf_part": Target(lambda d: inputs.perf_part(d, 0.0), oracle.perf, perf_field,
                         lambda r: [(inputs.counters_from_prometheus_text(load(r, n)),)
                                    for n in names(r, "mgr_prometheus_metrics*.txt")]),
+    "host_addresses": Target(parse_orch.host_addresses, oracle.host_addresses, from_roots("orch_host_ls"),
+                             orch_docs("orch_host_ls"), releases=ORCH_RELEASES),
+    "exporters": Target(parse_orch.exporters, orch_exporters, from_roots("orch_ps"),
+                        orch_docs("orch_ps_ceph_exporter"), releases=ORCH_RELEASES),
+    "exporter_urls": Target(lambda ps, hosts: parse_orch.exporter_urls(parse_orch.exporters(ps),
+                                                                       parse_orch.host_addresses(hosts)),
+                            oracle.exporter_urls, from_roots("orch_ps", "orch_host_ls"),
+                            orch_docs("orch_ps_ceph_exporter", "orch_host_ls"), releases=ORCH_RELEASES),
+    "read_rgw_running": Target(rgw_running, oracle.rgw_running, rgw_running_field, rgw_running_docs),
+    "module_osd_df_from_stats": Target(module.sources.osd_df_from_stats, oracle.osd_df_from_stats,
+                                       from_roots("osd_stats", "osd_map_crush", "osd_map"), osd_df_docs),
+    "module_fetch_counters": Target(lambda d: module.sources.fetch_counters(ManagerCounters(d)),
+                                    oracle.manager_counters, manager_counters_field, manager_counter_docs),
+    "module_fetch_counters_fallback": Target(lambda d: module.sources.fetch_counters_fallback(WalkedCounters(d)),
+                                             oracle.walked_counters, walked_counters_field, walked_counter_docs),
 }  # fmt: skip
 # Mutated inputs per target and release; pg_part's are the largest documents.
 PER_RELEASE = {name: 300 for name in TARGETS} | {"pg_part": 150, "perf_text": 300, "reshard_entry": 300}
-INPUTS_PER_RUN = sum(PER_RELEASE.values()) * len(RELEASES)
+INPUTS_PER_RUN = sum(
+    n * len(TARGETS[name].releases if name in TARGETS else RELEASES) for name, n in PER_RELEASE.items()
+)
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_a_mutated_capture_gives_the_right_part_or_an_error_naming_the_field(name):
-    for release in RELEASES:
+    for release in TARGETS[name].releases:
         run(TARGETS[name], release, PER_RELEASE[name], f"{name}:{release}")
 
 
@@ -387,6 +548,6 @@ def test_a_mutated_raw_reshard_entry_decodes_as_encoded_or_is_refused():
 
 def test_each_run_makes_at_least_ten_thousand_inputs_from_every_release():
     assert INPUTS_PER_RUN >= 10_000
-    for release in RELEASES:
-        for name, target in TARGETS.items():
+    for name, target in TARGETS.items():
+        for release in target.releases:
             assert target.docs(release), (name, release)  # a target without fixtures would test nothing

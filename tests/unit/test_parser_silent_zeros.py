@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ceph_scale.core import inputs, reshard_queue
+from ceph_scale.core import inputs, parse_orch, reshard_queue
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RELEASES = ("pacific", "reef", "tentacle")
@@ -215,3 +215,42 @@ def test_a_metadata_page_without_truncated_fails_instead_of_ending_the_listing()
     del page["truncated"]
     with pytest.raises(inputs.InputError, match=r"^metadata bucket\.truncated: missing"):
         inputs.metadata_page(page, "bucket")
+
+
+# --- the orchestrator's ceph-exporters ------------------------------------------------------
+
+
+def orch(release: str, name: str):
+    return copy.deepcopy(load(release, f"{name}.from_cephadm_code.json"))
+
+
+@pytest.mark.parametrize("addr", [0, False, [], {}])
+def test_a_mistyped_host_address_fails_instead_of_reading_the_host_name(addr):
+    hosts = orch("reef", "orch_host_ls")
+    hosts[1]["addr"] = addr
+    with pytest.raises(inputs.InputError, match=r"^orch_host_ls\[1\]\.addr: expected a string"):
+        parse_orch.host_addresses(hosts)
+
+
+def test_a_host_added_without_an_address_is_reached_at_its_name():
+    """HostSpec: `addr or hostname`."""
+    hosts = orch("tentacle", "orch_host_ls")
+    del hosts[0]["addr"]
+    hosts[1]["addr"] = ""
+    assert parse_orch.host_addresses(hosts) == {"ceph-a": "ceph-a", "ceph-b": "ceph-b", "ceph-c": "10.0.0.13"}
+
+
+@pytest.mark.parametrize("ports", [0, "", {}, False])
+def test_mistyped_ports_fail_instead_of_reading_the_default_port(ports):
+    daemons = orch("tentacle", "orch_ps_ceph_exporter")
+    daemons[0]["ports"] = ports
+    hosts = parse_orch.host_addresses(orch("tentacle", "orch_host_ls"))
+    with pytest.raises(inputs.InputError, match=r"^orch_ps\[0\]\.ports: expected a list"):
+        parse_orch.exporter_urls(parse_orch.exporters(daemons), hosts)
+
+
+def test_a_daemon_without_its_type_fails_instead_of_being_left_out():
+    daemons = orch("reef", "orch_ps_ceph_exporter")
+    del daemons[2]["daemon_type"]
+    with pytest.raises(inputs.InputError, match=r"^orch_ps\[2\]\.daemon_type: missing$"):
+        parse_orch.exporters(daemons)

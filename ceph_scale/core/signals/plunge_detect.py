@@ -52,6 +52,11 @@ class Baseline:
     in_flight: float | None
     requests: float | None
     windows: int
+    # The least and the most of its windows' requests in flight. The least is what the RGW's gauge
+    # reads with no client in it: Pacific's RGW keeps one request counted for good for each whose
+    # client hung up before the reply (a timeout during a stall), so that floor need not be 0.
+    in_flight_floor: float | None = None
+    in_flight_peak: float | None = None
 
     def latency(self, op: str) -> float | None:
         ops, busy = self.ops.get(op), self.busy.get(op)
@@ -73,9 +78,10 @@ def baseline(windows: Sequence[Window], min_windows: int = 3) -> Baseline | None
         seen = [w.busy[op] for w in windows if op in w.busy]
         if seen:
             busy[op] = statistics.median(seen)
-    in_flight = _median([w.in_flight for w in windows if w.in_flight is not None])
+    flights = [w.in_flight for w in windows if w.in_flight is not None]
     requests = _median([w.requests for w in windows if w.requests is not None])
-    return Baseline(ops, busy, in_flight, requests, len(windows))
+    floor, peak = (min(flights), max(flights)) if flights else (None, None)
+    return Baseline(ops, busy, _median(flights), requests, len(windows), floor, peak)
 
 
 @dataclass(frozen=True)
@@ -90,11 +96,21 @@ def _ratio(now: float | None, base: float | None) -> float | None:
     return now / base if now is not None and base is not None and base > 0 else None
 
 
+def _in_flight_ratio(now: float | None, base: Baseline) -> float | None:
+    """Requests in flight now against the baseline's; 0 once the gauge is down to its floor, no
+    client in the RGW whatever the gauge kept: under it, or at it where the baseline's clients took
+    it above it (a gauge that never moved is clients always in the RGW: at it, they still are)."""
+    floor, peak = base.in_flight_floor, base.in_flight_peak
+    if now is not None and floor is not None and peak is not None and (now < floor or now == floor < peak):
+        return 0.0
+    return _ratio(now, base.in_flight)
+
+
 def demand_ratio(now: Window, base: Baseline, op: str) -> float | None:
     """The largest estimate of the clients' demand now against the baseline, or None."""
     estimates = [
         _ratio(now.busy.get(op), base.busy.get(op)),
-        _ratio(now.in_flight, base.in_flight),
+        _in_flight_ratio(now.in_flight, base),
         _ratio(now.requests, base.requests),
     ]
     known = [e for e in estimates if e is not None]

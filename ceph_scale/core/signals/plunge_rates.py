@@ -6,7 +6,8 @@ for the first time counts from its first poll. Each poll of the perf source then
 window: the increase since the last poll at least `plunge_window_seconds` back, per second, and
 the requests in flight: the smaller of their mean over the window's polls and the last poll. The
 mean moves with the ops (a window that straddles a change holds both levels); the last poll says
-at once that clients stopped (0) or that requests are stuck (all still there); the smaller of the
+at once that clients stopped (down to the gauge's floor, which Pacific's RGW keeps above 0: see
+plunge_detect._in_flight_ratio) or that requests are stuck (all still there); the smaller of the
 two claims a held demand only when the window and the present agree on it.
 """
 

@@ -330,3 +330,56 @@ def test_new_thresholds_restart_the_history_and_keep_the_counts():
     s.run(STEP)
     assert s.counted() == {"none": 1}
     assert s.value("ceph_scale_s3_plunge_drop_ratio", op="put") is None  # no baseline yet
+
+
+LEAKED = 10  # qlen entries of requests whose clients hung up before the reply (Pacific: never taken back)
+MINUTES = dataclasses.replace(TH, plunge_window_seconds=15, plunge_baseline_seconds=120, plunge_drop_ratio=0.25)
+
+
+def loaded_over_a_leaked_gauge() -> Stream:
+    """The test cluster's windows and counters refreshed every 5 s, 4 Python clients that are in the
+    RGW at a poll or not, over a gauge that never reads less than LEAKED."""
+    s = Stream(MINUTES)
+    s.refresh = 5.0
+    for i in range(75):
+        s.in_flight = LEAKED + (4, 1, 3, 0, 4)[i % 5]
+        s.run(STEP)
+    return s
+
+
+def test_a_pause_is_a_demand_drop_though_the_in_flight_gauge_never_returns_to_zero():
+    """Pacific's RGW counts a request in `qlen` when it starts and takes it back only once its reply
+    is sent: one whose client hung up first (a timeout during a stall) stays counted for the life of
+    the RGW. The clients' pause brings the gauge back to that floor, not to zero."""
+    s = loaded_over_a_leaked_gauge()
+    s.stall()
+    s.in_flight = LEAKED
+    for _ in range(20):
+        s.run(STEP)
+        assert s.value("ceph_scale_s3_plunge_active") == 0, f"{s.t} s"
+    assert s.value("ceph_scale_s3_demand_drop_active") == 1
+
+
+def test_a_stall_is_still_a_plunge_over_a_leaked_in_flight_gauge():
+    s = loaded_over_a_leaked_gauge()
+    s.osds[2] = dataclasses.replace(s.osds[2], up=False)
+    s.stall()
+    s.in_flight = LEAKED + 4  # every client's request waits in the RGW
+    s.run(20)
+    assert s.value("ceph_scale_s3_plunge_active") == 1
+    assert s.value("ceph_scale_s3_demand_drop_active") == 0
+
+
+def test_a_pause_over_a_gauge_that_never_moved_is_a_demand_drop():
+    """Many clients always in the RGW over a leaked floor: the gauge reads the same at every poll of
+    the baseline, and less once they stop."""
+    s = Stream(MINUTES)
+    s.refresh = 5.0
+    s.in_flight = 1000 + 64
+    s.run(150)
+    s.stall()
+    s.in_flight = 1000
+    for _ in range(20):
+        s.run(STEP)
+        assert s.value("ceph_scale_s3_plunge_active") == 0, f"{s.t} s"
+    assert s.value("ceph_scale_s3_demand_drop_active") == 1

@@ -93,3 +93,23 @@ def test_a_baseline_needs_three_windows_and_is_their_median():
     assert baseline(w[:2]) is None
     found = baseline(w)
     assert found is not None and found.ops["put"] == 100.0  # one lull does not move it
+
+
+# Requests Pacific's RGW keeps counted in `qlen` for good: one per request whose client hung up
+# before the reply (ceph tracker 48358, fixed in later releases). The gauge never reads less.
+leaked = st.floats(0.0, 1e4)
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), leaked, kept)
+def test_clients_sending_less_is_a_demand_drop_whatever_the_gauge_kept(put, get, put_lat, get_lat, flight, stuck, k):
+    base = steady(put, get, put_lat, get_lat, stuck + flight)
+    now = Window(1.0, {"put": put * k, "get": get * k}, {"put": put * k * put_lat, "get": get * k * get_lat},
+                 stuck + flight * k, (put + get) * k)  # fmt: skip
+    assert {v.kind for v in judge(now, base, TH).values()} == {DEMAND}
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), leaked, st.floats(1.0, 3.0))
+def test_a_stall_is_a_plunge_whatever_the_gauge_kept(put, get, put_lat, get_lat, flight, stuck, more):
+    base = steady(put, get, put_lat, get_lat, stuck + flight)
+    now = Window(1.0, {"put": 0.0, "get": 0.0}, {"put": 0.0, "get": 0.0}, stuck + flight * more, 0.0)
+    assert {v.kind for v in judge(now, base, TH).values()} == {CLUSTER}
