@@ -136,28 +136,39 @@ def test_ipv6_listen_address():
 
 
 def test_an_unknown_user_costs_what_a_known_one_with_a_wrong_password_does():
-    """No user enumeration by timing (exporter-toolkit's dummy hash), and a NUL byte in a
-    password is a wrong password, not a traceback."""
+    """No user enumeration by timing (exporter-toolkit's dummy hash): an unknown user costs one
+    bcrypt check against a hash of the configured cost, as a known user's wrong password does (it
+    answered at once: 0.28 ms against 45.7 ms). Counted here, not timed: the times themselves are
+    bench.hostile_scrape's (docs/security.md). A NUL byte in a password is a wrong password, not a
+    traceback."""
     import base64
-    import statistics
-    import time
 
     import bcrypt
 
     from exporter.sidecar.http_server import BasicAuth
 
-    auth = BasicAuth({"prometheus": bcrypt.hashpw(b"right", bcrypt.gensalt(rounds=8)).decode()})
+    configured = bcrypt.hashpw(b"right", bcrypt.gensalt(rounds=8))
+    auth = BasicAuth({"prometheus": configured.decode()})
+    checked: list[bytes] = []
 
-    def took(user: str, password: str) -> float:
+    class Recording:
+        def checkpw(self, password: bytes, hashed: bytes) -> bool:
+            checked.append(hashed)
+            return bcrypt.checkpw(password, hashed)
+
+    auth._bcrypt = Recording()
+
+    def refused(user: str, password: str) -> list[bytes]:
+        checked.clear()
         header = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
-        started = time.perf_counter()
         assert auth.check(header) is False
-        return time.perf_counter() - started
+        return list(checked)
 
-    known = statistics.median(took("prometheus", f"wrong{i}") for i in range(5))
-    unknown = statistics.median(took(f"nobody{i}", "wrong") for i in range(5))
-    assert known / 2 < unknown < known * 2, (unknown, known)  # was 0.28 ms against 45.7 ms
-    assert took("prometheus", "a\0b") >= 0
+    assert refused("prometheus", "wrong") == [configured]
+    unknown = refused("nobody", "wrong")
+    assert len(unknown) == 1 and unknown[0] != configured
+    assert unknown[0][:7] == configured[:7] == b"$2b$08$"  # the same bcrypt cost
+    assert refused("prometheus", "a\0b") == [configured]  # bcrypt refuses the NUL byte: a wrong password
 
 
 def test_a_nul_byte_in_a_password_is_a_wrong_password_over_the_wire(tls_server, capfd):
