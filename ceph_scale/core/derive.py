@@ -17,6 +17,7 @@ from .config import Thresholds
 from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
 from .registry import SIGNALS
+from .signals.results import SignalResults
 from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
 
@@ -33,6 +34,8 @@ class DerivationState:
         # A signal whose derivation raised: how often, and what it raised while it still does.
         self.signal_failures: dict[str, int] = {s.name: 0 for s in SIGNALS}
         self.signal_errors: dict[str, str] = {}
+        # The signals' judgements from the last derivation (signals/results.py).
+        self.results = SignalResults()
         self._reported_errors: dict[str, str] = {}
 
     def __getattr__(self, name: str) -> Any:
@@ -169,18 +172,20 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals))
+    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals), SignalResults())
     for signal in SIGNALS:
         try:
             produced = signal.derive(given, state.signals.get(signal.name))
         except Exception as e:  # one signal's fault leaves the others served; its own series go
             state.signal_failed(signal.name, e)
+            given.results.clear(signal.name)
             continue
         state.signal_errors.pop(signal.name, None)
         families += produced
         if signal.name == "reshard":  # the running options explain the shard limit: listed after it
             families += rgw_running_families(snap)
     families += signal_families(state, snap)
+    state.results = given.results
     # A family with no samples says nothing; leaving it out keeps `promtool
     # check metrics` quiet and the exposition small.
     families = [f for f in families if f.samples]

@@ -44,14 +44,13 @@ except ImportError as e:  # the bundled core is missing: a copy of the module ma
 
 if not _IMPORT_ERROR:
     from ceph_scale.core.advisor import render as advice
-    from ceph_scale.core.parse_base import InputError
+    from ceph_scale.core.derive import DerivationState
 
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, source_schedule
-    from .manager_access import SourceError
     from .report import build_report, render_json, render_text
     from .rgw import with_stored_keys
-    from .sources import RGW_SOURCES, fetch_counters, manager_rados, source_functions
+    from .sources import RGW_SOURCES, counters_reply, manager_rados, source_functions
     from .webserver import INDEX, MetricsServer, default_addr, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -172,12 +171,16 @@ class Module(MgrModule):
             self.set_health_checks(checks)
             self._published = text
 
+    def _judge(self) -> dict:
+        """The SCALE_* checks on the signals' judgements of the collector's last derivation."""
+        collector = self.collector  # set by serve() before the collection starts
+        if collector is None or not collector.families:
+            return {}
+        opts = CheckOptions.from_settings(self.settings, time.time() - self._history_since)
+        return health_checks(collector.state.results, collector.state.thresholds, opts)
+
     def _after_derive(self, families: list, snap: Any) -> None:
-        if self.settings.enable_health_checks:
-            history = time.time() - self._history_since
-            self._checks = health_checks(families, CheckOptions.from_settings(self.settings, history))
-        else:
-            self._checks = {}
+        self._checks = self._judge() if self.settings.enable_health_checks else {}
         self._publish_health()
         self._save_state()
 
@@ -323,13 +326,13 @@ class Module(MgrModule):
         sources = collector.snapshot.sources if collector is not None and collector.snapshot is not None else ()
         # Judged here, not taken from the published checks: with enable_health_checks off
         # those are empty, and the report must still say WARN where a condition holds.
-        history = time.time() - self._history_since
-        checks = health_checks(families, CheckOptions.from_settings(self.settings, history)) if families else {}
+        checks = self._judge()
         if self.config_errors:
             checks["SCALE_BAD_CONFIG"] = bad_config_check(self.config_errors)
         if collector is not None and collector.state.signal_errors:
             checks["SCALE_SIGNAL_FAILED"] = signal_failed_check(collector.state.signal_errors)
-        report = build_report(families, checks=checks, sources=sources, producer="mgr")
+        state = collector.state if collector is not None else DerivationState(self.thresholds)
+        report = build_report(families, state.results, state.thresholds, checks=checks, sources=sources)
         if format in ("json", "json-pretty"):
             return 0, render_json(report, pretty=format == "json-pretty"), ""
         if collector is None or not families:
@@ -353,11 +356,7 @@ class Module(MgrModule):
     def scale_counters(self) -> tuple[int, str, str]:
         """The per-daemon perf counters the scale signals use, as JSON (for the sidecar where the
         prometheus module does not export them)"""
-        try:
-            counters = fetch_counters(self)
-        except (InputError, SourceError) as e:  # the manager's data, not a fault of the command
-            return -errno.EINVAL, "", f"mgr/scale: counters: {e}"
-        return 0, json.dumps(counters, sort_keys=True), ""
+        return counters_reply(self)
 
 
 class StandbyModule(MgrStandbyModule):

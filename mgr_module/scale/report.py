@@ -1,8 +1,8 @@
 """`ceph scale status`: the five signals for a human (or as JSON), worst offenders first.
 
 Assembled from the signals' sections (status_sections.py), the sources' errors and the module's
-health checks, then rendered as text or JSON. A pure function over the derived families, so it
-is unit-tested on families derived from fixtures.
+health checks, then rendered as text or JSON. A pure function over the signals' judgements of a
+derivation, so it is unit-tested on derivations of fixtures.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ceph_scale.core import registry
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.results import SignalResults
 
 from .checks import CheckOptions, health_checks
-from .status_sections import degraded, fill, load, plunge, reshard, scrub, spillover
-from .view import View
+from .status_sections import Judged, degraded, fill, load, plunge, reshard, scrub, spillover
 
 TITLES = {
     "spillover": "1. BlueFS / RocksDB spillover",
@@ -37,19 +38,23 @@ SIGNALS = tuple(s.name for s in registry.SIGNALS if s.name in SECTIONS)
 
 def build_report(
     families: Iterable[Any],
+    results: SignalResults,
+    th: Thresholds,
     *,
     checks: dict[str, dict] | None = None,
     sources: Iterable[Any] = (),
     producer: str = "mgr",
     top: int = 5,
 ) -> dict:
+    """The report on the signals' judgements of the last derivation (results), with the thresholds
+    it ran with (th); checks: the module's health checks, judged with the default options if None."""
     families = list(families)
-    v = View(families)
-    checks = health_checks(families, CheckOptions()) if checks is None else checks
+    judged = Judged(results, th)
+    checks = health_checks(results, th, CheckOptions()) if checks is None else checks
     report: dict[str, Any] = {"producer": producer, "signals": {}}
     for name in SIGNALS:
-        report["signals"][name] = SECTIONS[name](v, checks, top)
-    report["degraded"] = degraded(v)
+        report["signals"][name] = SECTIONS[name](judged, checks, top)
+    report["degraded"] = degraded(judged)
     # Every registered source, in the registry's order; one the producer never ran is failing.
     by_name = {s.name: s for s in sources}
     report["sources"] = {}

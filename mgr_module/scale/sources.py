@@ -10,12 +10,15 @@ series match between the producers.
 from __future__ import annotations
 
 import dataclasses
+import errno
+import json
 import time
 from typing import Any, Callable
 
 from ceph_scale.core import inputs, registry, reshard_queue
 from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
 from ceph_scale.core.config import Thresholds
+from ceph_scale.core.parse_base import InputError
 from ceph_scale.core.snapshot import ReshardPart
 from ceph_scale.io import radosgw_admin
 from ceph_scale.io.admin_ops import AdminOpsBuckets
@@ -76,6 +79,16 @@ def collect_health(mgr: Any) -> Any:
 
 
 # --- perf counters ---------------------------------------------------------------
+
+
+def counters_reply(mgr: Any) -> tuple[int, str, str]:
+    """`ceph scale counters`, the sidecar's perf source from Reef on: the counters as JSON, or
+    one line saying what of the manager's data is malformed (not a traceback)."""
+    try:
+        counters = fetch_counters(mgr)
+    except (InputError, SourceError) as e:
+        return -errno.EINVAL, "", f"mgr/scale: counters: {e}"
+    return 0, json.dumps(counters, sort_keys=True), ""
 
 
 def collect_perf(mgr: Any) -> Any:

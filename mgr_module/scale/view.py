@@ -1,59 +1,9 @@
-"""Read access to derived families by name and labels, for the health checks and the report.
-
-Families are used duck-typed (name, label_names, samples), so these helpers work on the
-output of any copy of the core (the one install.sh bundles with the module, or the checkout's).
-"""
+"""How the health checks and the status report write figures: ratios as percentages, seconds
+as durations, bytes with binary units, counts without a needless decimal point."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Any, overload
-
-PREFIX = "ceph_scale_"
-
-
-class View:
-    def __init__(self, families: Iterable[Any]) -> None:
-        self.by_name = {f.name: f for f in families}
-
-    def has(self, name: str) -> bool:
-        return PREFIX + name in self.by_name
-
-    def samples(self, name: str, suffix: str = "") -> list[tuple[dict[str, str], float]]:
-        fam = self.by_name.get(PREFIX + name)
-        if fam is None:
-            return []
-        out = []
-        for s, label_values, value in fam.samples:
-            if s != suffix:
-                continue
-            names = tuple(fam.label_names) + (("le",) if s == "_bucket" else ())
-            labels = {k: v for k, v in zip(names, label_values) if k != "cluster"}
-            out.append((labels, value))
-        return out
-
-    def value(self, name: str, **labels: str) -> float | None:
-        for got, value in self.samples(name):
-            if all(got.get(k) == v for k, v in labels.items()):
-                return value
-        return None
-
-    def by_label(self, name: str, label: str, **match: str) -> dict[str, float]:
-        return {
-            got[label]: value
-            for got, value in self.samples(name)
-            if label in got and all(got.get(k) == v for k, v in match.items())
-        }
-
-    @overload
-    def config(self, option: str) -> float | None: ...
-    @overload
-    def config(self, option: str, default: float) -> float: ...
-
-    def config(self, option: str, default: float | None = None) -> float | None:
-        v = self.value("config", option=option)
-        return default if v is None else v
 
 
 def pct(ratio: float) -> str:

@@ -79,13 +79,14 @@ def perf(t: float, put_ops: int, get_ops: int, bluefs: Sequence[BlueFsCounters] 
     )
 
 
-def derive_series(snaps: list[Snapshot], th: Thresholds | None = None) -> list:
+def derive_with_state(snaps: list[Snapshot], th: Thresholds | None = None) -> tuple[list, DerivationState]:
+    """The families of the last snapshot, and the state holding the signals' judgements of it."""
     th = th or Thresholds()
     state = DerivationState(th)
     fams: list = []
     for s in snaps:
         fams = derive(s, state, th, producer="mgr", cluster="test")
-    return fams
+    return fams, state
 
 
 def snap(t: float, **parts) -> Snapshot:

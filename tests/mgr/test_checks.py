@@ -14,7 +14,8 @@ from tests.mgr import snapshots as s
 
 
 def checks_for(snaps, th=None, **opts):
-    return health_checks(s.derive_series(snaps, th), CheckOptions(**opts))
+    _, state = s.derive_with_state(snaps, th)
+    return health_checks(state.results, state.thresholds, CheckOptions(**opts))
 
 
 # --- SCALE_FILL_HEADROOM -------------------------------------------------------------
@@ -167,10 +168,10 @@ def test_scrub_backlog_clearing_fast_enough_is_quiet():
     first = s.pgs(t0, 100, overdue=40)
     # 30 PGs scrubbed in the hour: 10 overdue left, cleared in 20 min
     second = s.pgs(t1, 100, overdue=10, scrubbed_at=t1 - 10)
-    fams = s.derive_series([s.snap(t0, pgs=first), s.snap(t1, pgs=second)])
+    fams, state = s.derive_with_state([s.snap(t0, pgs=first), s.snap(t1, pgs=second)])
     clear = [v for _, lv, v in next(f for f in fams if f.name.endswith("backlog_clear_seconds")).samples]
     assert all(math.isfinite(v) for v in clear)
-    assert "SCALE_SCRUB_BACKLOG" not in health_checks(fams, CheckOptions())
+    assert "SCALE_SCRUB_BACKLOG" not in health_checks(state.results, state.thresholds, CheckOptions())
 
 
 # --- SCALE_DB_SHARE_LOW / SCALE_BLUEFS_SPILL_SOON -----------------------------------
@@ -214,9 +215,10 @@ def test_detail_is_capped_with_a_closing_line():
 
 
 def test_every_check_has_the_set_health_checks_shape():
-    from tests.unit.study_snapshot import rich_families
+    from tests.unit.study_snapshot import rich_derivation
 
-    checks = health_checks(rich_families(), CheckOptions())
+    _, state = rich_derivation()
+    checks = health_checks(state.results, state.thresholds, CheckOptions())
     assert checks, "the study-scale snapshot should raise some checks"
     for code, c in checks.items():
         assert code.startswith("SCALE_")
@@ -233,9 +235,10 @@ def test_bad_config_check():
 
 @pytest.mark.parametrize("suffix", ["", "_queued", "_resharded"])
 def test_checks_on_the_pacific_captures(suffix):
-    from tests.mgr.test_sources import fixture_families
+    from tests.mgr.test_sources import fixture_derivation
 
-    checks = health_checks(fixture_families(suffix), CheckOptions())
+    _, state = fixture_derivation(suffix)
+    checks = health_checks(state.results, state.thresholds, CheckOptions())
     # The captures hold one bucket with 250 objects in 1 shard while its reshard is queued
     # (rgw_max_objs_per_shard 100): it must be named.
     if suffix == "_queued":

@@ -9,16 +9,20 @@ from scale.checks import CheckOptions, health_checks
 from scale.report import SIGNALS, TITLES, build_report, render_json, render_text
 
 from ceph_scale.core import registry
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.results import SignalResults
 from ceph_scale.core.snapshot import SourceStatus
 from tests.mgr import snapshots as s
-from tests.mgr.test_sources import fixture_families
-from tests.unit.study_snapshot import rich_families, study_snapshot
+from tests.mgr.test_sources import fixture_derivation
+from tests.unit.study_snapshot import rich_derivation, study_snapshot
+
+NOTHING = (SignalResults(), Thresholds())  # no derivation yet
 
 
 @pytest.fixture(scope="module")
 def rich():
-    fams = rich_families()
-    return fams, health_checks(fams, CheckOptions())
+    fams, state = rich_derivation()
+    return (fams, state.results, state.thresholds), health_checks(state.results, state.thresholds, CheckOptions())
 
 
 # The state each section must report on the study-scale snapshot (tests/unit/study_snapshot.py),
@@ -35,7 +39,7 @@ STUDY_STATUS = {
 
 def test_every_signal_has_data_at_study_scale(rich):
     fams, checks = rich
-    report = build_report(fams, checks=checks, sources=study_snapshot(1120.0).sources)
+    report = build_report(*fams, checks=checks, sources=study_snapshot(1120.0).sources)
     assert {name: report["signals"][name]["status"] for name in SIGNALS} == STUDY_STATUS
     for name in SIGNALS:
         assert report["signals"][name]["lines"], name
@@ -56,7 +60,7 @@ def test_every_signal_has_data_at_study_scale(rich):
 
 def test_offenders_worst_first(rich):
     fams, checks = rich
-    sig = build_report(fams, checks=checks)["signals"]
+    sig = build_report(*fams, checks=checks)["signals"]
     spilled = [o["spilled_bytes"] for o in sig["spillover"]["offenders"]]
     assert spilled == sorted(spilled, reverse=True) and spilled
     fills = [o["used_ratio"] for o in sig["fill"]["offenders"]]
@@ -70,16 +74,17 @@ def test_offenders_worst_first(rich):
 def test_json_is_machine_readable_with_infinities(rich):
     fams, checks = rich
     snaps = [s.snap(t, pgs=s.pgs(t, 10, overdue=4)) for t in (1000.0, 1600.0)]
-    report = build_report(s.derive_series(snaps))
+    derived, state = s.derive_with_state(snaps)
+    report = build_report(derived, state.results, state.thresholds)
     data = json.loads(render_json(report))
     assert data["signals"]["scrub"]["data"]["deep_scrub"]["backlog_clear_seconds"] == "+Inf"
     assert data["signals"]["scrub"]["status"] == "WARN"
     assert "SCALE_SCRUB_BACKLOG" in data["health_checks"]
-    assert json.loads(render_json(build_report(fams, checks=checks), pretty=True))["producer"] == "mgr"
+    assert json.loads(render_json(build_report(*fams, checks=checks), pretty=True))["producer"] == "mgr"
 
 
 def test_no_data_is_said_not_zero():
-    report = build_report([])
+    report = build_report([], *NOTHING)
     assert {report["signals"][n]["status"] for n in SIGNALS} == {"NO DATA"}
     text = render_text(report)
     assert "NO DATA" in text and "none" in text
@@ -88,6 +93,7 @@ def test_no_data_is_said_not_zero():
 def test_failing_source_and_health_checks_in_the_text():
     report = build_report(
         [],
+        *NOTHING,
         checks={"SCALE_BAD_CONFIG": {"severity": "warning", "summary": "rejected", "count": 1, "detail": ["why"]}},
         sources=[SourceStatus("buckets", False, 1.0, None, "RgwError: connection refused", 3)],
     )
@@ -102,8 +108,8 @@ def test_failing_source_and_health_checks_in_the_text():
 
 @pytest.mark.parametrize("suffix", ["", "_queued", "_resharded"])
 def test_report_on_the_pacific_captures(suffix):
-    fams = fixture_families(suffix)
-    report = build_report(fams)
+    fams, state = fixture_derivation(suffix)
+    report = build_report(fams, state.results, state.thresholds)
     sig = report["signals"]
     assert sig["spillover"]["status"] == "WARN"  # osd.0's 256 MiB DB spills
     assert sig["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
@@ -118,7 +124,7 @@ def test_report_on_the_pacific_captures(suffix):
 
 def test_the_reshard_section_says_what_the_bucket_poll_costs_and_whether_it_keeps_up(rich):
     fams, checks = rich
-    section = build_report(fams, checks=checks)["signals"]["reshard"]
+    section = build_report(*fams, checks=checks)["signals"]["reshard"]
     assert section["data"]["bucket_poll"] == {"last_reads": 11_990, "budget_reads": 12_000, "overdue": 0,
                                               "unread": 0, "oldest_stats_age_seconds": 3 * 3600}  # fmt: skip
     assert "bucket poll: 11990 RADOS reads of 12000 budgeted; oldest stats 3.0 h; 0 bucket(s) overdue" in "\n".join(
@@ -128,7 +134,7 @@ def test_the_reshard_section_says_what_the_bucket_poll_costs_and_whether_it_keep
 
 def test_the_plunge_section_names_the_likely_cause_and_the_counts(rich):
     fams, checks = rich
-    section = build_report(fams, checks=checks)["signals"]["plunge"]
+    section = build_report(*fams, checks=checks)["signals"]["plunge"]
     assert section["status"] == "WARN" and section["data"]["active"]
     text = "\n".join(section["lines"])
     # The study snapshot's cluster is 60 % slower from 1030 s on, a bucket resharding meanwhile.
@@ -145,7 +151,8 @@ def test_the_plunge_section_without_a_baseline_and_without_counters():
     from tests.unit.study_snapshot import rgw_ops
 
     th = Thresholds()
-    fams = derive(Snapshot(taken_at=1.0, perf=PerfPart(1.0, rgw_ops=rgw_ops(1.0))), DerivationState(th), th)
-    section = build_report(fams)["signals"]["plunge"]
+    state = DerivationState(th)
+    fams = derive(Snapshot(taken_at=1.0, perf=PerfPart(1.0, rgw_ops=rgw_ops(1.0))), state, th)
+    section = build_report(fams, state.results, th)["signals"]["plunge"]
     assert section["status"] == "OK" and section["lines"][0].startswith("no baseline yet")
-    assert build_report([])["signals"]["plunge"]["status"] == "NO DATA"
+    assert build_report([], *NOTHING)["signals"]["plunge"]["status"] == "NO DATA"

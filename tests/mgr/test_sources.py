@@ -72,11 +72,17 @@ def test_each_part_equals_the_sidecars(suffix):
 
 
 def fixture_families(suffix: str = "", producer: str = "mgr") -> list:
+    return fixture_derivation(suffix, producer)[0]
+
+
+def fixture_derivation(suffix: str = "", producer: str = "mgr") -> tuple[list, DerivationState]:
+    """The families of the captures, and the state holding the signals' judgements of them."""
     pg_dump = load(f"pg_dump_pgs{suffix}.json")
     t = max(inputs.parse_stamp(s["last_fresh"], "last_fresh") for s in pg_dump["pg_stats"])
     parts = module_parts(fake(suffix), suffix, t)
     snap = Snapshot(taken_at=t, fsid=load(f"osd_dump{suffix}.json")["fsid"], **parts)
-    return derive(snap, DerivationState(Thresholds()), Thresholds(), producer=producer)
+    state = DerivationState(Thresholds())
+    return derive(snap, state, Thresholds(), producer=producer), state
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)

@@ -12,7 +12,8 @@ runs is normalised here: temporary directories (<DEST>), the terminal width (COL
 manager's clock (history long enough for forecasts), zip timestamps (only member contents are
 hashed). Nothing here depends on git: the version is pyproject.toml's and the chart's.
 
-`python -m tests.unit.artifact_outputs mgr` prints the module's outputs as JSON: the module runs
+`python -m tests.unit.artifact_outputs mgr` (and `checks`) prints the module's outputs (its health
+checks) as JSON: the module runs
 in a process of its own, as tests/mgr runs it, so that its fake `mgr_module` and its path stay
 out of the process that asks.
 """
@@ -139,6 +140,8 @@ def cli() -> dict[str, str]:
     out = {"cli/sidecar-help.txt": run([sys.executable, "-m", "exporter", "--help"], cwd=REPO, env=env)}
     mgr = json.loads(run([sys.executable, "-m", "tests.unit.artifact_outputs", "mgr"], cwd=REPO, env=env))
     out.update({f"cli/{name}": text for name, text in mgr.items()})
+    checks = json.loads(run([sys.executable, "-m", "tests.unit.artifact_outputs", "checks"], cwd=REPO, env=env))
+    out.update({f"cli/{name}": text for name, text in checks.items()})
     return out
 
 
@@ -177,6 +180,45 @@ def mgr_outputs() -> dict[str, str]:
             assert rc == 0 and not err, (name, rc, err)
             out[f"{name}.{ext}"] = text if text.endswith("\n") else text + "\n"
     return out
+
+
+# Check options that raise every check the study-scale snapshot can raise, so that each
+# check's every line is kept, not only those the defaults raise.
+EAGER_CHECKS = {
+    "fill_headroom_warn_margin": 0.5, "fill_forecast_warn_days": 1e6, "load_warn_ratio": 0.1,
+    "scrub_backlog_warn_days": 0.0, "bluefs_spill_warn_days": 1e6, "reshard_forecast_warn_days": 1e6,
+}  # fmt: skip
+
+
+def health_check_outputs() -> dict[str, str]:
+    """The module's SCALE_* health checks as set_health_checks gets them: on the study-scale
+    snapshots (tests/unit/study_snapshot.rich_families) with the default options and with
+    EAGER_CHECKS, and on each release's captures as test_golden.py derives them (three polls)."""
+    sys.path.insert(0, str(REPO / "mgr_module"))
+    from tests.mgr import fake_mgr
+
+    fake_mgr.install()
+    from scale.checks import CheckOptions, health_checks
+
+    from ceph_scale.core.config import Thresholds
+    from ceph_scale.core.derive import DerivationState, derive
+    from tests.unit.study_snapshot import rich_derivation
+    from tests.unit.test_golden import POLLS, RELEASES
+    from tests.unit.test_release_fixtures import snapshot
+
+    _, study = rich_derivation()
+    out: dict[str, Any] = {
+        "study": health_checks(study.results, study.thresholds, CheckOptions()),
+        "study-eager": health_checks(study.results, study.thresholds, CheckOptions(**EAGER_CHECKS)),
+    }
+    for release in RELEASES:
+        th = Thresholds()
+        state = DerivationState(th)
+        first = snapshot(release).taken_at
+        for i, (name, suffix) in enumerate(POLLS):
+            derive(snapshot(release, suffix, t=first + 60 * i), state, th, cluster="golden")
+            out[f"{release}-{name}"] = health_checks(state.results, th, CheckOptions())
+    return {"health-checks.json": json.dumps(out, indent=2, sort_keys=True) + "\n"}
 
 
 def commands(table: dict[str, Any]) -> str:
@@ -266,9 +308,9 @@ PRODUCERS = {"rules": rules, "boards": boards, "cli": cli, "installed": installe
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.unit.artifact_outputs")
-    p.add_argument("what", choices=["mgr"])
-    p.parse_args(argv)
-    print(json.dumps(mgr_outputs()))
+    p.add_argument("what", choices=["mgr", "checks"])
+    what = p.parse_args(argv).what
+    print(json.dumps(mgr_outputs() if what == "mgr" else health_check_outputs()))
     return 0
 
 

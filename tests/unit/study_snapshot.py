@@ -156,6 +156,11 @@ def poll_report(t: float, grow: int) -> BucketPollReport:
 
 
 def rich_families():
+    return rich_derivation()[0]
+
+
+def rich_derivation():
+    """rich_families, and the derivation state holding the signals' judgements of them."""
     # Three snapshots a minute apart stand for hours of history: forecasts from their 2 minutes.
     # Before them, four minutes of S3 ops alone make the plunge detector's baseline; the cluster
     # is then 60 % slower from 1030 s on, with a bucket resharding (a plunge with its cause).
@@ -167,4 +172,4 @@ def rich_families():
     for step in range(3):
         t = 1000.0 + 60 * step
         fams = derive(study_snapshot(t, grow=step, slow_from=1030.0), state, th, cluster="study")
-    return fams
+    return fams, state

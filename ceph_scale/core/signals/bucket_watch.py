@@ -11,6 +11,7 @@ say when either fails, without a series per bucket.
 from __future__ import annotations
 
 from ..families import Family, counter, gauge
+from .results import BucketPollResult
 from .signal_input import SignalInput
 
 
@@ -51,11 +52,16 @@ def derive(given: SignalInput, state: None = None) -> list[Family]:
             "Reads that found a bucket had grown more than its bound assumed since its previous read.",
         ).add(report.bound_exceeded_total),
     ]
+    oldest_age = None
     if report.oldest_stats_at is not None:
+        oldest_age = max(0.0, given.snap.taken_at - report.oldest_stats_at)
         families.append(
             gauge(
                 "rgw_bucket_stats_oldest_age_seconds",
                 "Age of the oldest bucket stats held: how long the sweep takes to read every bucket again.",
-            ).add(max(0.0, given.snap.taken_at - report.oldest_stats_at))
+            ).add(oldest_age)
         )
+    given.results.bucket_watch = BucketPollResult(
+        report.reads, report.budget, report.overdue, report.unread, oldest_age
+    )
     return families

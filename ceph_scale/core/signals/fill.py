@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..config import Thresholds
 from ..families import Family, gauge
 from ..history import KeyedSeries, Series
+from .results import ClusterFill, FillResult, OsdFill, PoolFill
 from .signal_input import SignalInput
 
 
@@ -25,6 +26,10 @@ def _thresholds(th: Thresholds) -> tuple[tuple[str, float], ...]:
 def derive(given: SignalInput, state: FillState) -> list[Family]:
     snap, th = given.snap, given.th
     families: list[Family] = []
+    cluster: ClusterFill | None = None
+    pools: list[PoolFill] = []
+    osds: list[OsdFill] = []
+    fullest: tuple[float, str] | None = None
     cap = snap.capacity
     if cap is not None and cap.total_bytes > 0:
         state.cluster_used.add(cap.collected_at, cap.used_bytes)
@@ -46,10 +51,15 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
             left = limit * cap.total_bytes - cap.used_bytes
             headroom_ratio.add(limit - ratio, name)
             headroom_bytes.add(left, name)
+            eta: float | None = None
             if left <= 0:
-                to_threshold.add(0.0, name)
+                eta = 0.0
             elif slope is not None and slope > 0:
-                to_threshold.add(left / slope, name)
+                eta = left / slope
+            if eta is not None:
+                to_threshold.add(eta, name)
+            if name == "target":
+                cluster = ClusterFill(ratio, left, eta)
         families += [headroom_ratio, headroom_bytes, to_threshold]
         if slope is not None:
             families.append(
@@ -80,12 +90,16 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
             headroom.add(target - p.used_ratio, pid, p.name)
             # percent_used = stored / (stored + max_avail) in client bytes.
             headroom_bytes.add(target * (p.stored_bytes + p.max_avail_bytes) - p.stored_bytes, pid, p.name)
+            pool_eta: float | None = None
             if p.used_ratio >= target:
-                to_target.add(0.0, pid, p.name)
+                pool_eta = 0.0
             else:
                 slope = state.pool_ratio.slope(p.pool_id)
                 if slope is not None and slope > 0:
-                    to_target.add((target - p.used_ratio) / slope, pid, p.name)
+                    pool_eta = (target - p.used_ratio) / slope
+            if pool_eta is not None:
+                to_target.add(pool_eta, pid, p.name)
+            pools.append(PoolFill(pid, p.name, p.used_ratio, pool_eta))
             if p.stored_bytes > 0:
                 amplification.add(p.used_bytes / p.stored_bytes, pid, p.name)
             if p.data_chunks > 0:
@@ -100,12 +114,12 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
         ratios.add(osd_map.ratios.full, "full")
         families.append(ratios)
         per_osd = gauge("osd_used_ratio", "OSD fill ratio.", "ceph_daemon", "device_class")
-        fullest: tuple[float, str] | None = None
         for o in sorted(osd_map.osds, key=lambda o: o.osd_id):
             if o.size_bytes <= 0:
                 continue  # an OSD that never booted reports no size: not 0 % full
             r = o.used_bytes / o.size_bytes
             per_osd.add(r, o.ceph_daemon, o.device_class)
+            osds.append(OsdFill(o.ceph_daemon, r))
             if o.up and o.in_cluster and (fullest is None or r > fullest[0]):
                 fullest = (r, o.ceph_daemon)
         families.append(per_osd)
@@ -115,4 +129,6 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
                     fullest[0], fullest[1]
                 )
             )
+    top = OsdFill(fullest[1], fullest[0]) if fullest is not None else None
+    given.results.fill = FillResult(cluster, tuple(pools), tuple(osds), top)
     return families

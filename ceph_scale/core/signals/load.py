@@ -13,6 +13,7 @@ from ..config import Thresholds
 from ..families import Family, counter, gauge
 from ..history import KeyedRates
 from ..snapshot import Snapshot
+from .results import Hotspot, LoadResult, PerHddLoad
 from .signal_input import SignalInput
 
 
@@ -35,6 +36,11 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
     if perf is None:
         return []
     families: list[Family] = []
+    per_hdd_load: PerHddLoad | None = None
+    s3_ops: tuple[float, float] | None = None
+    osd_rates = False
+    hotspots: list[Hotspot] = []
+    hot_count = 0
     hdds = hdd_osds(snap, th)
     if hdds is not None:
         families.append(gauge("hdd_osds", "Up and in HDD OSDs: the denominator of the per-HDD load.").add(hdds))
@@ -78,6 +84,7 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
                 ops_rate.add(rates.get((op, "ops"), 0.0), op)
                 bytes_rate.add(rates.get((op, "bytes"), 0.0), op)
             families += [ops_rate, bytes_rate]
+            s3_ops = (rates.get(("put", "ops"), 0.0), rates.get(("get", "ops"), 0.0))
             if hdds:
                 put = rates.get(("put", "ops"), 0.0) / hdds
                 get = rates.get(("get", "ops"), 0.0) / hdds
@@ -97,6 +104,17 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
                 )
                 headroom.add((1 - mixed) * th.baseline_put_ops_per_hdd * hdds, "put")
                 headroom.add((1 - mixed) * th.baseline_get_ops_per_hdd * hdds, "get")
+                per_hdd_load = PerHddLoad(
+                    put,
+                    get,
+                    put / th.baseline_put_ops_per_hdd,
+                    get / th.baseline_get_ops_per_hdd,
+                    mixed,
+                    rates.get(("put", "bytes"), 0.0) / hdds / th.baseline_put_bytes_per_hdd,
+                    rates.get(("get", "bytes"), 0.0) / hdds / th.baseline_get_bytes_per_hdd,
+                    (1 - mixed) * th.baseline_put_ops_per_hdd * hdds,
+                    (1 - mixed) * th.baseline_get_ops_per_hdd * hdds,
+                )
                 families += [per_hdd, ratio, headroom]
 
     if perf.osd_ops:
@@ -114,6 +132,7 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             if read is None or write is None:
                 continue
             per_osd.add(read, daemon, "read").add(write, daemon, "write")
+            osd_rates = True
             if up is None or c.osd_id in up:
                 totals[c.osd_id] = read + write
         families.append(per_osd)
@@ -124,7 +143,10 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             if mean > 0:
                 for osd_id, total in heapq.nlargest(th.osd_top_hot, totals.items(), key=lambda kv: (kv[1], -kv[0])):
                     hot.add(total / mean, f"osd.{osd_id}")
+                    hotspots.append(Hotspot(f"osd.{osd_id}", total / mean))
                 count = sum(1 for t in totals.values() if t > th.osd_hotspot_ratio * mean)
             families.append(hot)
             families.append(gauge("osd_hotspots", "OSDs above osd_hotspot_ratio x the mean op rate.").add(count))
+            hot_count = count
+    given.results.load = LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, tuple(hotspots), hot_count)
     return families

@@ -31,6 +31,7 @@ from .plunge_causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
 from .plunge_detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
 from .plunge_evidence import EvidenceTracker
 from .plunge_rates import RgwRates
+from .results import PlungeCause, PlungeResult
 from .signal_input import SignalInput
 
 ALL_CAUSES = (*CAUSES, NO_KNOWN_CAUSE)
@@ -195,15 +196,25 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
     score = gauge("s3_plunge_cause_score", "How well each candidate cause explains the current plunge (0..1).", "cause")
     info = gauge("s3_plunge_info", "1 for the likely cause of the current plunge, its evidence.", "cause", "evidence")
     p = state.plunge
+    scores: list[tuple[str, float]] = []
     if p is not None:
-        for c in p.candidates:
-            score.add(c.score, c.cause)
-        if not p.candidates:
-            score.add(1.0, NO_KNOWN_CAUSE)
+        scores = [(c.cause, c.score) for c in p.candidates] or [(NO_KNOWN_CAUSE, 1.0)]
+        for cause, value in scores:
+            score.add(value, cause)
         info.add(1, p.cause, p.evidence)
     plunges = counter("s3_plunges", "S3 throughput plunges counted when over, by their likely cause.", "cause")
     for cause in ALL_CAUSES:
         plunges.add(state.counts[cause], cause)
     drops = counter("s3_demand_drops", "S3 op drops the clients made (demand fell with the ops).")
     drops.add(state.demand_drops)
+    given.results.plunge = PlungeResult(
+        state.active,
+        state.demand_drop,
+        {op: v.drop for op, v in sorted(state.verdicts.items())},
+        {op: v.demand for op, v in sorted(state.verdicts.items()) if v.demand is not None},
+        tuple(scores),
+        PlungeCause(p.cause, p.evidence) if p is not None else None,
+        {cause: state.counts[cause] for cause in ALL_CAUSES},
+        state.demand_drops,
+    )
     return [active, demand, drop, clients, score, info, plunges, drops]

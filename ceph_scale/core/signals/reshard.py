@@ -24,6 +24,7 @@ from ..config import Thresholds
 from ..families import Family, counter, gauge, histogram
 from ..inputs import InputError, parse_stamp
 from ..snapshot import Bucket
+from .results import BucketEta, BucketShards, ReshardResult, TopBucket
 from .signal_input import SignalInput
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
@@ -248,6 +249,8 @@ def next_reshards(
 def derive(given: SignalInput, state: ReshardState) -> list[Family]:
     snap, th, limit = given.snap, given.th, given.shard_limit
     families: list[Family] = []
+    shards: BucketShards | None = None
+    events: int | None = None
     part = snap.buckets
     if part is not None:
         state.observe(part.collected_at, part.buckets, part.unread)
@@ -305,17 +308,17 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             "bucket",
             "tenant",
         )
+        listed: list[TopBucket] = []
         for b in top:
-            fill_f.add(b.num_objects / (max(1, b.num_shards) * limit), b.name, b.tenant)
+            shard_fill = b.num_objects / (max(1, b.num_shards) * limit)
+            recommended = preshard(
+                b.num_objects, b.num_shards, limit, th.rgw_preshard_fill_ratio, th.plan_rgw_max_dynamic_shards
+            )
+            fill_f.add(shard_fill, b.name, b.tenant)
             objects_f.add(b.num_objects, b.name, b.tenant)
             shards_f.add(b.num_shards, b.name, b.tenant)
-            recommend_f.add(
-                preshard(
-                    b.num_objects, b.num_shards, limit, th.rgw_preshard_fill_ratio, th.plan_rgw_max_dynamic_shards
-                ),
-                b.name,
-                b.tenant,
-            )
+            recommend_f.add(recommended, b.name, b.tenant)
+            listed.append(TopBucket(b.tenant, b.name, shard_fill, b.num_objects, b.num_shards, recommended))
         families += [fill_f, objects_f, shards_f, recommend_f]
 
         if state.growth is None or state.growth.window != th.rgw_growth_window_seconds:
@@ -330,11 +333,16 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             "bucket",
             "tenant",
         )
-        for seconds, b in next_reshards(part.buckets, rates, limit, th.rgw_top_buckets):
+        soonest = next_reshards(part.buckets, rates, limit, th.rgw_top_buckets)
+        for seconds, b in soonest:
             eta_f.add(seconds, b.name, b.tenant)
         families.append(eta_f)
+        etas = tuple(BucketEta(b.tenant, b.name, seconds) for seconds, b in soonest)
+        objects = sum(b.num_objects for b in part.buckets)
+        shards = BucketShards(len(part.buckets) + len(part.unread), objects, near, over, tuple(listed), etas)
 
     if part is not None or state.seen_at > 0:
+        events = state.events
         families.append(
             counter(
                 "rgw_reshard_events",
@@ -356,11 +364,10 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         )
 
     queue = snap.reshard
+    queued = in_progress = None
     if queue is not None:
-        families.append(gauge("rgw_reshard_queued", "Entries in the reshard queue.").add(len(queue.entries)))
-        families.append(
-            gauge("rgw_reshard_in_progress", "Reshard queue entries being processed now.").add(
-                sum(1 for e in queue.entries if e.in_progress)
-            )
-        )
+        queued, in_progress = len(queue.entries), sum(1 for e in queue.entries if e.in_progress)
+        families.append(gauge("rgw_reshard_queued", "Entries in the reshard queue.").add(queued))
+        families.append(gauge("rgw_reshard_in_progress", "Reshard queue entries being processed now.").add(in_progress))
+    given.results.reshard = ReshardResult(limit, shards, events, queued, in_progress)
     return families

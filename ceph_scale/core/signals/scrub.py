@@ -13,6 +13,7 @@ from ..config import Thresholds
 from ..families import Family, counter, gauge
 from ..history import Series
 from ..snapshot import ClusterSettings, Snapshot
+from .results import ScrubBacklog, ScrubResult
 from .signal_input import SignalInput
 
 KINDS = ("scrub", "deep_scrub")
@@ -122,24 +123,34 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
         "Overdue PGs divided by the scrub completion rate; +Inf when nothing completes.",
         "kind",
     )
+    backlog: dict[str, ScrubBacklog] = {}
     for kind in KINDS:
+        share = overdue[kind] / total if total else 0.0
+        oldest_age = max(0.0, now - oldest[kind]) if total else 0.0
         f_overdue.add(overdue[kind], kind)
-        f_ratio.add(overdue[kind] / total if total else 0.0, kind)
-        f_oldest.add(max(0.0, now - oldest[kind]) if total else 0.0, kind)
+        f_ratio.add(share, kind)
+        f_oldest.add(oldest_age, kind)
         f_after.add(limits[kind], kind)
         f_now.add(scrubbing[kind], kind)
         f_done.add(state.completed[kind], kind)
         history = state.completed_history[kind]
+        clear: float | None = None
         if overdue[kind] == 0:
-            f_clear.add(0.0, kind)
+            clear = 0.0
         elif history.span() > 0:
             (t0, c0), (t1, c1) = history.points[0], history.points[-1]
             rate = (c1 - c0) / (t1 - t0)
-            f_clear.add(overdue[kind] / rate if rate > 0 else float("inf"), kind)
+            clear = overdue[kind] / rate if rate > 0 else float("inf")
+        if clear is not None:
+            f_clear.add(clear, kind)
+        backlog[kind] = ScrubBacklog(
+            overdue[kind], clear, share, oldest_age, limits[kind], scrubbing[kind], state.completed[kind]
+        )
     f_recovering = gauge(
         "pg_recovering", "PGs recovering or backfilling, or waiting to (scrubs pause meanwhile).", "activity"
     )
     for activity, count in recovering.items():
         f_recovering.add(count, activity)
+    given.results.scrub = ScrubResult(total, backlog["scrub"], backlog["deep_scrub"])
     families = [gauge("pgs", "Placement groups.").add(total), f_overdue, f_ratio, f_oldest, f_after, f_now]
     return families + [f_done, f_clear, f_recovering]

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..config import Thresholds
 from ..snapshot import Snapshot
+from .results import SignalResults
 
 
 @dataclass(frozen=True)
@@ -21,3 +22,5 @@ class SignalInput:
     # Every signal's state by name, read only: a signal listed after others in the registry (the
     # plunge and runway signals) reads what they kept from this snapshot.
     states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # Where each signal leaves its judgement (signals/results.py), for the health checks and the report.
+    results: SignalResults = field(default_factory=SignalResults)

@@ -12,6 +12,7 @@ from ..config import Thresholds
 from ..families import Family, gauge
 from ..history import KeyedSeries
 from ..snapshot import Osd
+from .results import DbOsd, LevelEta, SpilloverResult
 from .signal_input import SignalInput
 
 
@@ -81,6 +82,7 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     state.slopes = {}
     spill_count = spill_sum = share_below = 0
     eta: list[tuple[float, str]] = []
+    judged: list[DbOsd] = []
     for c, osd in dedicated:
         daemon = f"osd.{c.osd_id}"
         spilled.add(c.slow_used_bytes, daemon)
@@ -92,11 +94,13 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
             spill_count += 1
             spill_sum += c.slow_used_bytes
         data_bytes = (osd.data_device_bytes or osd.size_bytes) if osd else 0
+        ratio: float | None = None
         if data_bytes > 0 and c.db_total_bytes > 0:
             ratio = c.db_total_bytes / data_bytes
             share.add(ratio, daemon)
             if ratio < th.bluefs_db_share_min_ratio:
                 share_below += 1
+        judged.append(DbOsd(daemon, c.slow_used_bytes, c.db_total_bytes, c.db_used_bytes, usable_bytes, ratio))
         # Already spilling: counted by bluefs_spillover_osds, not listed here, so that the
         # top-K keeps showing the OSDs still ahead when most spill (296 of 318 at 10B [004]).
         # Past the strict level size but not spilling (Pacific's use_some_extra volume
@@ -113,6 +117,8 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     for seconds, daemon in eta[: th.osd_top_hot]:
         next_level.add(seconds, daemon)
     db_osds = len(dedicated)
+    soonest = tuple(LevelEta(daemon, seconds) for seconds, daemon in eta[: th.osd_top_hot])
+    given.results.spillover = SpilloverResult(tuple(judged), soonest, spill_count, spill_sum, share_below)
 
     families += [spilled, db_size, db_used, usable, share, next_level]
     families.append(gauge("bluefs_spillover_osds", "OSDs with BlueFS bytes on the slow device.").add(spill_count))
