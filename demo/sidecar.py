@@ -141,13 +141,15 @@ class Sidecar:
         return {**os.environ, "PYTHONPATH": path}
 
     def _source_dir(self) -> Path:
-        """Where the exporter package is imported from: the checkout, or a copy inside the
-        cluster's directory for a release's own Python (the root does not see the checkout)."""
+        """Where the exporter's packages are imported from: the checkout, or a copy inside the
+        cluster's directory for a release's own Python (the root does not see the checkout): the
+        sidecar (`exporter`) and the core and I/O it runs on (`ceph_scale`)."""
         if not self.in_root:
             return REPO
         src = self.cluster.dir / "sidecar-src"
-        if not (src / "exporter").exists():
-            shutil.copytree(REPO / "exporter", src / "exporter", ignore=shutil.ignore_patterns("__pycache__"))
+        for package in ("exporter", "ceph_scale"):
+            if not (src / package).exists():
+                shutil.copytree(REPO / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
         return src
 
     def text(self) -> str:
