@@ -152,30 +152,17 @@ def test_an_averaged_time_counter_is_read_in_seconds_both_ways():
     assert m.sources.fetch_counters_fallback(mgr) == want
 
 
-def test_an_averaged_counter_without_its_count_fails_naming_it():
+@pytest.mark.parametrize(
+    ("counter", "field"),
+    [("rgw.put_initial_lat", "count"), ("rgw.put_initial_lat", "value"), ("rgw.put", "value")],
+)
+def test_a_walked_counter_without_a_field_fails_naming_it(counter, field):
+    """An averaged counter without its count or its sum, a plain one without its value."""
     mgr = rgw_manager()
     walked = mgr.get_all_perf_counters()
-    del walked["rgw.4257"]["rgw.put_initial_lat"]["count"]
+    del walked["rgw.4257"][counter][field]
     mgr.get_all_perf_counters = lambda **_: walked  # type: ignore[method-assign]
-    with pytest.raises(m.inputs.InputError, match=r"^rgw\.4257 rgw\.put_initial_lat\.count: missing$"):
-        m.sources.fetch_counters_fallback(mgr)
-
-
-def test_an_averaged_counter_without_its_sum_fails_naming_it():
-    mgr = rgw_manager()
-    walked = mgr.get_all_perf_counters()
-    del walked["rgw.4257"]["rgw.put_initial_lat"]["value"]
-    mgr.get_all_perf_counters = lambda **_: walked  # type: ignore[method-assign]
-    with pytest.raises(m.inputs.InputError, match=r"^rgw\.4257 rgw\.put_initial_lat\.value: missing$"):
-        m.sources.fetch_counters_fallback(mgr)
-
-
-def test_a_walked_counter_without_its_value_fails_naming_it():
-    mgr = rgw_manager()
-    walked = mgr.get_all_perf_counters()
-    del walked["rgw.4257"]["rgw.put"]["value"]
-    mgr.get_all_perf_counters = lambda **_: walked  # type: ignore[method-assign]
-    with pytest.raises(m.inputs.InputError, match=r"^rgw\.4257 rgw\.put\.value: missing$"):
+    with pytest.raises(m.inputs.InputError, match=rf"^rgw\.4257 {re.escape(counter)}\.{field}: missing$"):
         m.sources.fetch_counters_fallback(mgr)
 
 
