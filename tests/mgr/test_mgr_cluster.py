@@ -405,8 +405,14 @@ def test_standby_answers_503_naming_the_active(scale, ceph_cluster):
 
 
 def mgr_threads(pid: int) -> int:
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        return int(next(line.split()[1] for line in f if line.startswith("Threads:")))
+    """The manager's threads, the fewest of five looks 0.2 s apart: the manager's own short-lived
+    threads come and go (Tentacle's added 32 for a moment once)."""
+    counts = []
+    for _ in range(5):
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            counts.append(int(next(line.split()[1] for line in f if line.startswith("Threads:"))))
+        time.sleep(0.2)
+    return min(counts)
 
 
 def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_cluster):
@@ -426,8 +432,11 @@ def test_hostile_peers_meet_the_sidecars_limits_inside_the_manager(scale, ceph_c
     held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS + 40)]
     try:
         time.sleep(2)
-        # Silent connections wait in the server's selector: no thread each, and no scraper kept out.
-        assert mgr_threads(pid) <= base + 5, mgr_threads(pid) - base
+        # Silent connections wait in the server's selector: no thread each (a thread per connection
+        # is len(held) more; the whole manager's count also moves with its own work), and no
+        # scraper kept out.
+        grown = mgr_threads(pid) - base
+        assert grown < len(held) // 4, grown
         assert http_get(url, timeout=10)[0] == 200
     finally:
         for conn in held:
