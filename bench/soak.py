@@ -10,12 +10,16 @@ scenarios side by side:
   whole run; every librados connect fails after the connect timeout;
 - flapping: a real throwaway Pacific cluster (cluster/testcluster.py: one mon, one mgr, one
   OSD, no RGW) whose monitor is stopped and started by PID, each state held --flap-minutes.
+  Its managers get the ceph-mgr module `scale` installed and enabled as docs/mgr-module.md has
+  operators do it (bench/soak_module.py); the active ceph-mgr is sampled as one more row group,
+  whose figures are the whole manager's, the manager itself included.
 
 Every --sample-seconds it reads each sidecar's /proc (open descriptors, threads, RSS) and
 scrapes its /metrics, and at the end prints per scenario the figures at the start (after
 the warm-up, once every source has run and failed), their maximum and at the end, with the
 ratio end/start; then how each source's `ceph_scale_source_success` read in the scrapes taken
 while the monitor had been down long enough for every source to have failed (0, 1 or absent).
+For the module, whether its /metrics answered while the monitor was down and after it came back.
 A command, not a test: tests/unit/test_outage_handles.py checks the same flatness in seconds.
 Everything it starts (sidecars, cluster daemons) is stopped by PID on the way out, and the
 run ends by --minutes plus the cluster's start, whatever happens.
@@ -170,9 +174,11 @@ class MonitorFlapper:
 
 
 def start_cluster(work: Path):
+    from bench.soak_module import module_dir
     from cluster.testcluster import TestCluster
 
-    cluster = TestCluster(work / "cluster", osds=1, db_sizes=("1G",), rgw=False, laggy_watchdog=False)
+    cluster = TestCluster(work / "cluster", osds=1, db_sizes=("1G",), rgw=False, laggy_watchdog=False,
+                          extra_mgr_modules=module_dir())  # fmt: skip
     try:
         cluster.start()
         # The reshard source reads RGW's log pool: made here so that its reads succeed while the
@@ -184,19 +190,21 @@ def start_cluster(work: Path):
     return cluster
 
 
-def table(sidecars: list[Sidecar], warmup: float) -> str:
-    rows = [f"{'scenario':<10} {'figure':<14} {'start':>9} {'max':>9} {'end':>9} {'end/start':>10}"]
-    for s in sidecars:
+def table(measured: list, warmup: float) -> str:
+    """Sidecars and the module's manager (anything with name, samples and died)."""
+    w = max([len("scenario")] + [len(s.name) for s in measured])
+    rows = [f"{'scenario':<{w}} {'figure':<14} {'start':>9} {'max':>9} {'end':>9} {'end/start':>10}"]
+    for s in measured:
         after = [x for x in s.samples if x[0] >= warmup] or s.samples
         if not after:
-            rows.append(f"{s.name:<10} no sample {s.died}")
+            rows.append(f"{s.name:<{w}} no sample {s.died}")
             continue
         for i, figure in ((1, "open files"), (2, "threads"), (3, "RSS MB")):
             first, top, last = after[0][i], max(x[i] for x in after), after[-1][i]
-            rows.append(f"{s.name:<10} {figure:<14} {first:>9.1f} {top:>9.1f} {last:>9.1f} {last / first:>10.2f}")
-        rows.append(f"{s.name:<10} {'(at)':<14} {after[0][0]:>8.0f}s {'':>9} {after[-1][0]:>8.0f}s")
+            rows.append(f"{s.name:<{w}} {figure:<14} {first:>9.1f} {top:>9.1f} {last:>9.1f} {last / first:>10.2f}")
+        rows.append(f"{s.name:<{w}} {'(at)':<14} {after[0][0]:>8.0f}s {'':>9} {after[-1][0]:>8.0f}s")
         if s.died:
-            rows.append(f"{s.name:<10} DIED: {s.died}")
+            rows.append(f"{s.name:<{w}} DIED: {s.died}")
     return "\n".join(rows)
 
 
@@ -238,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     cluster = None
     sidecars: list[Sidecar] = []
     flapper: MonitorFlapper | None = None
+    module = None
     try:
         outage = Sidecar("outage", *dead_monitor_conf(work), work / "outage.log")
         sidecars.append(outage)
@@ -251,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"cluster up in {cluster.started_in:.0f} s; mon.a pid {cluster.pids['mon.a']}", flush=True)
                 flapper = MonitorFlapper(cluster, args.flap_minutes * 60)
                 sidecars.append(Sidecar("flapping", cluster.conf_path, cluster.keyring_path, work / "flapping.log"))
+                module = enable_module(cluster)
         for s in sidecars:
             s.start()
             print(f"{s.name}: sidecar pid {s.proc.pid if s.proc else '?'} on port {s.port}", flush=True)
@@ -268,11 +278,13 @@ def main(argv: list[str] | None = None) -> int:
                         s.sample(t, t, None)
                     elif flapper is not None:
                         s.sample(t, flapper.down_for(t), flapper.up_for(t))
+                if module is not None and flapper is not None:
+                    module.sample(t, flapper.down_for(t), flapper.down_for(t) is None and flapper.transitions >= 2)
                 last = ", ".join(f"{s.name} {s.samples[-1][1]} fds/{s.samples[-1][2]} thr/{s.samples[-1][3]:.0f} MB"
-                                 for s in sidecars if s.samples)  # fmt: skip
+                                 for s in [*sidecars, *([module] if module else [])] if s.samples)  # fmt: skip
                 print(f"[{t:6.0f} s] {last}", flush=True)
                 next_sample += args.sample_seconds
-            if now >= end or all(s.died for s in sidecars):
+            if now >= end or all(s.died for s in [*sidecars, *([module] if module else [])]):
                 break
             time.sleep(min(1.0, max(0.0, min(next_sample, end) - time.monotonic())))
     except KeyboardInterrupt as e:
@@ -292,9 +304,28 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"soak: {args.minutes:g} min; flapping: monitor up/down every {args.flap_minutes:g} min"
           + (f" ({flapper.transitions} transitions)" if flapper else " (not run)"))  # fmt: skip
-    print(table(sidecars, args.warmup_seconds))
+    if module is not None:
+        print(f"{module.name}: the figures are the whole ceph-mgr process (pid {module.pid}), the manager itself "
+              "included, not the module alone")  # fmt: skip
+    print(table([*sidecars, *([module] if module else [])], args.warmup_seconds))
     print(success_report(sidecars))
-    return 1 if any(s.died for s in sidecars) else 0
+    if module is not None:
+        print(module.report())
+    return 1 if any(s.died for s in sidecars) or (module is not None and module.died) else 0
+
+
+def enable_module(cluster):
+    """The module enabled in the cluster's active manager; None (said why) when it would not serve."""
+    from bench.soak_module import ModuleInManager
+
+    module = ModuleInManager(cluster)
+    try:
+        module.enable(free_port())
+    except Exception as e:  # the sidecars still run; the table says the module row is missing
+        print(f"the module did not start serving ({type(e).__name__}: {e}); its row group is not measured")
+        return None
+    print(f"module: ceph-mgr pid {module.pid} serving /metrics on 127.0.0.1:{module.port}", flush=True)
+    return module
 
 
 if __name__ == "__main__":
