@@ -42,6 +42,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.process_figures import proc_figures
+
 REPO = Path(__file__).resolve().parent.parent
 SUCCESS_LINE = re.compile(r'^ceph_scale_source_success\{[^}]*source="([^"]+)"[^}]*\} (\S+)$', re.M)
 # The sources a sidecar without RGW credentials runs (buckets needs the Admin Ops API).
@@ -55,14 +57,6 @@ def free_port() -> int:
     from cluster.helpers import free_port as cluster_free_port
 
     return cluster_free_port()
-
-
-def proc_figures(pid: int) -> tuple[int, int, float]:
-    """(open descriptors, threads, RSS in MB) of a live process."""
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        status = dict(line.split(":", 1) for line in f if ":" in line)
-    return fds, int(status["Threads"]), int(status["VmRSS"].split()[0]) / 1024
 
 
 def scrape(port: int) -> dict[str, str]:

@@ -13,6 +13,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.process_figures import proc_figures
 from cluster.commands import documented_command
 
 NAME = "module (ceph-mgr with scale)"
@@ -67,8 +68,6 @@ class ModuleInManager:
     def sample(self, t: float, mon_down_for: float | None, mon_back: bool) -> None:
         """mon_down_for: how long the monitor has been down (None: it is up); mon_back: it is up
         again after at least one down phase."""
-        from bench.soak import proc_figures
-
         if self.died:
             return
         try:

@@ -4,7 +4,7 @@
 `radosgw-admin` that printed without end would take the exporter's memory with it. `run`
 reads stdout up to `max_bytes` and kills the child past it; of stderr it keeps only the last
 STDERR_TAIL bytes (the error line is its last line). The default cap is the HTTP reads'
-(bounded_http.MAX_RESPONSE_BYTES, 256 MiB): five times the largest output read whole at the
+(json_bound.MAX_RESPONSE_BYTES, 256 MiB): five times the largest output read whole at the
 study's scale (`pg dump pgs` of 21,760 PGs, 48 MB; docs/cluster-cost.md). What is read is then
 decoded within json_bound's budget, as an HTTP body is.
 """
