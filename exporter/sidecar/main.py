@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import faulthandler
 import logging
 import os
 import signal
@@ -36,6 +37,8 @@ from .startup_checks import (
 
 log = logging.getLogger("ceph_scale_exporter")
 DEFAULT_CEPH_CONF = "/etc/ceph/ceph.conf"
+# From SIGTERM to exit at most: within the 10 s a container runtime waits before SIGKILL.
+STOP_GRACE_SECONDS = 5.0
 
 EPILOG = """
 Secrets: the RGW admin keys are read from --rgw-credentials-file (JSON with
@@ -305,7 +308,14 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # As a Go exporter does on SIGQUIT: every thread's stack on stderr, to see what a hang waits on.
+    faulthandler.register(signal.SIGQUIT, all_threads=True)
     done.wait()
+    # Armed before anything that could block (a log line into a full pipe, a stuck call at exit):
+    # the process is gone within the grace, whatever it was doing.
+    grace = threading.Timer(STOP_GRACE_SECONDS, os._exit, args=(0,))
+    grace.daemon = True
+    grace.start()
     log.info("shutting down")
     collector.stop()
     server.shutdown()

@@ -45,13 +45,20 @@ class ReshardCount:
 
     def __init__(self, cluster, sidecar, ours: str) -> None:
         self.cluster, self.sidecar, self.ours = cluster, sidecar, ours
-        self.layouts = index_layouts(cluster)
-        # A whole poll begun after that look at the cluster (the second to end after it): whatever
-        # resharded before the look is then in `base`.
-        for _ in range(2):
-            since = time.time()
-            wait_until(lambda at=since: self.polled_since(at), 60, what="a bucket poll after the look at the cluster")
-        self.base = self.value() or 0
+        # A whole poll begun after a look at the cluster (the second to end after it): whatever
+        # resharded before the look is then in `base`. A reshard between the look and the read of
+        # `base` would be in both `base` and `others`, so the cluster is looked at again after the
+        # read, until the two looks agree.
+        for _ in range(5):
+            looked = index_layouts(cluster)
+            for _ in range(2):
+                since = time.time()
+                wait_until(lambda at=since: self.polled_since(at), 60, what="a bucket poll after the look")
+            self.base = self.value() or 0
+            self.layouts = index_layouts(cluster)
+            if self.layouts == looked:
+                return
+        raise AssertionError(f"the cluster kept resharding buckets while the test looked: {self.layouts}")
 
     def polled_since(self, since: float) -> bool:
         last = self.sidecar.value("ceph_scale_source_last_success_timestamp_seconds", source="buckets")

@@ -4,8 +4,10 @@ a traceback; a risky one starts, with one warning line."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 
 from ceph_scale.core.config import ConfigError
 from exporter.sidecar.http_server import load_web_config
+from exporter.sidecar.main import STOP_GRACE_SECONDS
 from tests.unit.test_broken_config import REPO, refused, serve_with
 from tests.unit.test_http_server import self_signed
 
@@ -46,7 +49,8 @@ def test_a_missing_web_config_names_the_flag(tmp_path):
 
 
 def start_with(web: Path) -> list[str]:
-    """Start the exporter with `web`; its warning lines once it serves (it must start)."""
+    """Start the exporter with `web`; its warning lines once it serves (it must start), and it
+    must be gone within its stop grace of a SIGTERM."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "exporter", "--web.listen-address=127.0.0.1:0", f"--web.config.file={web}",
          "--ceph-client=cli"],
@@ -65,14 +69,29 @@ def start_with(web: Path) -> list[str]:
                 break
         assert any("msg=serving " in line for line in lines), "".join(lines)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)  # its sources' ceph calls end first: slower on a loaded machine
-        except subprocess.TimeoutExpired:
-            proc.kill()  # never left running after the test
-            proc.wait()
-            raise
+        stopped(proc, lines)
     return [line for line in lines if "level=WARNING" in line and str(web) in line]
+
+
+def stopped(proc: subprocess.Popen, lines: list[str]) -> None:
+    """SIGTERM, and the process gone within the grace (plus a loaded machine's slack). Its stderr
+    is read meanwhile, so a full pipe is never what holds it; one that hangs dumps its threads
+    (SIGQUIT), which the failure shows, and is killed."""
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    started = time.monotonic()
+    proc.terminate()
+    try:
+        proc.wait(STOP_GRACE_SECONDS + 10)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGQUIT)
+        time.sleep(2)
+        proc.kill()
+        proc.wait()
+        reader.join(5)
+        raise AssertionError(f"still running {time.monotonic() - started:.0f} s after SIGTERM:\n" + "".join(lines)) from None
+    reader.join(5)
 
 
 @pytest.mark.parametrize(
@@ -91,3 +110,27 @@ def test_a_risky_web_config_starts_with_one_warning_line(tmp_path, content, mode
     os.chmod(web, mode)
     warnings = start_with(web)
     assert len(warnings) == 1 and words in warnings[0], warnings
+
+
+def test_a_stop_is_prompt_whatever_holds_the_process(tmp_path):
+    """A SIGTERM ends the process within its grace even when its shutdown cannot finish: here its
+    log lines go to a pipe nobody reads, filled before the stop."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import exporter.sidecar.main as m, logging, sys, threading;"
+         "flood = threading.Timer(2, lambda: [logging.getLogger('flood').warning('x' * 4096) for _ in iter(int, 1)]);"
+         "flood.daemon = True; flood.start(); sys.exit(m.main(sys.argv[1:]))",
+         "--web.listen-address=127.0.0.1:0", "--ceph-client=cli"],
+        cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    # Serving by 2 s, when the flood begins and fills the pipe (64 KiB) at once: every later log
+    # line blocks, the shutdown's first among them.
+    time.sleep(5)
+    started = time.monotonic()
+    proc.terminate()
+    try:
+        proc.wait(STOP_GRACE_SECONDS + 10)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert time.monotonic() - started <= STOP_GRACE_SECONDS + 10
