@@ -90,7 +90,8 @@ def stopped(proc: subprocess.Popen, lines: list[str]) -> None:
         proc.kill()
         proc.wait()
         reader.join(5)
-        raise AssertionError(f"still running {time.monotonic() - started:.0f} s after SIGTERM:\n" + "".join(lines)) from None
+        said = "".join(lines)
+        raise AssertionError(f"still running {time.monotonic() - started:.0f} s after SIGTERM:\n{said}") from None
     reader.join(5)
 
 
