@@ -88,7 +88,7 @@ class PrometheusAnnotation(dm.AnnotationQuery):
 
 class PlungeAnnotation(cogbuilder.Builder[dm.AnnotationQuery]):
     """S3 throughput plunges, a region each, titled with the likely cause and its evidence (the
-    plunge signal, core/signals/plunge.py), on the given panels only."""
+    plunge signal, core/signals/plunge/derive.py), on the given panels only."""
 
     def __init__(self, panel_ids: list[int]) -> None:
         self.panel_ids = panel_ids

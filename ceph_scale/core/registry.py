@@ -15,8 +15,18 @@ from typing import Any, Callable, Protocol
 from . import inputs
 from .config import Thresholds
 from .families import Family
-from .signals import bucket_watch, degraded, fill, health, latency, load, plunge, reshard, runway, scrub, spillover
+from .signals.bucket_watch import derive as bucket_watch
+from .signals.degraded import derive as degraded
+from .signals.fill import derive as fill
+from .signals.health import derive as health
+from .signals.latency import derive as latency
+from .signals.load import derive as load
+from .signals.plunge import derive as plunge
+from .signals.reshard import derive as reshard
+from .signals.runway import derive as runway
+from .signals.scrub import derive as scrub
 from .signals.signal_input import SignalInput
+from .signals.spillover import derive as spillover
 
 
 @dataclass(frozen=True)

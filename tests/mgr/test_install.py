@@ -19,7 +19,7 @@ def test_installed_copy_is_self_contained_and_imports(tmp_path):
     out = subprocess.run(["sh", str(REPO / "mgr_module" / "install.sh"), str(dest)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert not any(p.is_symlink() for p in dest.rglob("*"))
-    assert (dest / "ceph_scale" / "core" / "signals" / "reshard.py").is_file()
+    assert (dest / "ceph_scale" / "core" / "signals" / "reshard" / "derive.py").is_file()
     assert (dest / "ceph_scale" / "core" / "derive.py").read_text() == (REPO / "ceph_scale/core/derive.py").read_text()
     assert (dest / "ceph_scale" / "io" / "runner.py").read_text() == (REPO / "ceph_scale/io/runner.py").read_text()
     checkout = {p.relative_to(REPO).as_posix() for p in (REPO / "ceph_scale").rglob("*.py")}

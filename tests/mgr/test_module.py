@@ -270,7 +270,7 @@ def test_can_run_names_the_missing_package(tmp_path):
 
 
 def test_a_signal_that_cannot_be_derived_raises_a_health_check_and_the_rest_is_served(monkeypatch):
-    from ceph_scale.core.signals import fill
+    from ceph_scale.core.signals.fill import derive as fill
 
     def broken(given, state):
         raise ZeroDivisionError("float division by zero")

@@ -11,7 +11,7 @@ import pytest
 from ceph_scale.core.advisor import advise, render, runway, scrub, shards, sizing
 from ceph_scale.core.advisor.model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure
 from ceph_scale.core.config import Thresholds
-from ceph_scale.core.signals.reshard import recommended_shards
+from ceph_scale.core.signals.reshard.derive import recommended_shards
 from ceph_scale.core.snapshot import Bucket
 
 TH = Thresholds()

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from ceph_scale.core.index_generation import GenerationProber, index_generation, shard0_oid
-from ceph_scale.core.signals.reshard import ReshardState
+from ceph_scale.core.signals.reshard.derive import ReshardState
 from ceph_scale.core.snapshot import Bucket
 
 ID = "33c4a9af-a769-4f96-a3a6-30d2b9113c39.4161.1"

@@ -12,7 +12,7 @@ import pytest
 from ceph_scale.core.advisor import advise, bounds, render, shards, sizing
 from ceph_scale.core.advisor.model import Growth, OsdDb, PoolPgs
 from ceph_scale.core.config import Thresholds
-from ceph_scale.core.signals.reshard import recommended_shards
+from ceph_scale.core.signals.reshard.derive import recommended_shards
 from ceph_scale.core.snapshot import Bucket
 from tests.unit.signals.test_runway import samples
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
@@ -190,7 +190,7 @@ def test_the_rgw_board_and_the_plan_recommend_the_same_shards_held_to_rgw_max_dy
     """A bucket far past what rgw_max_dynamic_shards can hold: the board's top-bucket figure is the
     plan's rule, held to the same cap (it once said 3,137 where the plan said 1,999)."""
     from ceph_scale.core.derive import DerivationState, derive
-    from ceph_scale.core.signals.reshard import preshard
+    from ceph_scale.core.signals.reshard.derive import preshard
     from tests.unit.study_snapshot import study_snapshot
 
     snap = study_snapshot(1_000_000.0, osds=12, buckets=3)

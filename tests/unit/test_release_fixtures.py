@@ -193,7 +193,7 @@ def test_a_reshard_down_is_one_more_generation_and_counts_once(release):
     objects' names (Reef) or from the bucket stats (Tentacle), and counts the reshard to fewer
     shards as one reshard."""
     from ceph_scale.core.index_generation import index_generation
-    from ceph_scale.core.signals.reshard import ReshardState
+    from ceph_scale.core.signals.reshard.derive import ReshardState
 
     load = loader(release)
     up, down = (load(f"bucket_layout_{s}.json")["layout"]["current_index"] for s in ("up", "down"))

@@ -9,8 +9,8 @@ import pytest
 
 from ceph_scale.core.advisor import sizing
 from ceph_scale.core.config import Thresholds
-from ceph_scale.core.signals.degraded import expected_drop
-from ceph_scale.core.signals.spillover import usable_db_bytes
+from ceph_scale.core.signals.degraded.derive import expected_drop
+from ceph_scale.core.signals.spillover.derive import usable_db_bytes
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
 
 MIB = 2**20

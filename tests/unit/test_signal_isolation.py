@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
-from ceph_scale.core.signals import fill
+from ceph_scale.core.signals.fill import derive as fill
 from tests.unit.study_snapshot import study_snapshot
 
 

@@ -9,7 +9,7 @@ import pytest
 from ceph_scale.core import registry
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
-from ceph_scale.core.signals import fill
+from ceph_scale.core.signals.fill import derive as fill
 from ceph_scale.core.snapshot import Snapshot
 from tests.unit.signals.derived import samples
 from tests.unit.study_snapshot import rich_derivation, study_snapshot

@@ -14,13 +14,13 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..signals.signal_input import SignalInput
-from ..signals.spillover import has_dedicated_db
+from ..signals.spillover.derive import has_dedicated_db
 from ..snapshot import Snapshot
 from ..trend import fit, rates
 from .model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure, ShardOutlook
 
 if TYPE_CHECKING:
-    from ..signals.runway import RunwayState
+    from ..signals.runway.derive import RunwayState
 
 S3_COLUMNS = ("put_ops", "get_ops", "put_bytes", "get_bytes")
 

@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 
 from ..config import Thresholds
-from ..signals.spillover import usable_db_bytes
+from ..signals.spillover.derive import usable_db_bytes
 from . import scrub
 from .model import Growth, Measured, Runway
 

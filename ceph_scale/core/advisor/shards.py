@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from ..signals.reshard import preshard
+from ..signals.reshard.derive import preshard
 from ..snapshot import Bucket
 from .model import BucketDue, ShardOutlook
 

@@ -16,8 +16,8 @@ import math
 from typing import Any
 
 from ..config import Thresholds
-from ..signals.degraded import expected_drop
-from ..signals.spillover import level_sizes, usable_db_bytes
+from ..signals.degraded.derive import expected_drop
+from ..signals.spillover.derive import level_sizes, usable_db_bytes
 from .bounds import held_growth, judge, max_pgs, max_rgws
 from .model import Growth, Measured, Plan, PoolPlan
 from .runway import db_limit, rgw_load

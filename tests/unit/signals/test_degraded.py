@@ -1,4 +1,4 @@
-"""The degraded signal (core/signals/degraded.py): the study's expected drop [004] and the OSDs
+"""The degraded signal (core/signals/degraded/derive.py): the study's expected drop [004] and the OSDs
 it counts."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
-from ceph_scale.core.signals.degraded import expected_drop
+from ceph_scale.core.signals.degraded.derive import expected_drop
 from ceph_scale.core.snapshot import Snapshot
 from tests.unit.signals.derived import samples
 

@@ -1,4 +1,4 @@
-"""The fill signal (core/signals/fill.py): no forecast from minutes of history."""
+"""The fill signal (core/signals/fill/derive.py): no forecast from minutes of history."""
 
 from __future__ import annotations
 

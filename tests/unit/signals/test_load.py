@@ -1,4 +1,4 @@
-"""The load signal (core/signals/load.py): S3 ops per HDD OSD against the study's baseline [004]."""
+"""The load signal (core/signals/load/derive.py): S3 ops per HDD OSD against the study's baseline [004]."""
 
 from __future__ import annotations
 

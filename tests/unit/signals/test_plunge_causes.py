@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ceph_scale.core.signals.plunge_causes import Evidence, explained, overlap, rank
+from ceph_scale.core.signals.plunge.causes import Evidence, explained, overlap, rank
 
 spans = st.lists(st.tuples(st.floats(-100, 200), st.floats(0, 100)).map(lambda a: (a[0], a[0] + a[1])), max_size=8)
 

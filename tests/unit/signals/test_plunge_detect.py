@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ceph_scale.core.config import Thresholds
-from ceph_scale.core.signals.plunge_detect import (
+from ceph_scale.core.signals.plunge.detect import (
     CLUSTER,
     DEMAND,
     LEVEL,

@@ -1,4 +1,4 @@
-"""The reshard signal (core/signals/reshard.py): reshards counted once, the recommended shards,
+"""The reshard signal (core/signals/reshard/derive.py): reshards counted once, the recommended shards,
 and the buckets expected to reshard next [000]."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
-from ceph_scale.core.signals.reshard import ReshardState, next_prime, recommended_shards
+from ceph_scale.core.signals.reshard.derive import ReshardState, next_prime, recommended_shards
 from ceph_scale.core.snapshot import BucketsPart, Snapshot
 from tests.unit.signals.derived import samples
 from tests.unit.signals.parts import bucket

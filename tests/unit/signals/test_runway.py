@@ -1,4 +1,4 @@
-"""The runway signal (core/signals/runway.py): its families, bounds and durable history."""
+"""The runway signal (core/signals/runway/derive.py): its families, bounds and durable history."""
 
 from __future__ import annotations
 

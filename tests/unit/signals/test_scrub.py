@@ -1,4 +1,4 @@
-"""The scrub signal (core/signals/scrub.py): Ceph's overdue rule and the completions counted."""
+"""The scrub signal (core/signals/scrub/derive.py): Ceph's overdue rule and the completions counted."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""The spillover signal (core/signals/spillover.py): the DB's whole RocksDB levels [004] and the
+"""The spillover signal (core/signals/spillover/derive.py): the DB's whole RocksDB levels [004] and the
 OSDs still ahead of a spill."""
 
 from __future__ import annotations
 
 from ceph_scale.core.config import Thresholds
-from ceph_scale.core.signals.spillover import usable_db_bytes
+from ceph_scale.core.signals.spillover.derive import usable_db_bytes
 from tests.unit.signals.derived import samples
 from tests.unit.signals.parts import GiB, MiB
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import heapq
 
-from ..config import Thresholds
-from ..families import Family, counter, gauge
-from ..history import KeyedRates
-from ..snapshot import Snapshot
-from .results import Hotspot, LoadResult, PerHddLoad
-from .signal_input import SignalInput
+from ...config import Thresholds
+from ...families import Family, counter, gauge
+from ...history import KeyedRates
+from ...snapshot import Snapshot
+from ..results import Hotspot, LoadResult, PerHddLoad
+from ..signal_input import SignalInput
 
 
 class LoadState:

@@ -6,11 +6,11 @@ there even without a Prometheus recording rule, and both producers agree.
 
 from __future__ import annotations
 
-from ..config import Thresholds
-from ..families import Family, gauge
-from ..history import KeyedSeries, Series
-from .results import ClusterFill, FillResult, OsdFill, PoolFill
-from .signal_input import SignalInput
+from ...config import Thresholds
+from ...families import Family, gauge
+from ...history import KeyedSeries, Series
+from ..results import ClusterFill, FillResult, OsdFill, PoolFill
+from ..signal_input import SignalInput
 
 
 class FillState:

@@ -17,15 +17,15 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from ..advisor import advise
-from ..advisor.measure import S3_COLUMNS, measure
-from ..advisor.model import Advice, Measured, Plan, ShardOutlook
-from ..advisor.shards import outlook
-from ..config import Thresholds
-from ..families import Family, gauge
-from ..snapshot import Snapshot
-from ..trend import Trend
-from .signal_input import SignalInput
+from ...advisor import advise
+from ...advisor.measure import S3_COLUMNS, measure
+from ...advisor.model import Advice, Measured, Plan, ShardOutlook
+from ...advisor.shards import outlook
+from ...config import Thresholds
+from ...families import Family, gauge
+from ...snapshot import Snapshot
+from ...trend import Trend
+from ..signal_input import SignalInput
 
 _T = TypeVar("_T")
 # Unchanged S3 counters make a point only this many trend steps after the last one.

@@ -9,12 +9,12 @@ the previous stamps: no per-PG series are exported.
 
 from __future__ import annotations
 
-from ..config import Thresholds
-from ..families import Family, counter, gauge
-from ..history import Series
-from ..snapshot import ClusterSettings, Snapshot
-from .results import ScrubBacklog, ScrubResult
-from .signal_input import SignalInput
+from ...config import Thresholds
+from ...families import Family, counter, gauge
+from ...history import Series
+from ...snapshot import ClusterSettings, Snapshot
+from ..results import ScrubBacklog, ScrubResult
+from ..signal_input import SignalInput
 
 KINDS = ("scrub", "deep_scrub")
 

@@ -25,14 +25,14 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..config import Thresholds
-from ..families import Family, counter, gauge
-from .plunge_causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
-from .plunge_detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
-from .plunge_evidence import EvidenceTracker
-from .plunge_rates import RgwRates
-from .results import PlungeCause, PlungeResult
-from .signal_input import SignalInput
+from ...config import Thresholds
+from ...families import Family, counter, gauge
+from ..results import PlungeCause, PlungeResult
+from ..signal_input import SignalInput
+from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
+from .evidence import EvidenceTracker
+from .rates import RgwRates
 
 ALL_CAUSES = (*CAUSES, NO_KNOWN_CAUSE)
 EVIDENCE_MAX_CHARS = 200

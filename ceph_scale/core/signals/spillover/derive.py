@@ -8,12 +8,12 @@ device size: an 80 GB DB with the default 256 MB level base uses 28.4 GB
 
 from __future__ import annotations
 
-from ..config import Thresholds
-from ..families import Family, gauge
-from ..history import KeyedSeries
-from ..snapshot import Osd
-from .results import DbOsd, LevelEta, SpilloverResult
-from .signal_input import SignalInput
+from ...config import Thresholds
+from ...families import Family, gauge
+from ...history import KeyedSeries
+from ...snapshot import Osd
+from ..results import DbOsd, LevelEta, SpilloverResult
+from ..signal_input import SignalInput
 
 
 def level_sizes(th: Thresholds) -> list[int]:

@@ -1,4 +1,4 @@
-"""What each known cause of a plunge was doing, and when: evidence for core/signals/plunge_causes.py.
+"""What each known cause of a plunge was doing, and when: evidence for core/signals/plunge/causes.py.
 
 Each time a source brings a new part, every cause it tells about is judged active or not, and an
 active one leaves an interval from that source's previous poll to this one (it may have been on
@@ -25,10 +25,10 @@ import statistics
 from collections import deque
 from typing import Any
 
-from ..config import Thresholds
-from ..snapshot import Snapshot
-from .degraded import expected_drop
-from .plunge_causes import Evidence
+from ...config import Thresholds
+from ...snapshot import Snapshot
+from ..degraded.derive import expected_drop
+from .causes import Evidence
 
 MIB = 1024**2
 RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more

@@ -10,9 +10,9 @@ say when either fails, without a series per bucket.
 
 from __future__ import annotations
 
-from ..families import Family, counter, gauge
-from .results import BucketPollResult
-from .signal_input import SignalInput
+from ...families import Family, counter, gauge
+from ..results import BucketPollResult
+from ..signal_input import SignalInput
 
 
 def derive(given: SignalInput, state: None = None) -> list[Family]:

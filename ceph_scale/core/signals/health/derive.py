@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..families import Family, gauge
-from .signal_input import SignalInput
+from ...families import Family, gauge
+from ..signal_input import SignalInput
 
 
 def derive(given: SignalInput, state: None = None) -> list[Family]:

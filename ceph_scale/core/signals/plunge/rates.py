@@ -1,4 +1,4 @@
-"""The RGWs' counters as windows of rates for the plunge detector (core/signals/plunge_detect.py).
+"""The RGWs' counters as windows of rates for the plunge detector (core/signals/plunge/detect.py).
 
 Counters are summed over the RGWs into cluster totals that only grow: a restarted RGW (a counter
 lower than before) counts its new value as the increase, as Prometheus' rate() does; an RGW seen
@@ -16,8 +16,8 @@ from __future__ import annotations
 import statistics
 from collections import deque
 
-from ..snapshot import RgwOpCounters
-from .plunge_detect import OPS, Window
+from ...snapshot import RgwOpCounters
+from .detect import OPS, Window
 
 REFRESH_GAPS = 9
 

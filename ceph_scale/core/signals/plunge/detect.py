@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..config import Thresholds
+from ...config import Thresholds
 
 OPS = ("put", "get")
 

@@ -1,6 +1,6 @@
 """Which of the known causes was active while S3 throughput plunged, ranked. Pure.
 
-Each cause is seen active over intervals (core/signals/plunge_evidence.py: from one poll of its
+Each cause is seen active over intervals (core/signals/plunge/evidence.py: from one poll of its
 source to the next). A candidate's overlap is the share of the plunge during which it was active;
 its score weighs that overlap by how much of the drop the study's measurement of that cause
 explains, where the study measured one:

@@ -9,10 +9,10 @@ exported as counters Prometheus can rate per RGW, and the cluster's mean over
 
 from __future__ import annotations
 
-from ..config import Thresholds
-from ..families import Family, counter, gauge
-from ..history import KeyedRates
-from .signal_input import SignalInput
+from ...config import Thresholds
+from ...families import Family, counter, gauge
+from ...history import KeyedRates
+from ..signal_input import SignalInput
 
 OPS = ("put", "get")
 
