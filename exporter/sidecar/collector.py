@@ -157,6 +157,8 @@ class Collector:
 
     def stop(self) -> None:
         self.loop.stop()
+        for r in self.runners:
+            r.source.close()
 
 
 def schedule_for(source: Source, overrides: dict | None) -> SourceSchedule:

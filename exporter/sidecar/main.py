@@ -308,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    # As a Go exporter does on SIGQUIT: every thread's stack on stderr, to see what a hang waits on.
+    # As a Go exporter on SIGQUIT: every thread's stack on stderr (it runs on), to see what a hang waits on.
     faulthandler.register(signal.SIGQUIT, all_threads=True)
     done.wait()
     # Armed before anything that could block (a log line into a full pipe, a stuck call at exit):

@@ -73,5 +73,8 @@ class Source:
     def collect(self, deadline: Deadline) -> Any:
         raise NotImplementedError
 
+    def close(self) -> None:
+        """At the process's stop: keep what a restart would otherwise have to read again."""
+
     def ceph(self, prefix: str, deadline: Deadline, **args: Any) -> Any:
         return self.ctx.ceph.command(prefix, deadline.left(), **args)

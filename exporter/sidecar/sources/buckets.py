@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 
 from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
@@ -13,6 +14,9 @@ from .base import Deadline, Source
 log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap, or PGs down
+# At a stop, how long to wait for a poll under way before leaving its state as last saved: the
+# process has a few seconds in all (main.STOP_GRACE_SECONDS).
+CLOSE_WAIT = 1.0
 
 
 class BucketsSource(Source):
@@ -27,6 +31,7 @@ class BucketsSource(Source):
         self.path = f"{ctx.state_file}.buckets" if ctx.state_file else None
         self.poll = self._load()
         self.saved_at = time.time()
+        self._polling = threading.Lock()  # the poll's state is saved between polls, never during one
 
     def collect(self, deadline: Deadline):
         if self.ctx.rgw is None:
@@ -42,12 +47,23 @@ class BucketsSource(Source):
             deadline.waiting_on = f"stat of {self.ctx.rgw_index_pool}/{oid}"
             return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid, min(PROBE_TIMEOUT, time_left() / 2))
 
-        part = self.poll.poll(t, AdminOpsBuckets(self.ctx.rgw), limits, queued, time_left, exists)
-        deadline.waiting_on = ""
-        if t - self.saved_at >= SAVE_EVERY:
-            self._save()
-            self.saved_at = t
+        with self._polling:
+            part = self.poll.poll(t, AdminOpsBuckets(self.ctx.rgw), limits, queued, time_left, exists)
+            deadline.waiting_on = ""
+            if t - self.saved_at >= SAVE_EVERY:
+                self._save()
+                self.saved_at = t
         return part
+
+    def close(self) -> None:
+        """What the polls since the last save read (up to SAVE_EVERY of them) survives a stop."""
+        if not self._polling.acquire(timeout=CLOSE_WAIT):
+            log.warning("bucket poll state not saved at stop: a poll was still running; %s is as last saved", self.path)
+            return
+        try:
+            self._save()
+        finally:
+            self._polling.release()
 
     def _load(self) -> BucketPoll:
         if not self.path or not os.path.exists(self.path):
