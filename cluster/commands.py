@@ -21,6 +21,12 @@ from cluster.helpers import CephError
 from cluster.host import ClusterHost
 from cluster.releases import REPO
 
+# The identities docs/security.md tells operators to give the sidecar: a read-only cephx user and
+# a read-only RGW user, made by the commands written there.
+SECURITY_DOC = "docs/security.md"
+DOCUMENTED_CEPH_USER = "ceph-scale"
+DOCUMENTED_RGW_USER = "ceph-scale-ro"
+
 
 def documented_command(doc: str, prefix: str) -> list[str]:
     """The first command of a shell block of `doc` (relative to the checkout) that starts with

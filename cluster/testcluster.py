@@ -36,7 +36,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from cluster.commands import ClusterCommands
+from cluster.commands import DOCUMENTED_RGW_USER, SECURITY_DOC, ClusterCommands
 from cluster.conditions import StudyConditions
 from cluster.daemons import DaemonProcesses
 from cluster.failover import ManagerFailover
@@ -543,7 +543,7 @@ class TestCluster(
         self.user_keys = (user["keys"][0]["access_key"], user["keys"][0]["secret_key"])
         # What an exporter is given: the read-only RGW user docs/security.md has operators make,
         # by its command, in the exporter's credentials_file shape.
-        access, secret = self.create_documented_rgw_user("docs/security.md", "ceph-scale-ro")
+        access, secret = self.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER)
         for path, data in (
             (self.keys_path, {"admin": self.info()["admin_keys"], "user": self.info()["user_keys"]}),
             (self.dir / "rgw-keys.json", {"access_key": access, "secret_key": secret}),

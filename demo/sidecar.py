@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from cluster.commands import DOCUMENTED_CEPH_USER, SECURITY_DOC
+
 from .monitoring import REPO, Process, free_port, wait_until
 
 FAST_SOURCES = {
@@ -30,13 +32,6 @@ FAST_SOURCES = {
 # 5 s): a 15 s window, a 2 min baseline, and a 25 % drop, since neighbours alone move a 15 s
 # window of its small closed-loop load by 10-20 % (tests/integration/test_plunge_cluster.py).
 MINUTES_PLUNGES = {"plunge_window_seconds": 15, "plunge_baseline_seconds": 120, "plunge_drop_ratio": 0.25}
-
-
-# The identities docs/security.md tells operators to give the sidecar: a read-only cephx user and
-# a read-only RGW user, made by the commands written there.
-SECURITY_DOC = "docs/security.md"
-DOCUMENTED_CEPH_USER = "ceph-scale"
-DOCUMENTED_RGW_USER = "ceph-scale-ro"
 
 
 def parse_exposition(text: str) -> dict[str, dict[tuple, float]]:

@@ -18,6 +18,7 @@ import uuid
 import pytest
 
 from ceph_scale.core.registry import SOURCES
+from cluster.commands import DOCUMENTED_RGW_USER, SECURITY_DOC
 from demo.monitoring import free_port, wait_until
 from demo.sidecar import parse_exposition
 from tests.conftest import ALL_RELEASES
@@ -61,7 +62,7 @@ def operator_mounts(ceph_cluster, d, user: str) -> dict[str, str]:
     ceph_cluster.create_documented_user("docs/security.md", "client.ceph-scale", documented, as_name=f"client.{user}")
     keyring = documented.read_text()
     conf = ceph_cluster.ceph("config", "generate-minimal-conf", fmt_json=False)
-    access, secret = ceph_cluster.create_documented_rgw_user("docs/security.md", "ceph-scale-ro")
+    access, secret = ceph_cluster.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER)
     creds = {"access_key": access, "secret_key": secret}
     return {
         "user": user,

@@ -30,9 +30,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from cluster import s3load
+from cluster.commands import DOCUMENTED_CEPH_USER, DOCUMENTED_RGW_USER, SECURITY_DOC
 from cluster.helpers import RGW_NAME
 from demo.monitoring import wait_until
-from demo.sidecar import DOCUMENTED_CEPH_USER, DOCUMENTED_RGW_USER, SECURITY_DOC, Sidecar
+from demo.sidecar import Sidecar
 from tests.conftest import ALL_RELEASES
 from tests.mgr.test_mgr_cluster import Scale, store_documented_rgw_keys
 

@@ -16,10 +16,16 @@ import pytest
 import yaml
 
 from cluster import s3load
-from cluster.commands import documented_caps, documented_rgw_user_command
+from cluster.commands import (
+    DOCUMENTED_CEPH_USER,
+    DOCUMENTED_RGW_USER,
+    SECURITY_DOC,
+    documented_caps,
+    documented_rgw_user_command,
+)
 from cluster.testcluster import RGW_NAME
 from demo.monitoring import free_port, wait_until
-from demo.sidecar import DOCUMENTED_CEPH_USER, DOCUMENTED_RGW_USER, SECURITY_DOC, Sidecar
+from demo.sidecar import Sidecar
 from tests.conftest import ON_EVERY_RELEASE
 from tests.hanging import HangingServer
 from tests.scrub_checks import agree_without_pool

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster.commands import documented_caps
+from cluster.commands import DOCUMENTED_RGW_USER, SECURITY_DOC, documented_caps
 from cluster.testcluster import RGW_NAME
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
@@ -68,7 +68,7 @@ def least_privilege(ceph_cluster, scratch):
     ensure_bucket(ceph_cluster)
     keyring = ceph_cluster.dir / "ceph-scale.keyring"  # where a release's own client sees it too
     ceph_cluster.create_documented_user("docs/security.md", "client.ceph-scale", keyring)
-    keys = ceph_cluster.create_documented_rgw_user("docs/security.md", "ceph-scale-ro")
+    keys = ceph_cluster.create_documented_rgw_user(SECURITY_DOC, DOCUMENTED_RGW_USER)
     exporter = Sidecar(
         ceph_cluster, scratch, ceph_user="ceph-scale", rgw_credentials=keys, extra_args=["--ceph-keyring", str(keyring)]
     ).start()

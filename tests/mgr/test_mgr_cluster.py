@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from cluster.commands import documented_rgw_user_command
+from bench.process_figures import proc_figures
+from cluster.commands import DOCUMENTED_RGW_USER, documented_rgw_user_command
 from cluster.testcluster import free_port
 from cluster.testcluster import wait_for as wait_until
 from tests import freshness
@@ -34,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 # How docs/mgr-module.md has operators give the module its RGW keys: this read-only user's, in
 # the module's store.
 MGR_DOC = "docs/mgr-module.md"
-MGR_RGW_USER = "ceph-scale-ro"  # the sidecar's too (docs/security.md)
+MGR_RGW_USER = DOCUMENTED_RGW_USER  # the sidecar's too
 SOURCES = ("osd_map", "capacity", "perf", "pgs", "settings", "health", "buckets", "reshard")
 TITLES = (
     "1. BlueFS / RocksDB spillover",
@@ -409,8 +410,7 @@ def mgr_threads(pid: int) -> int:
     threads come and go (Tentacle's added 32 for a moment once)."""
     counts = []
     for _ in range(5):
-        with open(f"/proc/{pid}/status", encoding="ascii") as f:
-            counts.append(int(next(line.split()[1] for line in f if line.startswith("Threads:"))))
+        counts.append(proc_figures(pid)[1])
         time.sleep(0.2)
     return min(counts)
 
