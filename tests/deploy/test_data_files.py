@@ -7,8 +7,9 @@ import it."""
 from __future__ import annotations
 
 import glob
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 SHARE = "share/ceph-scale-signals/"
