@@ -1,6 +1,7 @@
-"""What every board has around its panels: the datasource, cluster and runbook variables, the
-links to the other boards and to the runbooks, the reshard and plunge annotations, and the
-settings (uid, tags, time range, refresh); new_board puts a board's panels in it."""
+"""What every board has around its panels: the datasource, cluster and runbook variables (and the
+osd variable of the boards with per-OSD panels), the links to the other boards and to the
+runbooks, the reshard and plunge annotations, and the settings (uid, tags, time range, refresh);
+new_board puts a board's rows and signals' panels in it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.models import dashboard as dm
 
-from .common import DS, RUNBOOK_BASE, m, rate
+from ceph_scale.core.panel_queries import C, m, rate
+from ceph_scale.core.panel_spec import Panel
+
+from .common import DS, RUNBOOK_BASE
+from .panel_kinds import build
 
 TAG = "ceph-scale"
 UID_PREFIX = "ceph-scale-"
@@ -38,6 +43,25 @@ def variables(extra: Sequence[Any] = ()) -> list:
         .description("Where rules/runbooks.md is published; panel links append #section.")
     )
     return [ds, cluster, *extra, runbooks]
+
+
+def osd_variable(metric: str) -> db.QueryVariable:
+    """The OSDs to draw, in numeric order (osd.2 before osd.10), several at once if picked.
+
+    No All option, as ceph-mixin's OSD board and node_exporter's boards do: with All offered
+    and no saved selection Grafana selects All, about 950 lines at 318 OSDs. Without it Grafana
+    selects the first OSD; the top-K panels, which this variable does not narrow, name the OSDs
+    worth picking."""
+    return (
+        db.QueryVariable("osd")
+        .label("OSD")
+        .datasource(dm.DataSourceRef(type_val="prometheus", uid="${datasource}"))
+        .query(f"label_values({metric}{{{C}}}, ceph_daemon)")
+        .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(dm.VariableSort.NUMERICAL_ASC)
+        .multi(True)
+        .include_all(False)
+    )
 
 
 def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
@@ -118,7 +142,8 @@ def new_board(
     plunges_on=(),
 ):
     """A dashboard with the shared variables, links and settings; `panels` mixes rows (db.Row) and
-    panels, laid out by the SDK's grid placement. Panel ids are given in order (1, 2, ...).
+    the signals' panels (Panel, from ceph_scale/core/signals/<name>/panels.py), laid out by the
+    SDK's grid placement. Panel ids are given in order (1, 2, ...).
     reshards_on: titles of the panels that show completed reshards as annotations; plunges_on:
     of those that show S3 throughput plunges with their likely cause.
     time_from: the default range, as long as the board's signals take to play out (fill and
@@ -138,8 +163,8 @@ def new_board(
     )
     annotated: list[int] = []
     plunged: list[int] = []
-    for i, p in enumerate(panels, start=1):
-        p = p.id(i)
+    for i, item in enumerate(panels, start=1):
+        p = (build(item) if isinstance(item, Panel) else item).id(i)
         d = d.with_row(p) if isinstance(p, db.Row) else d.with_panel(p)
         if p.build().title in reshards_on:
             annotated.append(i)

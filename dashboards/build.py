@@ -1,6 +1,9 @@
-"""Generate the Grafana dashboards: ``python -m dashboards.build`` writes dashboards/json/*.json.
+"""Generate the Grafana dashboards: ``python -m dashboards.build`` writes dashboards/json/*.json
+and the Helm chart's copy of them (deploy/helm/ceph-scale-signals/files/dashboards/, which Helm
+reads: its .Files sees only inside the chart directory).
 
-``--check`` writes nothing and exits 1 if a committed file differs from what the code generates.
+``--check`` writes nothing and exits 1, naming each file, if a committed file differs from what
+the boards assemble from the signals' panels.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 
 from .boards import BOARDS
 
-OUT = Path(__file__).resolve().parent / "json"
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "dashboards" / "json"
+CHART_COPY = REPO / "deploy" / "helm" / "ceph-scale-signals" / "files" / "dashboards"
+COMMAND = "python -m dashboards.build"
 
 
 def render(name: str) -> str:
@@ -26,24 +32,46 @@ def render_all() -> dict[str, str]:
     return {f"{name}.json": render(name) for name in BOARDS}
 
 
+def differences(files: dict[str, str], out: Path) -> list[str]:
+    """One line per file of `out` that differs from `files`, is missing, or no board generates."""
+    if out.is_symlink():
+        return [f"{out}: a link, not the assembled copy; run {COMMAND}"]
+    stale = [n for n, text in files.items() if not (out / n).is_file() or (out / n).read_text() != text]
+    extra = sorted({f.name for f in out.glob("*.json")} - set(files))
+    return [f"{out / n}: differs from the boards; run {COMMAND}" for n in stale] + [
+        f"{out / n}: no board generates it; run {COMMAND}" for n in extra
+    ]
+
+
+def write(files: dict[str, str], out: Path) -> None:
+    """The boards into `out`, and no other board file left there."""
+    if out.is_symlink():  # writing through a link would fill the directory it points at, not a copy
+        out.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    for extra in sorted({f.name for f in out.glob("*.json")} - set(files)):
+        (out / extra).unlink()
+    for n, text in files.items():
+        (out / n).write_text(text)
+        print(out / n)
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dashboards.build", description=__doc__)
-    p.add_argument("--out", type=Path, default=OUT, help="output directory (default: dashboards/json)")
-    p.add_argument("--check", action="store_true", help="only compare with the files in --out")
+    p = argparse.ArgumentParser(prog=COMMAND, description=__doc__)
+    p.add_argument(
+        "--out", type=Path, action="append",
+        help=f"output directory, repeatable (default: {OUT.relative_to(REPO)} and {CHART_COPY.relative_to(REPO)})",
+    )  # fmt: skip
+    p.add_argument("--check", action="store_true", help="only compare with the files in the output directories")
     args = p.parse_args(argv)
+    outs: list[Path] = args.out or [OUT, CHART_COPY]
     files = render_all()
     if args.check:
-        stale = [n for n, text in files.items() if not (args.out / n).exists() or (args.out / n).read_text() != text]
-        extra = sorted({f.name for f in args.out.glob("*.json")} - set(files))
-        for n in stale:
-            print(f"{args.out / n}: differs from the code; run python -m dashboards.build", file=sys.stderr)
-        for n in extra:
-            print(f"{args.out / n}: no board generates it", file=sys.stderr)
-        return 1 if stale or extra else 0
-    args.out.mkdir(parents=True, exist_ok=True)
-    for n, text in files.items():
-        (args.out / n).write_text(text)
-        print(args.out / n)
+        found = [line for out in outs for line in differences(files, out)]
+        for line in found:
+            print(line, file=sys.stderr)
+        return 1 if found else 0
+    for out in outs:
+        write(files, out)
     return 0
 
 

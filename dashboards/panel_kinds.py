@@ -1,6 +1,7 @@
 """One constructor per panel kind (time series, stat, gauge, bar gauge, table), each with a
 unit, its queries and a link to its runbook section, and the overrides the boards draw reference
-lines and second axes with.
+lines and second axes with; `build` makes a signal's panel (ceph_scale/core/panel_spec.py Panel)
+with the constructor of its kind.
 
 The study's reference lines are drawn dashed: as Grafana thresholds, with an axis that reaches
 them, or as series of the configured value (``ceph_scale_config``) in a fixed colour.
@@ -8,7 +9,7 @@ them, or as series of the configured value (``ceph_scale_config``) in a fixed co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from grafana_foundation_sdk.builders import bargauge, gauge, stat, table, timeseries
@@ -17,7 +18,9 @@ from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.models import common as cm
 from grafana_foundation_sdk.models import dashboard as dm
 
-from .common import CRIT, DS, INFO, OK, Q
+from ceph_scale.core.panel_spec import CRIT, INFO, OK, Override, Panel, Query
+
+from .common import DS, dataquery
 from .queries import value_field
 
 
@@ -35,10 +38,10 @@ def runbook_link(anchor: str) -> db.DashboardLink:
     return db.DashboardLink("Runbook: " + anchor).url("${runbook_base}#" + anchor).target_blank(True)
 
 
-def _common(panel, title: str, desc: str, unit: str, queries: list[Q], runbook: str, w: int, h: int):
+def _common(panel, title: str, desc: str, unit: str, queries: list[Query], runbook: str, w: int, h: int):
     panel = panel.title(title).description(desc).unit(unit).datasource(DS).span(w).height(h)
     panel = panel.links([runbook_link(runbook)])
-    return panel.targets([q.builder(r) for q, r in zip(queries, _refs(len(queries)))])
+    return panel.targets([dataquery(q, r) for q, r in zip(queries, _refs(len(queries)))])
 
 
 def dashed(regexp: str, color: str = CRIT) -> db.DashboardFieldConfigSourceOverrides:
@@ -68,7 +71,7 @@ def right_axis(regexp: str, unit: str, label: str) -> db.DashboardFieldConfigSou
 def ts(
     title: str,
     unit: str,
-    queries: list[Q],
+    queries: list[Query],
     *,
     desc: str,
     runbook: str,
@@ -123,7 +126,7 @@ def ts(
 def st(
     title: str,
     unit: str,
-    queries: list[Q],
+    queries: list[Query],
     *,
     desc: str,
     runbook: str,
@@ -157,7 +160,7 @@ def st(
 
 
 def gg(
-    title: str, unit: str, queries: list[Q], *, desc: str, runbook: str, thresholds, w: int = 4, h: int = 5,
+    title: str, unit: str, queries: list[Query], *, desc: str, runbook: str, thresholds, w: int = 4, h: int = 5,
     min_val: float = 0, max_val: float = 1,
 ) -> gauge.Panel:  # fmt: skip
     p = _common(gauge.Panel(), title, desc, unit, queries, runbook, w, h)
@@ -172,7 +175,7 @@ def gg(
 
 
 def bars(
-    title: str, unit: str, queries: list[Q], *, desc: str, runbook: str, thresholds, w: int = 8, h: int = 8,
+    title: str, unit: str, queries: list[Query], *, desc: str, runbook: str, thresholds, w: int = 8, h: int = 8,
     min_val: float | None = 0, max_val: float | None = None,
 ) -> bargauge.Panel:  # fmt: skip
     p = _common(bargauge.Panel(), title, desc, unit, queries, runbook, w, h)
@@ -197,7 +200,7 @@ def bars(
 def tbl(
     title: str,
     unit: str,
-    queries: list[Q],
+    queries: list[Query],
     *,
     desc: str,
     runbook: str,
@@ -232,3 +235,36 @@ def tbl(
     for _ref, (name, col_unit) in columns.items():
         p = p.override_by_name(name, [dm.DynamicConfigValue("unit", col_unit)])
     return p.cell_height(cm.TableCellHeight.SM)
+
+
+KINDS: dict[str, Callable[..., Any]] = {"timeseries": ts, "stat": st, "gauge": gg, "bargauge": bars, "table": tbl}
+
+
+def _override(title: str, o: Override) -> db.DashboardFieldConfigSourceOverrides:
+    if o.kind == "dashed":
+        return dashed(o.regexp, *o.args)
+    if o.kind == "right_axis":
+        return right_axis(o.regexp, *o.args)
+    raise ValueError(f"{title}: not an override of a time series (dashed, right_axis): {o.kind}")
+
+
+def build(panel: Panel):
+    """The Grafana panel of a signal's panel, by the constructor of its kind."""
+    if panel.kind not in KINDS:
+        raise ValueError(f"{panel.title}: no panel kind {panel.kind!r} (one of {', '.join(KINDS)})")
+    options = dict(panel.options)
+    if panel.kind == "timeseries" and panel.overrides:
+        options["overrides"] = [_override(panel.title, o) for o in panel.overrides]
+    try:
+        built = KINDS[panel.kind](
+            panel.title, panel.unit, list(panel.queries), desc=panel.desc, runbook=panel.runbook, **options
+        )
+    except TypeError as exc:  # a setting the kind does not take
+        raise ValueError(f"{panel.title}: {exc}") from None
+    if panel.kind != "timeseries":
+        for o in panel.overrides:
+            if o.kind != "coloured":
+                raise ValueError(f"{panel.title}: a {panel.kind} takes colour overrides only, not {o.kind}")
+            colour = dm.DynamicConfigValue("color", {"mode": "fixed", "fixedColor": o.args[0]})
+            built = built.override_by_regexp(o.regexp, [colour])
+    return built

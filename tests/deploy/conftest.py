@@ -1,4 +1,4 @@
-"""Fixtures the deployment tests share: helm, built once per machine by deploy/tools.sh, and
+"""Fixtures the deployment tests share: helm, built once per machine by tests/deploy/tools.sh, and
 Ceph's own cephadm as Debian packages it for each release, with the container run command it
 makes from a spec of the cephadm bundle, the way the manager and the cephadm binary do on a host.
 
@@ -22,7 +22,7 @@ import pytest
 
 from tests.deploy.source_tree import REPO
 
-TOOLS = str(REPO / "deploy" / "tools.sh")
+TOOLS = str(REPO / "tests" / "deploy" / "tools.sh")
 
 
 @pytest.fixture(scope="session")

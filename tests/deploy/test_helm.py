@@ -1,5 +1,5 @@
 """The Helm chart for Rook clusters (deploy/helm/ceph-scale-signals), rendered by a real helm
-(deploy/tools.sh builds it from the Go module proxy, once per machine) and validated offline:
+(tests/deploy/tools.sh builds it from the Go module proxy, once per machine) and validated offline:
 the Kubernetes objects against Kubernetes' schemas (kubernetes-validate), the
 prometheus-operator and Rook objects against their CRDs' openAPIV3Schema (the CRD files of the
 prometheus-operator and Rook Go modules). The PrometheusRule holds exactly the groups of
@@ -331,8 +331,8 @@ def test_values_select_labels_and_wire_the_image(helm):
 
 
 def test_the_packaged_chart_is_self_contained(helm, tmp_path):
-    """`helm package` resolves the links into rules/ and dashboards/json/: the archive renders
-    the same objects, and carries neither the promtool tests nor the validator."""
+    """`helm package` resolves the link into rules/ and takes the boards' copies in files/: the
+    archive renders the same objects, and carries neither the promtool tests nor the validator."""
     proc = subprocess.run([helm, "package", str(CHART), "-d", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     (archive,) = tmp_path.glob("ceph-scale-signals-*.tgz")

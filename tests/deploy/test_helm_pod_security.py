@@ -1,6 +1,6 @@
 """The chart's pod passes the Pod Security Standards' "restricted" profile (which a namespace
 labelled pod-security.kubernetes.io/enforce=restricted enforces): by Kubernetes' own admission
-code (k8s.io/pod-security-admission, built by deploy/tools.sh once per machine), and field by
+code (k8s.io/pod-security-admission, built by tests/deploy/tools.sh once per machine), and field by
 field as https://kubernetes.io/docs/concepts/security/pod-security-standards/ lists the controls
 (baseline and restricted, latest version), which names what is wrong; plus what the profile
 does not ask and the chart does: a read-only root, no service-account token, resources on every

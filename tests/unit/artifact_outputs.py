@@ -111,7 +111,7 @@ def mixin_rules(config: dict[str, Any]) -> str:
 
 
 def helm() -> str:
-    return run([str(REPO / "deploy" / "tools.sh"), "helm"]).strip()
+    return run([str(REPO / "tests" / "deploy" / "tools.sh"), "helm"]).strip()
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -27,12 +28,20 @@ IO_MODULES = (
     "socket", "socketserver", "select", "selectors", "ssl", "threading", "_thread", "multiprocessing",
     "subprocess", "urllib", "http.client", "http.server", "concurrent", "asyncio", "rados",
 )  # fmt: skip
-# The Helm chart's links into rules/ and dashboards/json: Helm's .Files reads only inside the chart
-# directory, and what the chart loads is not yet assembled from the signals' folders (issue 25,
-# Must 1). Any other symlink fails.
-SYMLINKS_UNTIL_ASSEMBLED = (
-    "deploy/helm/ceph-scale-signals/files/dashboards",
-    "deploy/helm/ceph-scale-signals/files/rules",
+# The Helm chart's link into rules/: Helm's .Files reads only inside the chart directory, and the
+# rules the chart loads are not yet assembled from the signals' folders (issue 25, Must 1); its
+# boards are (python -m dashboards.build). Any other symlink fails.
+SYMLINKS_UNTIL_ASSEMBLED = ("deploy/helm/ceph-scale-signals/files/rules",)
+# What the core may not import: the boards' builder and the Grafana SDK under it. The core ships in
+# the wheel and inside the manager module, which have neither; its panels are plain data
+# (core/panel_spec.py) that dashboards/ builds.
+BOARD_BUILDER = ("dashboards", "grafana_foundation_sdk")
+# A development tool's path in a product script: at the start of a word, after a quote, `=`, `(`
+# or `:`, or after `../`, `}/`, `)/` or `$name/` (the repository's root in a variable).
+# Or a module of one run with `python -m`.
+TOOLS = "|".join(DEV_TOOLING)
+TOOLING_PATH = re.compile(
+    rf"""(?:^|[\s"'=(:]|\.\./|\}}/|\)/|\$\w+/)((?:{TOOLS})/[\w./-]*)|-m\s+((?:{TOOLS})(?:\.\w+)*)"""
 )
 # Product files still over MAX_LINES on 2026-11-26, each being split (issue 25). An entry goes
 # with its split: the test fails for a listed file that is no longer over the limit.
@@ -73,6 +82,47 @@ def tooling_imports(root: Path) -> list[str]:
     for path in python_files(root, PRODUCT):
         for line, module in imported_modules(path.read_text(), str(path)):
             if module.split(".")[0] in DEV_TOOLING:
+                bad.append(f"{path.relative_to(root)}:{line}: {module}")
+    return bad
+
+
+def scripts(root: Path, folders: tuple[str, ...]) -> list[Path]:
+    """The shell scripts under root/<folder>: *.sh, and any other file that starts with #! and is
+    not Python."""
+    found = []
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(root / folder):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if name.endswith(".sh") or (not name.endswith(".py") and _shebang(path)):
+                    found.append(path)
+    return found
+
+
+def _shebang(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(2) == b"#!"
+
+
+def tooling_runs(root: Path) -> list[str]:
+    """'path:line: tool' for every development tool a product shell script names outside a
+    comment: what it runs or sources would not be there once installed."""
+    bad: list[str] = []
+    for path in scripts(root, PRODUCT):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            code = re.sub(r"(^|\s)#.*", "", line)
+            hits = TOOLING_PATH.findall(code)
+            bad.extend(f"{path.relative_to(root)}:{number}: {tool or module}" for tool, module in hits)
+    return bad
+
+
+def board_builder_imports(root: Path) -> list[str]:
+    """'path:line: module' for every import of the boards' builder by a file of the core."""
+    bad = []
+    for path in python_files(root, ("ceph_scale",)):
+        for line, module in imported_modules(path.read_text(), str(path)):
+            if module.split(".")[0] in BOARD_BUILDER:
                 bad.append(f"{path.relative_to(root)}:{line}: {module}")
     return bad
 
@@ -211,3 +261,50 @@ def test_the_scan_leaves_relative_and_product_imports_alone(tmp_path):
     (tmp_path / "exporter").mkdir()
     (tmp_path / "exporter" / "x.py").write_text("from . import tests\nfrom .cluster import a\nimport ceph_scale.core\n")
     assert tooling_imports(tmp_path) == []
+
+
+def test_no_product_script_runs_development_tooling():
+    assert not tooling_runs(REPO), "product scripts running development tooling:\n" + "\n".join(tooling_runs(REPO))
+
+
+@pytest.mark.parametrize(
+    "line, tool",
+    [
+        ("tests/deploy/tools.sh helm", "tests/deploy/tools.sh"),
+        ('helm=$("$here/../tests/deploy/tools.sh" helm)', "tests/deploy/tools.sh"),
+        ('. "$REPO/cluster/release_root.sh"', "cluster/release_root.sh"),
+        ("exec python3 -m previews.render --out x", "previews.render"),
+        ("out=${ROOT}/scripts/demo.sh", "scripts/demo.sh"),
+        ("run bench/run.py --quick  # times it", "bench/run.py"),
+    ],
+)
+def test_the_script_scan_finds_each_form_of_call(tmp_path, line, tool):
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "x.sh").write_text("#!/bin/sh\n" + line + "\n")
+    assert tooling_runs(tmp_path) == [f"deploy/x.sh:2: {tool}"]
+
+
+def test_the_script_scan_leaves_comments_and_product_paths_alone(tmp_path):
+    (tmp_path / "docker").mkdir()
+    script = "#!/bin/bash\n# as cluster/release_root.sh does\npromtool test rules rules/tests/*.yml  # tests/x\n"
+    (tmp_path / "docker" / "build").write_text(script)
+    (tmp_path / "docker" / "notes.txt").write_text("tests/deploy/tools.sh helm\n")
+    assert tooling_runs(tmp_path) == []
+    (tmp_path / "docker" / "build").write_text(script + "tests/deploy/tools.sh helm\n")
+    assert tooling_runs(tmp_path) == ["docker/build:4: tests/deploy/tools.sh"]
+
+
+def test_the_core_imports_no_board_builder():
+    assert not board_builder_imports(REPO), "core files importing the boards' builder:\n" + "\n".join(
+        board_builder_imports(REPO)
+    )
+
+
+@pytest.mark.parametrize(
+    "statement", ["from dashboards.panel_kinds import ts", "import grafana_foundation_sdk.builders.stat"]
+)
+def test_the_board_builder_scan_finds_an_import(tmp_path, statement):
+    (tmp_path / "ceph_scale" / "core" / "signals" / "fill").mkdir(parents=True)
+    (tmp_path / "ceph_scale" / "core" / "signals" / "fill" / "panels.py").write_text(statement + "\n")
+    module = statement.split()[1]
+    assert board_builder_imports(tmp_path) == [f"ceph_scale/core/signals/fill/panels.py:1: {module}"]

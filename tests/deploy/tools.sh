@@ -2,12 +2,12 @@
 # The tools the deployment tests render and validate with, built or fetched once per machine
 # from the Go module proxy and cached under /var/tmp/ceph-scale-tools (CEPH_SCALE_TOOLS):
 #
-#   deploy/tools.sh helm    # prints the path of helm, built with `go install` (about 2 minutes once)
-#   deploy/tools.sh crds    # prints the directories of the prometheus-operator and Rook modules,
-#                           # whose CRDs (and their openAPIV3Schema) the manifests are checked against
-#   deploy/tools.sh pod-security-check   # prints the path of a checker built on Kubernetes' own
-#                           # Pod Security admission code (k8s.io/pod-security-admission): a pod
-#                           # template (JSON) on stdin, "allowed" or each forbidden control (exit 1)
+#   tests/deploy/tools.sh helm    # prints the path of helm, built with `go install` (about 2 minutes once)
+#   tests/deploy/tools.sh crds    # prints the directories of the prometheus-operator and Rook modules,
+#                                 # whose CRDs (and their openAPIV3Schema) the manifests are checked against
+#   tests/deploy/tools.sh pod-security-check   # prints the path of a checker built on Kubernetes' own
+#                                 # Pod Security admission code (k8s.io/pod-security-admission): a pod
+#                                 # template (JSON) on stdin, "allowed" or each forbidden control (exit 1)
 #
 # Needs Go (this project's machines have it); GOTOOLCHAIN=local: no toolchain is downloaded.
 set -euo pipefail
