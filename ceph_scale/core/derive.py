@@ -9,14 +9,14 @@ table for reshard events) and its durable part can be saved and restored.
 from __future__ import annotations
 
 import traceback
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from . import inputs
 from .config import Thresholds
 from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
-from .registry import SIGNALS
+from .registry import SIGNALS, STATE_OWNERS
 from .signals.results import SignalResults
 from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
@@ -107,29 +107,6 @@ def shard_limit_and_origin(snap: Snapshot, th: Thresholds) -> tuple[int, str]:
     return th.rgw_max_objs_per_shard, "default"
 
 
-def rgw_running_families(snap: Snapshot) -> list[Family]:
-    """How the running RGWs' options agree, without a series per RGW."""
-    s = snap.settings
-    if s is None:
-        return []
-    distinct = gauge(
-        "rgw_running_option_values", "Distinct values of an option among the running RGWs; >1: they disagree.", "option"
-    )
-    smallest = gauge("rgw_running_option_min", "Smallest value of an option among the running RGWs.", "option")
-    largest = gauge("rgw_running_option_max", "Largest value of an option among the running RGWs.", "option")
-    for option in inputs.RGW_RUNNING_OPTIONS:
-        values = [o.value for o in s.rgw_running if o.option == option]
-        distinct.add(len(set(values)), option)
-        if values:
-            smallest.add(min(values), option)
-            largest.add(max(values), option)
-    read = len({o.daemon for o in s.rgw_running})
-    unread = gauge("rgw_running_config_unread", "RGWs in the service map whose running options could not be read.").add(
-        max(0, s.rgw_daemons - read)
-    )
-    return [distinct, smallest, largest, unread]
-
-
 def meta_families(snap: Snapshot, th: Thresholds, producer: str, shard_limit: tuple[int, str]) -> list[Family]:
     success = gauge("source_success", "1 if the last collection of this source succeeded.", "source")
     duration = gauge("source_duration_seconds", "Duration of the last collection of this source.", "source")
@@ -172,18 +149,19 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals), SignalResults())
+    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals), SignalResults(), owners=STATE_OWNERS)
     for signal in SIGNALS:
         try:
-            produced = signal.derive(given, state.signals.get(signal.name))
+            reads = replace(given, reader=signal.name, needs=frozenset(signal.needs))
+            produced = signal.derive(reads, state.signals.get(signal.name))
         except Exception as e:  # one signal's fault leaves the others served; its own series go
             state.signal_failed(signal.name, e)
             given.results.clear(signal.name)
             continue
         state.signal_errors.pop(signal.name, None)
         families += produced
-        if signal.name == "reshard":  # the running options explain the shard limit: listed after it
-            families += rgw_running_families(snap)
+        if signal.families_after is not None:
+            families += signal.families_after(snap)
     families += signal_families(state, snap)
     state.results = given.results
     # A family with no samples says nothing; leaving it out keeps `promtool

@@ -1,9 +1,11 @@
 """Every source and every signal, declared once.
 
 The sidecar's collectors, the module's schedule, the derivation, the benchmark, the docs
-checks, the rules validator and `ceph scale status` read these tables; none keeps a list of
-its own. A new source is a row here (with its parser) plus its collectors (sidecar and
-module); a new signal is a row here plus its module under `signals/` (docs/architecture.md).
+checks, the rules validator, the module's health checks and `ceph scale status` read these
+tables; none keeps a list of its own. A new source is a row here (with its parser) plus its
+collectors (sidecar and module); a new signal is a row here plus its folder under `signals/`
+(docs/architecture.md). The signals are derived in the order their `needs` allow
+(signals/order.py): a row's place below only breaks ties.
 """
 
 from __future__ import annotations
@@ -17,16 +19,32 @@ from .config import Thresholds
 from .families import Family
 from .signals.bucket_watch import derive as bucket_watch
 from .signals.degraded import derive as degraded
+from .signals.degraded import status as degraded_status
+from .signals.fill import check as fill_check
 from .signals.fill import derive as fill
+from .signals.fill import status as fill_status
 from .signals.health import derive as health
+from .signals.judging import HealthCheck, StatusSection
 from .signals.latency import derive as latency
+from .signals.load import check as load_check
 from .signals.load import derive as load
+from .signals.load import status as load_status
+from .signals.order import derivation_order
 from .signals.plunge import derive as plunge
+from .signals.plunge import status as plunge_status
+from .signals.reshard import check as reshard_check
 from .signals.reshard import derive as reshard
+from .signals.reshard import status as reshard_status
+from .signals.reshard.running_options import rgw_running_families
 from .signals.runway import derive as runway
+from .signals.scrub import check as scrub_check
 from .signals.scrub import derive as scrub
+from .signals.scrub import status as scrub_status
 from .signals.signal_input import SignalInput
+from .signals.spillover import check as spillover_check
 from .signals.spillover import derive as spillover
+from .signals.spillover import status as spillover_status
+from .snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -142,7 +160,8 @@ class SignalState(Protocol):
 @dataclass(frozen=True)
 class SignalSpec:
     """One study signal: `module.derive(given: SignalInput, state) -> list[Family]`, citing
-    its study number, and the class of its state if it keeps one."""
+    its study number, the class of its state if it keeps one, what it reads of the other
+    signals, and how its result is judged (its health checks and its status section)."""
 
     name: str  # also the `signal` label of its alerts, where it has alerts
     module: ModuleType
@@ -152,6 +171,14 @@ class SignalSpec:
     # collected yet, or stale), it has nothing to derive and ceph_scale_signal_success is absent.
     # None declared: it derives from the thresholds alone, always.
     inputs: tuple[str, ...] = ()
+    # The signals whose state it reads (SignalInput.state refuses any other): derived before it.
+    needs: tuple[str, ...] = ()
+    # Its SCALE_* health checks, on its result (`<name>/check.py`), and its section of
+    # `ceph scale status` (`<name>/status.py`).
+    checks: tuple[HealthCheck, ...] = ()
+    status: StatusSection | None = None
+    # Families of no signal that explain its own, listed right after them in the exposition.
+    families_after: Callable[[Snapshot], list[Family]] | None = None
 
     @property
     def durable(self) -> bool:
@@ -162,20 +189,65 @@ class SignalSpec:
         return families
 
 
-SIGNALS: tuple[SignalSpec, ...] = (
-    SignalSpec("spillover", spillover, spillover.SpilloverState, inputs=("perf",)),
-    SignalSpec("fill", fill, fill.FillState, inputs=("capacity", "osd_map")),
-    SignalSpec("reshard", reshard, reshard.ReshardState, inputs=("buckets", "reshard")),
-    SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",)),
-    SignalSpec("scrub", scrub, scrub.ScrubState, inputs=("pgs",)),
-    SignalSpec("load", load, load.LoadState, inputs=("perf",)),
-    SignalSpec("latency", latency, latency.LatencyState, inputs=("perf",)),
-    SignalSpec("degraded", degraded, inputs=("osd_map",)),
-    # After the signals whose causes it attributes a plunge to: it reads their states.
-    SignalSpec("plunge", plunge, plunge.PlungeState, inputs=("perf",)),
-    SignalSpec("health", health, alerts=False, inputs=("health",)),
-    # Last: it reads the growth the signals above fitted in this very derivation.
-    SignalSpec("runway", runway, runway.RunwayState, inputs=("capacity", "osd_map", "perf", "pgs", "buckets")),
+SIGNALS: tuple[SignalSpec, ...] = derivation_order(
+    (
+        SignalSpec(
+            "spillover",
+            spillover,
+            spillover.SpilloverState,
+            inputs=("perf",),
+            checks=spillover_check.CHECKS,
+            status=spillover_status.SECTION,
+        ),
+        SignalSpec(
+            "fill",
+            fill,
+            fill.FillState,
+            inputs=("capacity", "osd_map"),
+            checks=fill_check.CHECKS,
+            status=fill_status.SECTION,
+        ),
+        # The running RGWs' options explain the shard limit it judges buckets by.
+        SignalSpec(
+            "reshard",
+            reshard,
+            reshard.ReshardState,
+            inputs=("buckets", "reshard"),
+            checks=reshard_check.CHECKS,
+            status=reshard_status.SECTION,
+            families_after=rgw_running_families,
+        ),
+        SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",)),
+        SignalSpec(
+            "scrub", scrub, scrub.ScrubState, inputs=("pgs",), checks=scrub_check.CHECKS, status=scrub_status.SECTION
+        ),
+        SignalSpec(
+            "load", load, load.LoadState, inputs=("perf",), checks=load_check.CHECKS, status=load_status.SECTION
+        ),
+        SignalSpec("latency", latency, latency.LatencyState, inputs=("perf",)),
+        SignalSpec("degraded", degraded, inputs=("osd_map",), status=degraded_status.SECTION),
+        # It attributes a plunge to the reshards and scrubs those signals saw in this snapshot.
+        SignalSpec(
+            "plunge",
+            plunge,
+            plunge.PlungeState,
+            inputs=("perf",),
+            needs=("reshard", "scrub"),
+            status=plunge_status.SECTION,
+        ),
+        SignalSpec("health", health, alerts=False, inputs=("health",)),
+        # The growth those signals fitted in this very derivation: S3 rates, DB use, scrub
+        # durations, each bucket's objects.
+        SignalSpec(
+            "runway",
+            runway,
+            runway.RunwayState,
+            inputs=("capacity", "osd_map", "perf", "pgs", "buckets"),
+            needs=("load", "spillover", "scrub", "reshard"),
+        ),
+    )
 )
+# Which signal keeps a state of each class: what SignalInput.state holds to the reader's needs.
+STATE_OWNERS: dict[type, str] = {s.state: s.name for s in SIGNALS if s.state is not None}
 # The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.
 ALERT_SIGNALS: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.alerts) + ("exporter",)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ceph_scale.core.config import SETTINGS, ConfigError, Thresholds, check_number
+from ceph_scale.core.signals.check_options import OPTION_FIELDS as CHECK_OPTION_FIELDS
 
 DEFAULT_PORT = 9284  # prometheus is 9283; the sidecar defaults to 9928
 
@@ -96,6 +97,15 @@ def _option(
     )
 
 
+def _check_option(name: str) -> Any:
+    """A health-check option, as the checks declare it: default, meaning and range."""
+    declared = _CHECK_OPTIONS[name]
+    return _option(declared.default, declared.metadata["doc"], declared.metadata["min"], declared.metadata["max"])
+
+
+_CHECK_OPTIONS = {f.name: f for f in CHECK_OPTION_FIELDS}
+
+
 @dataclass(frozen=True)
 class ModuleSettings:
     """The module's own options, checked; built from scratch on each config change."""
@@ -142,43 +152,14 @@ class ModuleSettings:
     )
     # Health checks
     enable_health_checks: bool = _option(True, "Raise the SCALE_* health checks.")
-    fill_headroom_warn_margin: float = _option(
-        0.05,
-        "SCALE_FILL_HEADROOM when the cluster, a pool or an OSD is within this ratio of fill_target_ratio.",
-        0.0,
-        1.0,
-    )
-    fill_forecast_warn_days: float = _option(
-        7.0,
-        "SCALE_FILL_HEADROOM when the cluster or a pool is predicted to reach fill_target_ratio within this many days.",
-        0.0,
-        3650.0,
-    )
-    load_warn_ratio: float = _option(
-        1.0,
-        "SCALE_LOAD_ABOVE_BASELINE when the S3 load per HDD OSD exceeds this multiple of the study's baseline.",
-        0.01,
-        1000.0,
-    )
-    scrub_backlog_warn_days: float = _option(
-        7.0,
-        "SCALE_SCRUB_BACKLOG when the overdue PGs take longer than this to clear at the current scrub rate.",
-        0.0,
-        3650.0,
-    )
-    bluefs_spill_warn_days: float = _option(
-        7.0,
-        "SCALE_BLUEFS_SPILL_SOON when an OSD's DB use is predicted to pass its usable size within this many days.",
-        0.0,
-        3650.0,
-    )
-    reshard_forecast_warn_days: float = _option(
-        7.0,
-        "SCALE_RESHARD_SOON when a bucket is predicted to reach the per-shard object limit within this many days.",
-        0.0,
-        3650.0,
-    )
-    health_detail_max: int = _option(10, "Detail lines per health check (worst first).", 1, 1000)
+    # Declared with the checks that read them (core/signals/check_options.py), under the same names.
+    fill_headroom_warn_margin: float = _check_option("fill_headroom_warn_margin")
+    fill_forecast_warn_days: float = _check_option("fill_forecast_warn_days")
+    load_warn_ratio: float = _check_option("load_warn_ratio")
+    scrub_backlog_warn_days: float = _check_option("scrub_backlog_warn_days")
+    bluefs_spill_warn_days: float = _check_option("bluefs_spill_warn_days")
+    reshard_forecast_warn_days: float = _check_option("reshard_forecast_warn_days")
+    health_detail_max: int = _check_option("health_detail_max")
 
     def __repr__(self) -> str:  # never let the secret key reach a log line
         shown = ", ".join(f"{k}={'***' if k == 'rgw_secret_key' and v else repr(v)}" for k, v in self.__dict__.items())
@@ -201,7 +182,6 @@ MODULE_SPECS: tuple[OptionSpec, ...] = tuple(
     for f in dataclasses.fields(ModuleSettings)
 )
 _MODULE_BY_NAME = {s.name: s for s in MODULE_SPECS}
-MODULE_DEFAULTS: dict[str, Any] = {s.name: s.default for s in MODULE_SPECS}
 
 
 def check_value(spec: OptionSpec, raw: Any) -> Any:

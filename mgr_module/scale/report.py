@@ -1,8 +1,9 @@
 """`ceph scale status`: the five signals for a human (or as JSON), worst offenders first.
 
-Assembled from the signals' sections (status_sections.py), the sources' errors and the module's
-health checks, then rendered as text or JSON. A pure function over the signals' judgements of a
-derivation, so it is unit-tested on derivations of fixtures.
+Assembled from the signals' sections (each signal's `status.py`, as the registry lists them),
+the sources' errors and the module's health checks, then rendered as text or JSON. A pure
+function over the signals' judgements of a derivation, so it is unit-tested on derivations of
+fixtures.
 """
 
 from __future__ import annotations
@@ -14,26 +15,18 @@ from typing import Any
 
 from ceph_scale.core import registry
 from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.check_options import CheckOptions
+from ceph_scale.core.signals.judging import Judged, StatusSection
 from ceph_scale.core.signals.results import SignalResults
 
-from .checks import CheckOptions, health_checks
-from .status_sections import Judged, degraded, fill, load, plunge, reshard, scrub, spillover
+from .checks import health_checks
 
-TITLES = {
-    "spillover": "1. BlueFS / RocksDB spillover",
-    "fill": "2. Distance to the fill target",
-    "reshard": "3. RGW dynamic bucket resharding",
-    "scrub": "4. Scrub backlog",
-    "load": "5. S3 load per HDD OSD against the study's baseline",
-    "plunge": "S3 throughput plunges, with their likely cause",
-    "degraded": "Degraded state",
-}
-
-
-# A section per study signal that has one, in the registry's order (degraded and Ceph's own
-# health checks have their own parts of the report).
-SECTIONS = {"spillover": spillover, "fill": fill, "reshard": reshard, "scrub": scrub, "load": load, "plunge": plunge}
-SIGNALS = tuple(s.name for s in registry.SIGNALS if s.name in SECTIONS)
+# The study signals' sections, in the registry's order; the parts of their own (the degraded
+# state) come after them, and Ceph's own health checks have a part of the report of their own.
+SECTIONS: dict[str, StatusSection] = {s.name: s.status for s in registry.SIGNALS if s.status is not None}
+SIGNALS = tuple(name for name, section in SECTIONS.items() if not section.own_part)
+OWN_PARTS = tuple(name for name, section in SECTIONS.items() if section.own_part)
+TITLES = {name: section.title for name, section in SECTIONS.items()}
 
 
 def build_report(
@@ -45,16 +38,20 @@ def build_report(
     sources: Iterable[Any] = (),
     producer: str = "mgr",
     top: int = 5,
+    opts: CheckOptions | None = None,
 ) -> dict:
     """The report on the signals' judgements of the last derivation (results), with the thresholds
-    it ran with (th); checks: the module's health checks, judged with the default options if None."""
+    it ran with (th) and the check options in force (opts, the defaults if None); checks: the
+    module's health checks, judged with those options if None."""
     families = list(families)
-    judged = Judged(results, th)
-    checks = health_checks(results, th, CheckOptions()) if checks is None else checks
+    opts = opts or CheckOptions()
+    judged = Judged(results, th, opts)
+    checks = health_checks(results, th, opts) if checks is None else checks
     report: dict[str, Any] = {"producer": producer, "signals": {}}
     for name in SIGNALS:
-        report["signals"][name] = SECTIONS[name](judged, checks, top)
-    report["degraded"] = degraded(judged)
+        report["signals"][name] = SECTIONS[name].build(judged, checks, top)
+    for name in OWN_PARTS:
+        report[name] = SECTIONS[name].build(judged, checks, top)
     # Every registered source, in the registry's order; one the producer never ran is failing.
     by_name = {s.name: s for s in sources}
     report["sources"] = {}
@@ -84,10 +81,11 @@ def render_text(report: dict) -> str:
         out.append(f"{TITLES[name]}: {section['status']}")
         out.extend("   " + line for line in section["lines"])
         out.append("")
-    section = report["degraded"]
-    out.append(f"{TITLES['degraded']}: {section['status']}")
-    out.extend("   " + line for line in section["lines"])
-    out.append("")
+    for name in OWN_PARTS:
+        section = report[name]
+        out.append(f"{TITLES[name]}: {section['status']}")
+        out.extend("   " + line for line in section["lines"])
+        out.append("")
     failed = {n: s for n, s in report["sources"].items() if not s["success"]}
     if report["sources"]:
         if failed:

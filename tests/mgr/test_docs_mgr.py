@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scale import checks, options
+from scale import options
+
+from ceph_scale.core import registry
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "mgr-module.md").read_text()
 ROW = re.compile(r"^\| `([a-z_]+)` \|([^|]*)\|", re.M)
@@ -22,7 +24,8 @@ def test_every_module_option_is_documented_with_its_default():
 
 
 def test_every_health_check_is_documented():
-    codes = [code for code, _ in checks.CHECKS] + ["SCALE_BAD_CONFIG", "SCALE_METRICS_SERVER_DOWN"]
+    codes = [check.code for signal in registry.SIGNALS for check in signal.checks]
+    codes += ["SCALE_BAD_CONFIG", "SCALE_METRICS_SERVER_DOWN"]
     for code in codes:
         assert f"| `{code}` |" in DOC, code
 
@@ -32,8 +35,6 @@ def test_thresholds_point_to_the_configuration_doc():
 
 
 def test_every_registered_source_is_in_the_data_table_in_the_registrys_order():
-    from ceph_scale.core import registry
-
     table = DOC.split("## Where the data comes from")[1].split("\n\n")[1]
     rows = [line.split("|")[1].strip().strip("`") for line in table.splitlines()[2:]]
     assert tuple(rows) == registry.SOURCE_NAMES

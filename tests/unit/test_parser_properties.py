@@ -32,7 +32,8 @@ from typing import Any
 
 import pytest
 
-from ceph_scale.core import derive, inputs, parse_orch, reshard_queue
+from ceph_scale.core import inputs, parse_orch, reshard_queue
+from ceph_scale.core.signals.reshard.running_options import rgw_running_families
 from tests.unit import test_parser_oracles as oracle
 from tests.unit.test_module_parsers import manager_osd_data, module_package
 from tests.unit.test_parser_oracles import RELEASES, Broken, dotted, load, names
@@ -347,7 +348,7 @@ def rgw_running(service_map, shown):
     names = inputs.rgw_daemon_names(service_map)
     running = inputs.read_rgw_running(names, lambda who, option: shown[who][option])
     snap: Any = type("Snap", (), {"settings": inputs.settings_part({}, 0.0, running, len(names))})
-    unread = next(f for f in derive.rgw_running_families(snap) if f.name.endswith("_config_unread"))
+    unread = next(f for f in rgw_running_families(snap) if f.name.endswith("_config_unread"))
     return running, int(unread.samples[0][2])
 
 

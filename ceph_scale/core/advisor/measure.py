@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ..signals.load.derive import LoadState
+from ..signals.scrub.derive import ScrubState
 from ..signals.signal_input import SignalInput
-from ..signals.spillover.derive import has_dedicated_db
+from ..signals.spillover.derive import SpilloverState, has_dedicated_db
 from ..snapshot import Snapshot
 from ..trend import fit, rates
 from .model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure, ShardOutlook
@@ -45,7 +47,7 @@ def live_s3(given: SignalInput, own: RunwayState) -> tuple[dict[str, Growth], fl
     perf, th = given.snap.perf, given.th
     if perf is None or not perf.rgw_ops:
         return {}, 0.0, None
-    load = given.states.get("load")
+    load = given.state(LoadState)
     now: dict[str, float] = {}
     for name in S3_COLUMNS:
         op, unit = name.split("_")
@@ -73,7 +75,7 @@ def dbs(given: SignalInput, raw: Growth | None, steady: bool | None) -> tuple[Os
     perf = snap.perf
     if perf is None or not perf.bluefs:
         return ()
-    spill = given.states.get("spillover")
+    spill = given.state(SpilloverState)
     slopes = spill.slopes if spill is not None else {}
     osds = {o.osd_id: o for o in snap.osd_map.osds} if snap.osd_map else {}
     out = []
@@ -112,7 +114,7 @@ def pools(snap: Snapshot, pg_counts: dict[int, int]) -> tuple[PoolPgs, ...]:
 
 
 def scrub(given: SignalInput, pool_list: tuple[PoolPgs, ...], osds_up: int) -> ScrubMeasure | None:
-    snap, state = given.snap, given.states.get("scrub")
+    snap, state = given.snap, given.state(ScrubState)
     if state is None or snap.pgs is None or not snap.pgs.pgs:
         return None
     done = state.completed_history

@@ -5,11 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from ..config import Thresholds
 from ..snapshot import Snapshot
-from .results import SignalResults
+from .results import RESULT_OWNERS, SignalResults
+
+Read = TypeVar("Read")
+
+
+class UndeclaredRead(LookupError):
+    """A signal read the state or result of one its registry row does not list in `needs`."""
 
 
 @dataclass(frozen=True)
@@ -19,8 +25,36 @@ class SignalInput:
     # The per-shard object limit buckets are judged by, from wherever it came
     # (derive.shard_limit_and_origin): worked out once, used by the reshard and config families.
     shard_limit: int
-    # Every signal's state by name, read only: a signal listed after others in the registry (the
-    # plunge and runway signals) reads what they kept from this snapshot.
+    # Every signal's state by name, read only; a signal reads another's through `state`, which
+    # holds it to its declared needs, so that the derivation order can follow them.
     states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    # Where each signal leaves its judgement (signals/results.py), for the health checks and the report.
+    # Where each signal leaves its own judgement (signals/results.py), for the health checks and
+    # the report; another signal's is read through `result`.
     results: SignalResults = field(default_factory=SignalResults)
+    # The signal given this input, the signals its registry row says it reads, and which signal
+    # keeps a state of each class (registry.STATE_OWNERS).
+    reader: str = ""
+    needs: frozenset[str] = frozenset()
+    owners: Mapping[type, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def state(self, kind: type[Read]) -> Read | None:
+        """The state another signal keeps, as it stands after its derivation of this snapshot
+        (None where it keeps none here); refused unless the reader declared that signal."""
+        found = self.states.get(self._declared(kind, self.owners, "state"))
+        return found if isinstance(found, kind) else None
+
+    def result(self, kind: type[Read]) -> Read | None:
+        """The result another signal left in this derivation (None where it judged nothing);
+        refused unless the reader declared that signal."""
+        found = self.results.of(self._declared(kind, RESULT_OWNERS, "result"))
+        return found if isinstance(found, kind) else None
+
+    def _declared(self, kind: type, owners: Mapping[type, str], what: str) -> str:
+        owner = owners.get(kind)
+        if owner is None:
+            raise UndeclaredRead(f"signal {self.reader} reads a {kind.__name__}, which no registered signal keeps")
+        if owner not in self.needs:
+            raise UndeclaredRead(
+                f"signal {self.reader} reads the {what} of {owner} without declaring it in its needs (core/registry.py)"
+            )
+        return owner

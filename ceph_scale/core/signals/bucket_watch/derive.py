@@ -11,8 +11,8 @@ say when either fails, without a series per bucket.
 from __future__ import annotations
 
 from ...families import Family, counter, gauge
-from ..results import BucketPollResult
 from ..signal_input import SignalInput
+from .result import BucketPollResult
 
 
 def derive(given: SignalInput, state: None = None) -> list[Family]:

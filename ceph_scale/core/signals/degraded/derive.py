@@ -8,8 +8,8 @@ interpolated; past the last point the last segment is extended, up to 100 %.
 from __future__ import annotations
 
 from ...families import Family, gauge
-from ..results import DegradedResult
 from ..signal_input import SignalInput
+from .result import DegradedResult
 
 # Flags that change what the signals mean: planned maintenance (noout), paused scrubs,
 # paused recovery. A fixed set keeps the family bounded.

@@ -9,8 +9,8 @@ from __future__ import annotations
 from ...config import Thresholds
 from ...families import Family, gauge
 from ...history import KeyedSeries, Series
-from ..results import ClusterFill, FillResult, OsdFill, PoolFill
 from ..signal_input import SignalInput
+from .result import ClusterFill, FillResult, OsdFill, PoolFill
 
 
 class FillState:

@@ -13,8 +13,8 @@ from ...config import Thresholds
 from ...families import Family, counter, gauge
 from ...history import KeyedRates
 from ...snapshot import Snapshot
-from ..results import Hotspot, LoadResult, PerHddLoad
 from ..signal_input import SignalInput
+from .result import Hotspot, LoadResult, PerHddLoad
 
 
 class LoadState:

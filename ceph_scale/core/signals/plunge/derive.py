@@ -27,12 +27,14 @@ from dataclasses import dataclass, field
 
 from ...config import Thresholds
 from ...families import Family, counter, gauge
-from ..results import PlungeCause, PlungeResult
+from ..reshard.derive import ReshardState
+from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
 from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
 from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
 from .evidence import EvidenceTracker
 from .rates import RgwRates
+from .result import PlungeCause, PlungeResult
 
 ALL_CAUSES = (*CAUSES, NO_KNOWN_CAUSE)
 EVIDENCE_MAX_CHARS = 200
@@ -174,7 +176,7 @@ class PlungeState:
 
 def derive(given: SignalInput, state: PlungeState) -> list[Family]:
     snap, th = given.snap, given.th
-    state.evidence.observe(snap, given.states, th)
+    state.evidence.observe(snap, given.state(ReshardState), given.state(ScrubState), th)
     perf = snap.perf
     if perf is None or not perf.rgw_ops:
         return []

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import statistics
 from collections import deque
-from typing import Any
 
 from ...config import Thresholds
 from ...snapshot import Snapshot
 from ..degraded.derive import expected_drop
+from ..reshard.derive import ReshardState
+from ..scrub.derive import ScrubState
 from .causes import Evidence
 
 MIB = 1024**2
@@ -94,13 +95,15 @@ class EvidenceTracker:
 
     # --- the causes
 
-    def observe(self, snap: Snapshot, states: Any, th: Thresholds) -> None:
-        self._reshard(snap, states.get("reshard"))
-        self._scrub_and_recovery(snap, states.get("scrub"), th)
+    def observe(self, snap: Snapshot, reshard: ReshardState | None, scrub: ScrubState | None, th: Thresholds) -> None:
+        """Each cause's evidence in this snapshot, and in the states the reshard and scrub signals
+        kept from it (the plunge signal declares both in its needs)."""
+        self._reshard(snap, reshard)
+        self._scrub_and_recovery(snap, scrub, th)
         self._spillover(snap)
         self._osds(snap, th)
 
-    def _reshard(self, snap: Snapshot, reshard: Any) -> None:
+    def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
         for before, t, bucket, old, new in list(getattr(reshard, "recent", ())):
             if t > self.reshards_seen:
                 shards = f"{old} -> {new}" if old else f"to {new}"
@@ -116,7 +119,7 @@ class EvidenceTracker:
             text = f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards"
             self._seen("reshard", before, queue.collected_at, text, subject=bucket)
 
-    def _scrub_and_recovery(self, snap: Snapshot, scrub: Any, th: Thresholds) -> None:
+    def _scrub_and_recovery(self, snap: Snapshot, scrub: ScrubState | None, th: Thresholds) -> None:
         pgs = snap.pgs
         if pgs is None or scrub is None or (before := self._fresh("pgs", pgs.collected_at)) is None:
             return

@@ -24,8 +24,8 @@ from ...config import Thresholds
 from ...families import Family, counter, gauge, histogram
 from ...inputs import InputError, parse_stamp
 from ...snapshot import Bucket
-from ..results import BucketEta, BucketShards, ReshardResult, TopBucket
 from ..signal_input import SignalInput
+from .result import BucketEta, BucketShards, ReshardResult, TopBucket
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)

@@ -25,6 +25,7 @@ from ...config import Thresholds
 from ...families import Family, gauge
 from ...snapshot import Snapshot
 from ...trend import Trend
+from ..reshard.derive import ReshardState
 from ..signal_input import SignalInput
 
 _T = TypeVar("_T")
@@ -113,7 +114,7 @@ class RunwayState:
 
 def shard_outlook(given: SignalInput, state: RunwayState) -> ShardOutlook | None:
     part, th = given.snap.buckets, given.th
-    reshard = given.states.get("reshard")
+    reshard = given.state(ReshardState)
     if part is None or reshard is None:
         return None
     span = reshard.rates_span if reshard.rates_span >= th.forecast_min_span_seconds else 0.0

@@ -13,8 +13,8 @@ from ...config import Thresholds
 from ...families import Family, counter, gauge
 from ...history import Series
 from ...snapshot import ClusterSettings, Snapshot
-from ..results import ScrubBacklog, ScrubResult
 from ..signal_input import SignalInput
+from .result import ScrubBacklog, ScrubResult
 
 KINDS = ("scrub", "deep_scrub")
 

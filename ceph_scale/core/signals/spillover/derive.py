@@ -12,8 +12,8 @@ from ...config import Thresholds
 from ...families import Family, gauge
 from ...history import KeyedSeries
 from ...snapshot import Osd
-from ..results import DbOsd, LevelEta, SpilloverResult
 from ..signal_input import SignalInput
+from .result import DbOsd, LevelEta, SpilloverResult
 
 
 def level_sizes(th: Thresholds) -> list[int]:

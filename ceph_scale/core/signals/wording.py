@@ -1,4 +1,4 @@
-"""How the health checks and the status report write figures: ratios as percentages, seconds
+"""How the health checks and the status sections write figures: ratios as percentages, seconds
 as durations, bytes with binary units, counts without a needless decimal point."""
 
 from __future__ import annotations

@@ -1,0 +1,37 @@
+"""The load signal's typed result: the S3 load per HDD OSD against the study's baseline, and the hot OSDs.
+
+Its derivation fills it (derive.py); its health checks (check.py, where it has any) and its
+section of `ceph scale status` (status.py) judge it again in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PerHddLoad:
+    put_ops: float  # S3 op rates per up and in HDD OSD
+    get_ops: float
+    put_ops_ratio: float  # those rates / their baselines
+    get_ops_ratio: float
+    mixed_ratio: float  # put / baseline put + get / baseline get
+    put_bytes_ratio: float  # byte rates per HDD OSD / their baselines
+    get_bytes_ratio: float
+    put_headroom: float  # PUT/s (or GET/s) the cluster can add before the mixed load reaches 1
+    get_headroom: float
+
+
+@dataclass(frozen=True)
+class Hotspot:
+    ceph_daemon: str
+    ratio: float  # its op rate / the mean of the up OSDs
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    hdd_osds: int | None  # up and in; None without an OSD map
+    s3_ops: tuple[float, float] | None  # cluster PUT/s, GET/s once there are rates
+    per_hdd: PerHddLoad | None  # once there are rates and HDD OSDs
+    osd_rates: bool  # whether any OSD's op rate is known yet
+    hotspots: tuple[Hotspot, ...]  # the top-K busiest OSDs
+    hotspot_count: int  # OSDs above osd_hotspot_ratio x the mean

@@ -1,0 +1,1 @@
+"""Tests of the degraded signal's folder (ceph_scale/core/signals/degraded/)."""

@@ -1,0 +1,1 @@
+"""Tests of the fill signal's folder (ceph_scale/core/signals/fill/)."""

@@ -1,0 +1,1 @@
+"""Tests of the reshard signal's folder (ceph_scale/core/signals/reshard/)."""

@@ -1,0 +1,1 @@
+"""Tests of the scrub signal's folder (ceph_scale/core/signals/scrub/)."""

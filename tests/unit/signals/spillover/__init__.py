@@ -1,0 +1,1 @@
+"""Tests of the spillover signal's folder (ceph_scale/core/signals/spillover/)."""
