@@ -332,7 +332,8 @@ class Module(MgrModule):
         if collector is not None and collector.state.signal_errors:
             checks["SCALE_SIGNAL_FAILED"] = signal_failed_check(collector.state.signal_errors)
         state = collector.state if collector is not None else DerivationState(self.thresholds)
-        report = build_report(families, state.results, state.thresholds, checks=checks, sources=sources)
+        opts = CheckOptions.from_settings(self.settings, time.time() - self._history_since)
+        report = build_report(families, state.results, state.thresholds, checks=checks, sources=sources, opts=opts)
         if format in ("json", "json-pretty"):
             return 0, render_json(report, pretty=format == "json-pretty"), ""
         if collector is None or not families:

@@ -147,6 +147,21 @@ def test_status_judges_the_signals_even_with_health_checks_off():
     assert any(line.startswith("cluster ") and "past the 5.0 % target" in line for line in fill["lines"]), fill["lines"]
 
 
+def test_status_counts_osds_near_the_target_by_the_operators_margin():
+    """The status's near-target count is the one SCALE_FILL_HEADROOM judges by: the operator's
+    fill_headroom_warn_margin, not its default."""
+    near = {}
+    for margin in (0.05, 0.99):
+        mod = make(interval=1, fill_headroom_warn_margin=margin)
+        mod.config_notify()
+        mod.collector = mod.make_collector()
+        mod.collector.collect_all_once()
+        rc, out, err = COMMANDS["scale status"](mod, format="json")
+        near[margin] = json.loads(out)["signals"]["fill"]["data"]["osds_near_target"]
+    # Within 99 points of the 80 % target: every OSD of the captured cluster; within 5: fewer.
+    assert near[0.99] == 3 and near[0.05] < near[0.99], near
+
+
 def test_plan_command_says_what_to_add_as_text_and_json():
     mod = make(interval=1)
     rc, out, err = COMMANDS["scale plan"](mod)
