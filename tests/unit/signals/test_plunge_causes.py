@@ -56,3 +56,16 @@ def test_explained_uses_the_op_that_dropped_most_and_is_capped():
     assert explained({"put": 0.21, "get": 0.25}, {"put": 0.1, "get": 0.5}) == pytest.approx(0.5)
     assert explained({"put": 0.21, "get": 0.25}, {"put": 0.1}) == 1.0
     assert explained(None, {"put": 0.5}) is None
+
+
+def test_an_osd_stall_before_its_mark_down_explains_the_plunge_after_the_degraded_state_follows():
+    """One OSD of 318: its stall explains the whole drop, the degraded state after it 1 % [004]. The
+    plunge's largest drop came from the stall, so the cause keeps the stall's explanation."""
+    evidence = [
+        Evidence("osds_down", 0, 20, "osd.5 down: stalled", {"put": 1.0, "get": 1.0}, 1 / 318),
+        Evidence("osds_down", 20, 40, "osd.5 down: degraded", {"put": 0.009, "get": 0.013}, 1 / 318),
+        Evidence("deep_scrub", 0, 40, "3 PG deep scrubs (usually 0)", strength=3),
+    ]
+    ranked = rank(0, 40, {"put": 0.7, "get": 0.7}, evidence)
+    assert [c.cause for c in ranked] == ["osds_down", "deep_scrub"]
+    assert ranked[0].explained == 1.0 and ranked[0].text == "osd.5 down: stalled"

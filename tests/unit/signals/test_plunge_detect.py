@@ -64,7 +64,11 @@ def test_a_stall_is_a_plunge_though_no_op_completes(put, get, put_lat, get_lat, 
     assert {v.kind for v in judge(now, base, TH).values()} == {CLUSTER}
 
 
-@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), st.floats(0.0, 1.0), st.floats(1e-3, 1e3))
+# Away from the threshold itself, where a rounding of the scaled rates may land on either side.
+off_threshold = st.floats(0.0, 1.0).filter(lambda k: abs(1 - k - TH.plunge_drop_ratio) > 1e-9)
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), off_threshold, st.floats(1e-3, 1e3))
 def test_the_verdict_does_not_depend_on_units(put, get, put_lat, get_lat, flight, k, scale):
     """Rates scaled by the same factor in the window and its baseline: the same verdict."""
     base = steady(put, get, put_lat, get_lat, flight)
@@ -113,3 +117,31 @@ def test_a_stall_is_a_plunge_whatever_the_gauge_kept(put, get, put_lat, get_lat,
     base = steady(put, get, put_lat, get_lat, stuck + flight)
     now = Window(1.0, {"put": 0.0, "get": 0.0}, {"put": 0.0, "get": 0.0}, stuck + flight * more, 0.0)
     assert {v.kind for v in judge(now, base, TH).values()} == {CLUSTER}
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), kept)
+def test_clients_moving_to_the_other_op_at_the_same_concurrency_is_never_a_cluster_fault(
+    put, get, put_lat, get_lat, flight, k
+):
+    """A COSBench round's switch [000]: the PUTs give up (1 - k) of their concurrency to GETs. The
+    requests in flight hold and the requests received rise (GETs are faster), yet the PUTs' demand
+    fell: the GETs took what the PUTs left."""
+    base = steady(put, get, put_lat, get_lat, flight)
+    moved = (1 - k) * put * put_lat  # requests in flight that went from PUT to GET
+    get_now = get + moved / get_lat
+    now = Window(1.0, {"put": put * k, "get": get_now}, {"put": put * k * put_lat, "get": get_now * get_lat},
+                 flight, put * k + get_now)  # fmt: skip
+    assert judge(now, base, TH)["put"].kind == DEMAND
+
+
+@given(rates, latencies, st.floats(0.1, 1000), st.floats(1.0, 1e3), kept)
+def test_fewer_larger_objects_at_the_same_concurrency_are_not_a_drop(put, put_lat, flight, larger, k):
+    """The same workers PUT objects `larger` times the size: fewer ops, each slower, while the bytes
+    per second hold or rise. The throughput did not fall."""
+    w = Window(0.0, {"put": put, "get": 0.0}, {"put": put * put_lat}, flight, put, bytes={"put": put * 65536})
+    base = baseline([w, w, w])
+    assert base is not None
+    ops = put * max(k, 1 / larger)  # no fewer bytes than before
+    now = Window(1.0, {"put": ops, "get": 0.0}, {"put": put * put_lat}, flight, ops,
+                 bytes={"put": ops * 65536 * larger})  # fmt: skip
+    assert judge(now, base, TH)["put"].kind == LEVEL

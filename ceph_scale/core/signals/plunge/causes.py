@@ -7,10 +7,12 @@ explains, where the study measured one:
 
     score = overlap x (1 + explained) / 2,  explained = min(1, study drop / observed drop)
 
-with explained = 1/2 for a cause the study named without a number (deep scrubs: "a brief,
-significant drop" [001]; recovery). Overlap ranks first (a score is at most the overlap); the
-effect size breaks near ties and demotes a cause too small for the drop (2 % of OSDs down, 6 %
-of PUTs [004], does not explain a 60 % plunge).
+with explained the most any of its evidence during the plunge explains (an OSD's stall before it
+was marked down explains the plunge's largest drop, whatever the degraded state after it), and 1/2
+for a cause the study named without a number (deep scrubs: "a brief, significant drop" [001];
+recovery). Overlap ranks first (a score is at most the overlap); the effect size breaks near ties
+and demotes a cause too small for the drop (2 % of OSDs down, 6 % of PUTs [004], does not explain
+a 60 % plunge).
 """
 
 from __future__ import annotations
@@ -91,10 +93,12 @@ def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[E
         share = overlap(((e.start, e.end) for e in seen), start, end)
         if share <= 0:
             continue
-        latest = max(seen, key=lambda e: e.end)
-        share_explained = explained(latest.effect or STUDY_EFFECT.get(cause), drops)
+        # The drop compared is the plunge's largest, whenever it was: what explained it counts.
+        each = {id(e): explained(e.effect or STUDY_EFFECT.get(cause), drops) for e in seen}
+        known = [x for x in each.values() if x is not None]
+        share_explained = max(known) if known else None
         weight = (1 + (UNMEASURED if share_explained is None else share_explained)) / 2
-        told = max(seen, key=lambda e: (e.strength, e.end))
+        told = max(seen, key=lambda e: (e.strength, each[id(e)] or 0.0, e.end))
         others = len({e.subject for e in seen if e.subject} - {told.subject})
         text = told.text + (f" (and {others} more)" if others else "")
         out.append(Candidate(cause, share * weight, share, share_explained, text))

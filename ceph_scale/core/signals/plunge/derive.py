@@ -11,8 +11,9 @@ below the median of the windows of the last `plunge_baseline_seconds` by `plunge
 the clients' demand still there, over two refreshes of the counters. A plunge starts one window
 before the first such window, holds the baseline it started from, and ends when no op has been
 down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
-is then the cluster's). A drop the clients made (demand fell with the ops) is reported as a
-demand drop: no plunge, no cause.
+is then the cluster's). A drop the clients made (demand fell with the ops, or went to another op
+at a workload switch) is reported as a demand drop: no plunge, no cause. Fewer ops of larger
+objects, the bytes per second held, are no drop.
 
 Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the plunge, ranked by
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
@@ -189,7 +190,11 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
     demand = gauge("s3_demand_drop_active", "1 while S3 ops are down because clients asked less: no cluster fault.")
     active.add(1 if state.active else 0)
     demand.add(1 if state.demand_drop else 0)
-    drop = gauge("s3_plunge_drop_ratio", "S3 ops below the baseline, as a share of it (negative: above).", "op")
+    drop = gauge(
+        "s3_plunge_drop_ratio",
+        "S3 throughput below the baseline, as a share of it: ops/s, or bytes/s where they fell less (negative: above).",
+        "op",
+    )
     clients = gauge("s3_plunge_demand_ratio", "The clients' demand now / in the baseline (Little's law).", "op")
     for op, v in sorted(state.verdicts.items()):
         drop.add(v.drop, op)

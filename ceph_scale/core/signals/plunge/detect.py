@@ -12,6 +12,18 @@ complete but each takes longer (seconds spent per second hold), requests wait in
 `qlen` holds while nothing completes), or fail fast (requests received hold). The demand is the
 largest of these estimates, each against its own baseline; the drop is the clients' when the
 demand fell by at least `plunge_demand_drop_share` of the ops' own drop.
+
+Clients that ask for other work at the same concurrency are not a slower cluster either [000: each
+COSBench round wrote for an hour, then read and ran a mixed load for 15 minutes each]:
+- Another op: the requests in flight and received are totals over every op. What the other judged
+  ops took of them (their own seconds in flight per second, their own ops/s) is not this op's
+  demand, nor is the rest the baseline had besides the judged ops (requests not judged, a gauge's
+  leaked floor). At a switch from PUT to GET the GETs took the whole concurrency: none is left for
+  the PUTs, whose demand fell. In a stall the requests that wait and complete nothing stay in the
+  totals, more of them than the baseline's rest: each op may claim them.
+- Larger objects: the ops fall while the bytes rise (seeks, not bandwidth, bound an HDD's small
+  objects: 60 ops/s of 64 KB against 34 MB/s of 128 MB [004]). An op's drop is its throughput's:
+  the lesser of its drop in ops/s and in bytes/s, where the bytes were counted in the baseline.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ class Window:
     in_flight: float | None = None  # requests in the RGWs (plunge_rates.py: window mean or last poll)
     requests: float | None = None  # requests received per second, every kind
     failed: float | None = None  # requests failed per second
+    bytes: dict[str, float] = field(default_factory=dict)  # op -> bytes/s
 
     def latency(self, op: str) -> float | None:
         ops, busy = self.ops.get(op), self.busy.get(op)
@@ -57,6 +70,7 @@ class Baseline:
     # client hung up before the reply (a timeout during a stall), so that floor need not be 0.
     in_flight_floor: float | None = None
     in_flight_peak: float | None = None
+    bytes: dict[str, float] = field(default_factory=dict)
 
     def latency(self, op: str) -> float | None:
         ops, busy = self.ops.get(op), self.busy.get(op)
@@ -81,7 +95,12 @@ def baseline(windows: Sequence[Window], min_windows: int = 3) -> Baseline | None
     flights = [w.in_flight for w in windows if w.in_flight is not None]
     requests = _median([w.requests for w in windows if w.requests is not None])
     floor, peak = (min(flights), max(flights)) if flights else (None, None)
-    return Baseline(ops, busy, _median(flights), requests, len(windows), floor, peak)
+    sizes = {}
+    for op in OPS:
+        seen = [w.bytes[op] for w in windows if op in w.bytes]
+        if seen:
+            sizes[op] = statistics.median(seen)
+    return Baseline(ops, busy, _median(flights), requests, len(windows), floor, peak, sizes)
 
 
 @dataclass(frozen=True)
@@ -96,22 +115,42 @@ def _ratio(now: float | None, base: float | None) -> float | None:
     return now / base if now is not None and base is not None and base > 0 else None
 
 
-def _in_flight_ratio(now: float | None, base: Baseline) -> float | None:
-    """Requests in flight now against the baseline's; 0 once the gauge is down to its floor, no
-    client in the RGW whatever the gauge kept: under it, or at it where the baseline's clients took
-    it above it (a gauge that never moved is clients always in the RGW: at it, they still are)."""
+def _mine(
+    total: float | None, now: dict[str, float], base_total: float | None, base: dict[str, float], op: str
+) -> tuple[float, float] | None:
+    """This op's part of a total over every request (in flight, received) now and in the baseline,
+    or None where a part is unread. The judged ops' own measure (their seconds in flight per
+    second, their ops/s) is what they took of it; the rest is every other request, waiting or not
+    judged. This op's part now: what the total leaves once the other ops took theirs and the
+    baseline's rest is set aside, so the rest counts only where it grew past the baseline's
+    (requests waiting that nothing completes: the gauge does not tell which op they are for, so
+    each op may claim them)."""
+    if total is None or base_total is None or op not in base or any(o not in now for o in base):
+        return None
+    rest_before = base_total - sum(base.values())
+    return max(0.0, total - sum(v for o, v in now.items() if o != op) - rest_before), base[op]
+
+
+def _in_flight_ratio(now: Window, base: Baseline, op: str) -> float | None:
+    """This op's requests in flight now against the baseline's (_mine); 0 once the gauge is down to
+    its floor, no client in the RGW whatever the gauge kept: under it, or at it where the baseline's
+    clients took it above it (a gauge that never moved is clients always in the RGW: at it, they
+    still are)."""
     floor, peak = base.in_flight_floor, base.in_flight_peak
-    if now is not None and floor is not None and peak is not None and (now < floor or now == floor < peak):
+    level = now.in_flight
+    if level is not None and floor is not None and peak is not None and (level < floor or level == floor < peak):
         return 0.0
-    return _ratio(now, base.in_flight)
+    mine = _mine(level, now.busy, base.in_flight, base.busy, op)
+    return _ratio(*mine) if mine is not None else _ratio(level, base.in_flight)
 
 
 def demand_ratio(now: Window, base: Baseline, op: str) -> float | None:
-    """The largest estimate of the clients' demand now against the baseline, or None."""
+    """The largest estimate of the clients' demand for `op` now against the baseline, or None."""
+    received = _mine(now.requests, now.ops, base.requests, base.ops, op)
     estimates = [
         _ratio(now.busy.get(op), base.busy.get(op)),
-        _in_flight_ratio(now.in_flight, base),
-        _ratio(now.requests, base.requests),
+        _in_flight_ratio(now, base, op),
+        _ratio(*received) if received is not None else _ratio(now.requests, base.requests),
     ]
     known = [e for e in estimates if e is not None]
     return max(known) if known else None
@@ -125,6 +164,8 @@ def judge(now: Window, base: Baseline, th: Thresholds) -> dict[str, OpVerdict]:
         if before <= 0 or before < th.plunge_min_ops_per_second:
             continue
         drop = 1.0 - now.ops.get(op, 0.0) / before
+        if base.bytes.get(op, 0.0) > 0 and op in now.bytes:
+            drop = min(drop, 1.0 - now.bytes[op] / base.bytes[op])
         demand = demand_ratio(now, base, op)
         if drop < th.plunge_drop_ratio:
             kind = LEVEL

@@ -6,14 +6,17 @@ for all of it). A condition counts only when it is new against the recent past, 
 polls over the baseline before the current window: a cluster that has had an OSD down for a week,
 or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
 
-- reshard: a bucket the reshard signal saw reshard between two bucket polls, or an entry of the
-  reshard queue being processed (which bucket, shards before and after) [000];
+- reshard: buckets the reshard signal saw reshard between two bucket polls, or entries of the
+  reshard queue being processed (which bucket, shards before and after) [000], more of them than
+  usual at a poll: at 100,000 buckets some bucket is nearly always resharding;
 - deep_scrub: PGs deep scrubbing now plus deep scrubs completed since the last PG poll (a scrub of
   a small PG lasts less than a poll), at least `plunge_deep_scrub_above_usual_ratio` times and one
   more than usual [001];
 - spillover: BlueFS spilled bytes grew over the last window, faster than over the baseline [000];
-- osds_down: a larger share of the in OSDs down than usual; the study's degraded-state table
-  gives the drop expected for that share [004];
+- osds_down: an in OSD newly down, or a larger share of the in OSDs down than usual. The study's
+  degraded-state table gives the drop expected for that share once they are marked down [004];
+  one newly down stalled the requests to its PGs until then (up to osd_heartbeat_grace), which
+  may explain any drop;
 - recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual, or OSDs
   marked out or back in (their data starts to move at once);
 - fill: more up and in OSDs at or past `fill_target_ratio` than usual [001, 000].
@@ -33,6 +36,14 @@ from .causes import Evidence
 
 MIB = 1024**2
 RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
+# Ceph's osd_heartbeat_grace default: how long an OSD that stopped answering may stall the requests
+# to its PGs before its peers have it marked down.
+OSD_HEARTBEAT_GRACE = 20.0
+
+
+def percent(share: float) -> str:
+    """A share as an operator reads it: 0.3% of 318 OSDs is one, not 0%."""
+    return f"{share:.1%}" if 0 < abs(share) < 0.1 else f"{share:.0%}"
 
 
 class Measure:
@@ -63,6 +74,7 @@ class EvidenceTracker:
         self.evidence: deque[Evidence] = deque()
         self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.deep_completed: int | None = None
+        self.down_before: set[int] | None = None  # the in OSDs down at the last OSD map poll
         self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
 
     # --- helpers
@@ -104,19 +116,34 @@ class EvidenceTracker:
         self._osds(snap, th)
 
     def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
-        for before, t, bucket, old, new in list(getattr(reshard, "recent", ())):
-            if t > self.reshards_seen:
-                shards = f"{old} -> {new}" if old else f"to {new}"
-                self._seen("reshard", before, t, f"bucket {bucket} resharded {shards} shards", subject=bucket)
-        recent = getattr(reshard, "recent", ())
+        # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
+        # the other causes do, only when more buckets reshard than usually do at a poll.
+        recent = list(getattr(reshard, "recent", ()))
+        done = [e for e in recent if e[1] > self.reshards_seen]
         if recent:
             self.reshards_seen = max(self.reshards_seen, max(e[1] for e in recent))
+        bucket_poll = getattr(reshard, "seen_at", 0.0)
+        polled = bool(bucket_poll) and self._fresh("buckets", bucket_poll) is not None
+        if done or polled:
+            usual = self._usual("reshards_done", max([bucket_poll, *(e[1] for e in done)]), len(done))
+            if len(done) > usual:
+                for before, t, bucket, old, new in done:
+                    shards = f"{old} -> {new}" if old else f"to {new}"
+                    text = f"bucket {bucket} resharded {shards} shards ({len(done)} since the last poll, "
+                    self._seen("reshard", before, t, text + f"usually {usual:g})", subject=bucket)
         queue = snap.reshard
         if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
             return
-        for e in [e for e in queue.entries if e.in_progress][:RESHARDS_TOLD]:
+        running = [e for e in queue.entries if e.in_progress]
+        usual = self._usual("reshards_running", queue.collected_at, len(running))
+        if len(running) <= usual:
+            return
+        for e in running[:RESHARDS_TOLD]:
             bucket = f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
-            text = f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards"
+            text = (
+                f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
+                f"({len(running)} resharding, usually {usual:g})"
+            )
             self._seen("reshard", before, queue.collected_at, text, subject=bucket)
 
     def _scrub_and_recovery(self, snap: Snapshot, scrub: ScrubState | None, th: Thresholds) -> None:
@@ -185,18 +212,30 @@ class EvidenceTracker:
         share = len(down) / len(holding) if holding else 0.0
         usual_share = self._usual("down_share", t, share)
         usual_out = self._usual("out", t, len(out))
-        if share > usual_share:
+        newly = [o for o in down if self.down_before is not None and o.osd_id not in self.down_before]
+        self.down_before = {o.osd_id for o in down}
+        if newly or share > usual_share:
             # The study's table is for failed disks: the in OSDs down. Unlike the degraded signal (HDDs
             # only), any class counts here: a down index OSD stalls bucket ops, so it is evidence too.
             effect = {"put": expected_drop(share, 0), "get": expected_drop(share, 1)}
-            named = ", ".join(o.ceph_daemon for o in down[:3]) + (f" and {len(down) - 3} more" if len(down) > 3 else "")
-            self._seen(
-                "osds_down", before, t,
-                f"{named} down: {share:.0%} of {len(holding)} in OSDs; the degraded-state table expects "
-                f"-{effect['put']:.0%} PUT, -{effect['get']:.0%} GET [004]",
-                effect,
-                strength=share,
-            )  # fmt: skip
+            first = newly + [o for o in down if o not in newly]
+            more = f" and {len(down) - 3} more" if len(down) > 3 else ""
+            named = ", ".join(o.ceph_daemon for o in first[:3]) + more
+            told = f"{named} down: {len(down)} of {len(holding)} in OSDs ({percent(share)}); "
+            put, get = percent(effect["put"]), percent(effect["get"])
+            table = f"the degraded-state table expects -{put} PUT, -{get} GET [004]"
+            if newly:
+                # The table is the steady state once the OSD is marked down. Before that, for up to
+                # osd_heartbeat_grace, every request to its PGs waits, and closed-loop clients pile
+                # onto them: the stall can take any share of the ops, however few OSDs it is.
+                self._seen(
+                    "osds_down", before - OSD_HEARTBEAT_GRACE, t,
+                    told + f"requests to their PGs waited until marked down, then {table}",
+                    {"put": 1.0, "get": 1.0},
+                    strength=share,
+                )  # fmt: skip
+            else:
+                self._seen("osds_down", before, t, told + table, effect, strength=share)
         elif len(out) > usual_out:
             # Out and up, it serves its PGs until their data has moved: what slows the clients is
             # the data moving (recovery), which starts at once, before a PG poll may show it.

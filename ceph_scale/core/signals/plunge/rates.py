@@ -28,6 +28,8 @@ def _counters(r: RgwOpCounters) -> dict[str, float | None]:
         "get_ops": r.get_ops,
         "put_seconds": r.put_latency_sum,
         "get_seconds": r.get_latency_sum,
+        "put_bytes": r.put_bytes,
+        "get_bytes": r.get_bytes,
         "requests": r.requests,
         "failed": r.failed_requests,
     }
@@ -91,6 +93,7 @@ class RgwRates:
 
         ops = {op: rate(f"{op}_ops") or 0.0 for op in OPS}
         busy = {op: v for op in OPS if (v := rate(f"{op}_seconds")) is not None}
+        sizes = {op: v for op in OPS if (v := rate(f"{op}_bytes")) is not None}
         flights = [f for t, _, f in list(self.points)[1:] if f is not None]
         return Window(
             t=t1,
@@ -99,4 +102,5 @@ class RgwRates:
             in_flight=min(statistics.fmean(flights), flights[-1]) if flights else None,
             requests=rate("requests"),
             failed=rate("failed"),
+            bytes=sizes,
         )

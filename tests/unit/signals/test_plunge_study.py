@@ -1,0 +1,126 @@
+"""The plunge signal at the studies' scale, through the derivation: the 10B cluster (318 HDD OSDs,
+12 RGWs) under the 1B study's COSBench rounds (tests/unit/study_rounds.py), with the default
+thresholds. A round's switch of workload is the clients asking for other work, never a plunge; a
+stall in the middle of the rounds is one, blamed on the OSD that caused it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ceph_scale.core.snapshot import ReshardEntry
+from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, StudyCluster, rounds
+
+STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % [issue: one OSD of 318 stalled]
+DEGRADED = dataclasses.replace(PUT, slowdown=1.01)  # 1 of 318 down: -1 % PUT [004]
+
+
+def test_cosbench_rounds_at_the_same_concurrency_are_never_a_plunge():
+    """An hour of PUT, 15 minutes of GET, 15 of the mixed load, three times: the PUTs fall to none at
+    each switch to GET while the requests in flight hold and the requests received rise (GETs are
+    faster). The GETs took the whole concurrency: the clients asked for other work."""
+    c = StudyCluster().run(3600, PUT).run(300, GET)
+    assert c.value("ceph_scale_s3_plunge_drop_ratio", op="put") == 1.0
+    demand = c.value("ceph_scale_s3_plunge_demand_ratio", op="put")
+    assert demand is not None and demand < 0.5, demand
+    assert c.value("ceph_scale_s3_demand_drop_active") == 1
+    c.run(600, GET).run(900, MIXED)
+    rounds(c, 2)
+    assert c.plunge_windows() == 0, [s for s in c.seen if s[1]][:3]
+    assert c.plunges() == {}
+    assert (c.value("ceph_scale_s3_demand_drops") or 0) >= 3  # the PUTs at each switch to GET, at least
+
+
+def test_a_switch_to_twenty_times_larger_objects_with_the_same_workers_is_not_a_plunge():
+    """Each PUT takes 4 times as long: PUT ops fall by 75 %, every worker still busy, while the bytes
+    written per second rise five-fold. The throughput did not fall."""
+    c = StudyCluster().run(3600, PUT).run(300, LARGER)
+    drop = c.value("ceph_scale_s3_plunge_drop_ratio", op="put")
+    assert drop is not None and drop < 0, drop  # bytes/s above the baseline
+    c.run(1500, LARGER).run(3600, PUT)  # and back
+    assert c.plunge_windows() == 0
+    assert c.plunges() == {}
+
+
+def test_an_osd_stall_in_the_middle_of_the_rounds_is_exactly_one_plunge_blamed_on_the_osd():
+    c = rounds(StudyCluster(), 1).run(1800, PUT)
+    c.run(30, STALL)  # requests to its PGs wait until it is marked down (osd_heartbeat_grace: 20 s)
+    c.down(5)
+    c.run(15, STALL)
+    info = c.info()
+    assert info is not None and info["cause"] == "osds_down", info
+    c.run(1755, DEGRADED).run(900, GET).run(900, MIXED)
+    assert c.plunges() == {"osds_down": 1}
+    assert 0 < c.plunge_windows() <= 12  # the stall's few windows, not a round's 15 minutes
+
+
+def stalled(c: StudyCluster, osd: int = 5) -> StudyCluster:
+    """One OSD of 318 stalls the PUTs by 70 % until it is marked down."""
+    c.run(30, STALL)
+    c.down(osd)
+    return c.run(15, STALL)
+
+
+def test_an_osd_stall_is_blamed_on_it_not_on_an_idle_bucket_resharding_as_one_nearly_always_is():
+    """At 100,000 buckets some bucket is nearly always resharding: one is in the queue at every poll
+    of the baseline, another (idle) when the OSD stalls. Nothing new: the OSD is the cause."""
+    c = StudyCluster()
+    for i in range(60):
+        c.resharding = (ReshardEntry(f"bucket-{i}", "", f"zone.{i}", 11, 23, True),)
+        c.run(30, PUT)
+    c.resharding = (ReshardEntry("idle", "", "zone.idle", 11, 23, True),)
+    info = stalled(c).info()
+    assert info is not None and info["cause"] == "osds_down", info
+    assert c.value("ceph_scale_s3_plunge_cause_score", cause="reshard") is None
+    # The stall before the mark-down explains the drop: the degraded table's -1 % does not demote it.
+    top = c.state.signals["plunge"].plunge.candidates[0]
+    assert top.explained == 1.0 and top.score == pytest.approx(top.overlap)
+
+
+def test_more_buckets_resharding_than_usual_are_still_a_candidate():
+    c = StudyCluster()
+    for i in range(60):
+        c.resharding = (ReshardEntry(f"bucket-{i}", "", f"zone.{i}", 11, 23, True),)
+        c.run(30, PUT)
+    c.resharding = tuple(ReshardEntry(f"hot-{i}", "", f"zone.hot{i}", 11, 23, True) for i in range(3))
+    c.run(45, STALL)
+    info = c.info()
+    assert info is not None and info["cause"] == "reshard", info
+    assert "(3 resharding, usually 1)" in info["evidence"]
+
+
+def test_an_osd_stall_with_a_few_deep_scrubs_more_than_usual_is_blamed_on_the_osd_first():
+    """3 deep scrubs where there are usually none, while one OSD of 318 stalls the ops: the study
+    gave deep scrubs no number, the stall explains the whole drop."""
+    c = StudyCluster(pgs=300).run(1800, PUT)
+    c.pgs[:3] = [dataclasses.replace(pg, state="active+clean+scrubbing+deep") for pg in c.pgs[:3]]
+    stalled(c)
+    info = c.info()
+    assert info is not None and info["cause"] == "osds_down", info
+    deep = c.value("ceph_scale_s3_plunge_cause_score", cause="deep_scrub")
+    osd = c.value("ceph_scale_s3_plunge_cause_score", cause="osds_down")
+    assert deep is not None and osd is not None and deep < osd
+
+
+def test_the_evidence_counts_the_osds_down_as_an_operator_reads_them():
+    c = stalled(StudyCluster().run(1800, PUT))
+    info = c.info()
+    assert info is not None
+    assert info["evidence"].startswith("osd.5 down: 1 of 318 in OSDs (0.3%); "), info["evidence"]
+    assert "-0.9% PUT, -1.3% GET [004]" in info["evidence"]
+
+
+def test_one_node_down_on_the_threshold_is_one_plunge_not_a_flicker():
+    """53 of 318 OSDs down cost 21 % of PUTs [004], just past plunge_drop_ratio (20 %); the rates of
+    successive windows read either side of it. A plunge starts at the threshold and ends only once
+    no op is down by half of it (or when the drop has lasted the baseline: the new level)."""
+    c = StudyCluster().run(1800, PUT)
+    c.down(*range(53))
+    wobble = (1.0, 1.04, 0.97, 1.05, 0.96, 1.02)  # 18 % to 25 % below the baseline
+    for i in range(240):
+        c.run(15, dataclasses.replace(PUT, slowdown=1 / (0.79 * wobble[i % len(wobble)])))
+    active = [a for _, a, _ in c.seen]
+    starts = sum(1 for before, now in zip(active, active[1:]) if now and not before)
+    assert starts == 1
+    assert c.plunges() == {"osds_down": 1}
