@@ -10,8 +10,8 @@ SKIP = shutil.ignore_patterns(".git", ".venv", "run", "build", "*.egg-info", "__
 
 
 def copy_tree(dest: Path) -> Path:
-    """The repository's files under dest/src (symlinks kept: the Helm chart's links to rules/ and
-    dashboards/json are)."""
+    """The repository's files under dest/src (symlinks kept: the Helm chart's link to
+    dashboards/json is)."""
     src = dest / "src"
     shutil.copytree(REPO, src, symlinks=True, ignore=SKIP)
     return src

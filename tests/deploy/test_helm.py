@@ -331,8 +331,9 @@ def test_values_select_labels_and_wire_the_image(helm):
 
 
 def test_the_packaged_chart_is_self_contained(helm, tmp_path):
-    """`helm package` resolves the links into rules/ and dashboards/json/: the archive renders
-    the same objects, and carries neither the promtool tests nor the validator."""
+    """`helm package` packs the rule files' copies (rules/assemble.py writes them) and resolves
+    the link into dashboards/json/: the archive renders the same objects, and carries neither the
+    promtool tests nor the validator."""
     proc = subprocess.run([helm, "package", str(CHART), "-d", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     (archive,) = tmp_path.glob("ceph-scale-signals-*.tgz")
