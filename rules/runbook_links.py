@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from rules.rule_set import promtool_test_files, rule_alerts, rule_files
+from rules.rule_set import chart_rule_files, folder_rule_files, promtool_test_files, rule_alerts, rule_files
 
 RUNBOOK_DOC = "rules/runbooks.md"
 RUNBOOK_BASE_FORM = re.compile(r"^https?://[^\s#?]+/$")
@@ -47,7 +47,8 @@ def runbook_base(rules_dir: Path) -> str | None:
 
 
 def set_runbook_base(rules_dir: Path, new_base: str) -> list[Path]:
-    """Replace the runbook base in the rule files and the promtool tests; the files changed."""
+    """Replace the runbook base in the rule files, the signal folders' rules and promtool tests
+    and the Helm chart's copies (so they still equal what the folders assemble); the files changed."""
     rules_dir = Path(rules_dir)
     if not RUNBOOK_BASE_FORM.match(new_base):
         raise ValueError(f"{new_base!r} is not an absolute http(s) URL ending in /")
@@ -55,7 +56,8 @@ def set_runbook_base(rules_dir: Path, new_base: str) -> list[Path]:
     if old_base is None:
         raise ValueError(f"no runbook_url into {RUNBOOK_DOC} found in {rules_dir}")
     changed = []
-    for path in rule_files(rules_dir) + promtool_test_files(rules_dir):
+    rewritten = rule_files(rules_dir) + folder_rule_files(rules_dir) + chart_rule_files(rules_dir)
+    for path in rewritten + promtool_test_files(rules_dir):
         text = path.read_text()
         new_text = text.replace(old_base + RUNBOOK_DOC + "#", new_base + RUNBOOK_DOC + "#")
         if new_text != text:

@@ -17,7 +17,7 @@ Exits 1 and lists every problem if any of these fails:
 - every runbook_url is one base shared by all alerts + rules/runbooks.md + an
   anchor equal to the alert name in lower case, and runbooks.md has that
   section (headings inside fenced code blocks do not count);
-- every alert has a promtool test case (rules/tests/*.yml) that expects it to
+- every alert has a promtool test case (a signal folder's rules_test.yml, rules/tests/*.yml) that expects it to
   fire and one that expects it not to;
 - every metric a rule or an annotation reads is in docs/metrics.md, is a
   recording rule defined here, or is Prometheus' `up`;
@@ -229,10 +229,10 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
     expected_rule_files = {p.name for p in files}
     tfiles = promtool_test_files(rules_dir)
     if not tfiles:
-        problems.append(f"{rules_dir / 'tests'}: no promtool test files")
+        problems.append(f"{rules_dir}: no promtool test files (signal folders' rules_test.yml, rules/tests/)")
     for path in tfiles:
         data = load_yaml(path, problems) or {}
-        where = f"tests/{path.name}"
+        where = path.relative_to(repo_root).as_posix() if path.is_relative_to(repo_root) else str(path)
         loaded = {Path(str(f)).name for f in data.get("rule_files") or []}
         if loaded != expected_rule_files:
             problems.append(f"{where}: rule_files {sorted(loaded)} is not {sorted(expected_rule_files)}")

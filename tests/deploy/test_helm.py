@@ -331,8 +331,9 @@ def test_values_select_labels_and_wire_the_image(helm):
 
 
 def test_the_packaged_chart_is_self_contained(helm, tmp_path):
-    """`helm package` resolves the link into rules/ and takes the boards' copies in files/: the
-    archive renders the same objects, and carries neither the promtool tests nor the validator."""
+    """`helm package` packs the copies of the rules and boards in files/ (rules/assemble.py and
+    dashboards/build.py write them): the archive renders the same objects, and carries neither
+    the promtool tests nor the validator."""
     proc = subprocess.run([helm, "package", str(CHART), "-d", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     (archive,) = tmp_path.glob("ceph-scale-signals-*.tgz")

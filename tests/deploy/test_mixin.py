@@ -1,6 +1,6 @@
 """The monitoring mixin (mixin.libsonnet), built with the jsonnet package: with the defaults its
 output is rules/ and dashboards/json/ themselves; its _config really changes the output, and the
-changed rules still pass every promtool test of rules/tests/ rewritten the same way."""
+changed rules still pass every promtool test (the signal folders' and rules/tests/) rewritten the same way."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import promql_parser
 import pytest
 import yaml
 
+from rules.rule_set import promtool_test_files
 from tests.deploy.source_tree import REPO
 
 DEFAULT_BASE = "https://github.com/ceph-scale-signals/ceph-scale-signals/blob/main/"
@@ -78,7 +79,7 @@ def rename(text: str) -> str:
 
 
 def rewritten_case(case: dict, rule_file: Path) -> dict:
-    """A promtool test of rules/tests/ for the overridden mixin: inputs and expectations with the
+    """A promtool test of the rule set for the overridden mixin: inputs and expectations with the
     renamed label, the exporter's series from a job the selector matches; annotations as they were
     (the values shown do not change), but for the runbook base."""
     case = json.loads(json.dumps(case))
@@ -110,8 +111,8 @@ def test_the_overridden_rules_pass_every_promtool_test(overridden, tmp_path):
     proc = subprocess.run(["promtool", "check", "rules", str(rule_file)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tests = []
-    for path in sorted((REPO / "rules" / "tests").glob("*.yml")):
-        out = tmp_path / path.name
+    for path in promtool_test_files(REPO / "rules"):
+        out = tmp_path / "_".join(path.relative_to(REPO).parts)  # the folders' files share a name
         out.write_text(yaml.safe_dump(rewritten_case(yaml.safe_load(path.read_text()), rule_file), sort_keys=False))
         tests.append(str(out))
     proc = subprocess.run(["promtool", "test", "rules", *tests], capture_output=True, text=True)

@@ -384,7 +384,9 @@ def test_the_alert_rules_on_the_recorded_series(run, tmp_path):
     (rules / "tests").mkdir(parents=True)
     for name in ("recording.yml", "alerts.yml"):
         (rules / name).write_text((REPO / "rules" / name).read_text())
-    order = yaml.safe_load((REPO / "rules" / "tests" / "plunge.yml").read_text())["group_eval_order"]
+    order = yaml.safe_load((REPO / "ceph_scale" / "core" / "signals" / "plunge" / "rules_test.yml").read_text())[
+        "group_eval_order"
+    ]
     path = rules / "tests" / "plunge_replay.yml"
     write_test(path, series, RECORD_INTERVAL, cases, order)
     r = subprocess.run(["promtool", "test", "rules", path.name], cwd=path.parent, capture_output=True, text=True)

@@ -21,8 +21,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rules import assemble
+from rules.rule_set import CHART_RULES_DIR, SIGNALS_DIR
+
 REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "rules"
+SIGNAL_FOLDERS = REPO / SIGNALS_DIR
 ALERTMANAGER_CONFIG = RULES / "alertmanager" / "alertmanager.yml"
 
 
@@ -74,17 +78,25 @@ def test_promtool_check_rules():
     assert "SUCCESS" in r.stdout
 
 
-@pytest.mark.parametrize("test_file", TEST_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("test_file", TEST_FILES, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_promtool_unit_tests(test_file):
     r = run(tool("promtool"), "test", "rules", str(test_file))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "SUCCESS" in r.stdout
 
 
-def test_promtool_unit_tests_fail_on_a_wrong_expectation(tmp_path):
+def test_every_signal_folder_with_rules_has_its_promtool_tests():
+    """A folder's rules are tested beside them (the tests across signals stay in rules/tests/)."""
+    tested = {p.relative_to(SIGNAL_FOLDERS).parts[0] for p in TEST_FILES if p.is_relative_to(SIGNAL_FOLDERS)}
+    with_rules = {p.parent.name for p in SIGNAL_FOLDERS.glob("*/rules.yml")}
+    # bucket_watch's one alert and latency's are tested with the groups they sit in (reshard, load).
+    assert with_rules - tested == {"bucket_watch", "latency"}
+    assert tested <= with_rules
+
+
+def test_promtool_unit_tests_fail_on_a_wrong_expectation(broken_copy):
     """The unit tests can fail: a copy expecting 79.9 % to be past the 80 % target does."""
-    shutil.copytree(RULES, tmp_path / "rules")
-    path = tmp_path / "rules" / "tests" / "fill.yml"
+    path = broken_copy / "ceph_scale" / "core" / "signals" / "fill" / "rules_test.yml"
     text = path.read_text()
     broken = text.replace("values: '0.799x30'", "values: '0.79x30'", 1)
     assert broken != text
@@ -470,7 +482,7 @@ def study_input_series(cluster: str = "study", targets: tuple[dict, ...] = (SIDE
 
 
 def promtool_study_test(tmp_path: Path, input_series: list[dict], checks: list[dict]) -> None:
-    header = yaml.safe_load((RULES / "tests" / "fill.yml").read_text())
+    header = yaml.safe_load((SIGNAL_FOLDERS / "fill" / "rules_test.yml").read_text())
     test = {
         "rule_files": [str(p) for p in RULE_FILES],
         "evaluation_interval": "1m",
@@ -585,10 +597,10 @@ def test_validator_runs_standalone():
 
 @pytest.fixture
 def broken_copy(tmp_path):
-    """A copy of rules/ and docs/metrics.md to break, and a way to edit its YAML files (beside
-    the registry the validator reads, as in the repository)."""
+    """A copy of rules/, ceph_scale/ (the registry the validator reads, and the signal folders
+    with their rules and promtool tests) and docs/metrics.md to break."""
     shutil.copytree(RULES, tmp_path / "rules", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "ceph_scale").symlink_to(REPO / "ceph_scale")
+    shutil.copytree(REPO / "ceph_scale", tmp_path / "ceph_scale", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "docs").mkdir()
     shutil.copy(REPO / "docs" / "metrics.md", tmp_path / "docs" / "metrics.md")
     return tmp_path
@@ -612,7 +624,7 @@ def edit_alert(root: Path, name: str, change) -> None:
 
 
 def drop_test_cases(root: Path, name: str, firing: bool) -> None:
-    for path in (root / "rules" / "tests").glob("*.yml"):
+    for path in validate.promtool_test_files(root / "rules"):
 
         def apply(data):
             for test in data["tests"]:
@@ -775,7 +787,7 @@ BREAKAGES = {
     ),
     "firing test without the cluster label": (
         lambda r: edit_text(
-            r / "rules" / "tests" / "degraded.yml",
+            r / "ceph_scale" / "core" / "signals" / "degraded" / "rules_test.yml",
             "- exp_labels: {severity: critical, signal: degraded, cluster: c2}",
             "- exp_labels: {severity: critical, signal: degraded}",
         ),
@@ -802,10 +814,10 @@ BREAKAGES = {
     ),
     "group order puts alerts first": (
         lambda r: edit_yaml(
-            r / "rules" / "tests" / "load.yml",
+            r / "ceph_scale" / "core" / "signals" / "load" / "rules_test.yml",
             lambda d: d.update(group_eval_order=list(reversed(d["group_eval_order"]))),
         ),
-        "tests/load.yml: group_eval_order puts a recording group after an alert group",
+        "ceph_scale/core/signals/load/rules_test.yml: group_eval_order puts a recording group after an alert group",
     ),
     "alertmanager refers to an unknown alert": (
         lambda r: edit_text(
@@ -834,17 +846,23 @@ def test_only_the_absent_alert_shows_no_live_value():
 
 
 def test_set_runbook_base_rewrites_rules_and_tests(broken_copy):
-    """A fork changes one value with one command; the rules, the validator and the promtool tests agree."""
+    """A fork changes one value with one command; the rules, the validator and the promtool tests
+    agree, and the shipped files still equal what the rewritten signal folders assemble."""
     rules = broken_copy / "rules"
+    shutil.copytree(REPO / CHART_RULES_DIR, broken_copy / CHART_RULES_DIR)
     old, new = validate.runbook_base(RULES), "https://git.example.internal/storage/ceph-scale-signals/-/blob/main/"
     r = run(sys.executable, str(rules / "validate.py"), "--set-runbook-base", new)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"runbooks at {new}" in r.stdout
     assert validate.runbook_base(rules) == new
-    for path in validate.rule_files(rules) + validate.promtool_test_files(rules):
+    folder_rules = sorted((broken_copy / SIGNALS_DIR).glob("*/rules.yml"))
+    chart_rules = sorted((broken_copy / CHART_RULES_DIR).glob("*.yml"))
+    assert len(folder_rules) >= 10 and len(chart_rules) == 2
+    for path in validate.rule_files(rules) + validate.promtool_test_files(rules) + folder_rules + chart_rules:
         assert old not in path.read_text(), path
+    assert assemble.differing(broken_copy) == []
     assert all(a["annotations"]["runbook_url"].startswith(new) for a in validate.rule_alerts(rules).values())
-    r = run(tool("promtool"), "test", "rules", str(rules / "tests" / "exporter.yml"))
+    r = run(tool("promtool"), "test", "rules", str(broken_copy / "ceph_scale/core/signals/exporter/rules_test.yml"))
     assert r.returncode == 0, r.stdout + r.stderr
     # and it refuses a base it could not append rules/runbooks.md to
     r = run(sys.executable, str(rules / "validate.py"), "--set-runbook-base", "git.example.internal/no-scheme")

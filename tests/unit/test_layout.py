@@ -31,7 +31,6 @@ IO_MODULES = (
 # The Helm chart's link into rules/: Helm's .Files reads only inside the chart directory, and the
 # rules the chart loads are not yet assembled from the signals' folders (issue 25, Must 1); its
 # boards are (python -m dashboards.build). Any other symlink fails.
-SYMLINKS_UNTIL_ASSEMBLED = ("deploy/helm/ceph-scale-signals/files/rules",)
 # What the core may not import: the boards' builder and the Grafana SDK under it. The core ships in
 # the wheel and inside the manager module, which have neither; its panels are plain data
 # (core/panel_spec.py) that dashboards/ builds.
@@ -213,9 +212,9 @@ def test_the_purity_scan_leaves_pure_imports_alone(tmp_path):
 
 
 def test_no_symlink_in_the_repository():
-    """The manager module's core is assembled by its install step (mgr_module/install.sh)."""
-    assert [p for p in symlinks(REPO) if p not in SYMLINKS_UNTIL_ASSEMBLED] == []
-    assert sorted(SYMLINKS_UNTIL_ASSEMBLED) == [p for p in symlinks(REPO) if p in SYMLINKS_UNTIL_ASSEMBLED]
+    """What an installer loads is assembled (the module's core by mgr_module/install.sh, the
+    chart's rules and boards by rules/assemble.py and dashboards/build.py), never linked."""
+    assert symlinks(REPO) == []
 
 
 def test_the_symlink_scan_finds_a_link_outside_git(tmp_path):
