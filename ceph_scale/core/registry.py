@@ -27,6 +27,7 @@ from .signals.runway import derive as runway
 from .signals.scrub import derive as scrub
 from .signals.signal_input import SignalInput
 from .signals.spillover import derive as spillover
+from .signals.tenants import derive as tenants
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ SIGNALS: tuple[SignalSpec, ...] = (
     SignalSpec("fill", fill, fill.FillState, inputs=("capacity", "osd_map")),
     SignalSpec("reshard", reshard, reshard.ReshardState, inputs=("buckets", "reshard")),
     SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",)),
+    SignalSpec("tenants", tenants, tenants.TenantsState, alerts=False, inputs=("buckets",)),
     SignalSpec("scrub", scrub, scrub.ScrubState, inputs=("pgs",)),
     SignalSpec("load", load, load.LoadState, inputs=("perf",)),
     SignalSpec("latency", latency, latency.LatencyState, inputs=("perf",)),
