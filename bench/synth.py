@@ -1001,6 +1001,7 @@ class Synth:
                     bucket["id"], "" if bucket["marker"] == bucket["id"] else bucket["marker"], bucket["num_shards"],
                     bucket["usage"].get("rgw.main", {}).get("num_objects", 0), round(read_at, 3), 0.0, 0,
                     zlib.crc32(bucket["id"].encode()), bucket["creation_time"], bucket["owner"], 0,
+                    bucket["usage"].get("rgw.main", {}).get("size_actual", 0), -1, -1,
                 ]  # fmt: skip
             f.write(b"]")
         (out / "bucket_offsets.json").write_text(dumps(offsets))

@@ -12,6 +12,8 @@ from typing import Any
 
 from .snapshot import Bucket
 
+OLD_ROW = 11  # the columns of a row saved before bytes and quotas were kept
+
 
 class Entry:
     """One bucket's record in the poll."""
@@ -30,7 +32,8 @@ class Entry:
 
 def to_table(entries: dict[str, Entry]) -> dict[str, list[Any]]:
     """One list per bucket read: [id, marker or "", shards, objects, stats_at, rate, gen or -1,
-    instances' fingerprint, creation time, owner, queue state + 4 if read only once since its creation]."""
+    instances' fingerprint, creation time, owner, queue state + 4 if read only once since its creation,
+    bytes, quota bytes, quota objects (-1: none)]."""
     out: dict[str, list[Any]] = {}
     for key, e in entries.items():
         b = e.bucket
@@ -39,21 +42,30 @@ def to_table(entries: dict[str, Entry]) -> dict[str, list[Any]]:
         marker = "" if b.marker == b.bucket_id else b.marker
         gen = -1 if b.index_gen is None else b.index_gen
         out[key] = [b.bucket_id, marker, b.num_shards, b.num_objects, round(b.stats_at, 3),
-                    round(e.rate, 6), gen, e.read_fp, b.created, b.owner, e.queued + 4 * e.fresh]  # fmt: skip
+                    round(e.rate, 6), gen, e.read_fp, b.created, b.owner, e.queued + 4 * e.fresh,
+                    b.size_bytes, b.quota_bytes, b.quota_objects]  # fmt: skip
     return out
 
 
 def from_table(table: dict[str, Any]) -> dict[str, Entry]:
-    """The entries of a `to_table` table; ValueError (or TypeError) for a malformed one."""
+    """The entries of a `to_table` table; ValueError (or TypeError) for a malformed one. A row
+    saved before bytes and quotas were kept (11 columns) restores the bucket as listed and not
+    read: it is read again within the budget, its usage never shown as 0 meanwhile."""
     entries = {}
     for key, v in table.items():
-        bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags = v
+        if len(v) == OLD_ROW:
+            entries[str(key)] = Entry(int(v[7]))
+            continue
+        bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags, size, qb, qo = v
         tenant, _, name = str(key).rpartition("/")
         e = Entry(int(fp))
         e.bucket = Bucket(name=name, tenant=tenant, bucket_id=str(bucket_id), num_shards=int(shards),
                           num_objects=int(objects), owner=str(owner), marker=str(marker) or str(bucket_id),
                           created=str(created),
-                          index_gen=None if int(gen) < 0 else int(gen), stats_at=float(stats_at))  # fmt: skip
+                          index_gen=None if int(gen) < 0 else int(gen), stats_at=float(stats_at),
+                          size_bytes=int(size), quota_bytes=int(qb), quota_objects=int(qo))  # fmt: skip
+        if e.bucket.size_bytes < 0 or min(e.bucket.quota_bytes, e.bucket.quota_objects) < -1:
+            raise ValueError(f"bucket {key!r}: bytes or quota {size!r}, {qb!r}, {qo!r}")
         e.read_fp, e.rate, e.queued, e.fresh = int(fp), float(rate), int(flags) & 3, bool(int(flags) & 4)
         if not math.isfinite(e.rate) or e.rate < 0:
             raise ValueError(f"bucket {key!r}: growth rate {rate!r}")

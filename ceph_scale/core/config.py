@@ -93,6 +93,22 @@ class Thresholds:
         0.5, 0.01, 1.0, "Target objects-per-shard share of the limit used for pre-shard recommendations [000]."
     )
     rgw_top_buckets: int = _setting(20, 0, 1000, "Buckets exposed with their own series (top-K by shard fill).")
+    # Usage per tenant and per bucket (signals/tenants): a fixed series budget whatever the number
+    # of buckets or tenants (docs/metrics.md, "Usage per tenant and bucket", has each one's cost).
+    rgw_tenant_series: int = _setting(
+        20,
+        0,
+        10_000,
+        "Tenants (bucket owners) with their own usage series, the largest by bytes; the rest are summed "
+        'into one (user="(others)") series. 13 series each.',
+    )
+    rgw_bucket_usage_top: int = _setting(
+        10,
+        0,
+        1000,
+        "Buckets with their own usage series: the top K by bytes, by objects, by byte growth and past "
+        'rgw_bucket_objects_advised, the rest of each summed into one (bucket="(others)"). 4 series each.',
+    )
     rgw_growth_window_seconds: int = _setting(
         6 * 3600,
         60,

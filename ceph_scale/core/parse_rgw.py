@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 
-from .parse_base import InputError, _count, _get, _list, _obj, _opt_str, _str, refuses_bad_shapes
+from .parse_base import InputError, _count, _get, _int, _list, _obj, _opt_str, _str, refuses_bad_shapes
 from .snapshot import Bucket, BucketsPart, ReshardEntry, ReshardPart, RgwRunningOption
 
 # --- the service map's RGWs and what each one runs with ---------------------------
@@ -87,6 +87,7 @@ def bucket_record(stats: Any, stats_at: float) -> Bucket:
 
 
 _TEXT_FIELDS = ("tenant", "owner", "marker", "creation_time")
+NO_QUOTA = -1  # Bucket.quota_bytes / quota_objects: none set (RGW's own "unlimited")
 
 
 def _bucket_fast(b: Any, stats_at: float) -> Bucket | None:
@@ -100,11 +101,17 @@ def _bucket_fast(b: Any, stats_at: float) -> Bucket | None:
     if type(usage) is not dict:
         return None
     objects: Any = 0  # no rgw.main: an empty bucket (see _bucket_checked)
+    size: Any = 0
     if "rgw.main" in usage:
         main = usage["rgw.main"]
-        objects = main.get("num_objects") if type(main) is dict else None
-        if type(objects) is not int or objects < 0:
+        if type(main) is not dict:
             return None
+        objects, size = main.get("num_objects"), main.get("size_actual")
+        if type(objects) is not int or objects < 0 or type(size) is not int or size < 0:
+            return None
+    quota = _quota_fast(b)
+    if quota is None:
+        return None
     tenant, owner, marker, created = (b.get(k, "") for k in _TEXT_FIELDS)
     if type(tenant) is not str or type(owner) is not str or type(marker) is not str or type(created) is not str:
         return None
@@ -123,7 +130,41 @@ def _bucket_fast(b: Any, stats_at: float) -> Bucket | None:
         created=created,
         index_gen=gen,
         stats_at=stats_at,
+        size_bytes=size,
+        quota_bytes=quota[0],
+        quota_objects=quota[1],
     )
+
+
+def _quota_fast(b: dict[str, Any]) -> tuple[int, int] | None:
+    """(bytes, objects) of a well-formed bucket_quota, NO_QUOTA where unset; None: not well-formed."""
+    if "bucket_quota" not in b:
+        return NO_QUOTA, NO_QUOTA
+    q = b["bucket_quota"]
+    if type(q) is not dict:
+        return None
+    enabled, size, objects = q.get("enabled"), q.get("max_size"), q.get("max_objects")
+    if type(enabled) is not bool or type(size) is not int or type(objects) is not int:
+        return None
+    if not enabled:
+        return NO_QUOTA, NO_QUOTA
+    return (size if size >= 0 else NO_QUOTA), (objects if objects >= 0 else NO_QUOTA)
+
+
+def _quota_checked(b: dict[str, Any], p: str) -> tuple[int, int]:
+    """A bucket's `bucket_quota` (every release's stats carry it; absent: none known, none applied).
+    RGW reads a negative max_size or max_objects as unlimited, and applies neither while disabled."""
+    if "bucket_quota" not in b:
+        return NO_QUOTA, NO_QUOTA
+    p += ".bucket_quota"
+    q = _obj(b["bucket_quota"], p)
+    enabled = _get(q, "enabled", p)
+    if type(enabled) is not bool:
+        raise InputError(f"{p}.enabled: expected true or false, got {enabled!r:.40}")
+    size, objects = _int(_get(q, "max_size", p), p + ".max_size"), _int(_get(q, "max_objects", p), p + ".max_objects")
+    if not enabled:
+        return NO_QUOTA, NO_QUOTA
+    return (size if size >= 0 else NO_QUOTA), (objects if objects >= 0 else NO_QUOTA)
 
 
 def _bucket_checked(b: Any, i: int, p: str = "", stats_at: float = 0.0) -> Bucket:
@@ -132,10 +173,12 @@ def _bucket_checked(b: Any, i: int, p: str = "", stats_at: float = 0.0) -> Bucke
     usage = _obj(_get(b, "usage", p), p + ".usage")
     # An empty bucket has "usage": {} (admin_api_bucket.json of every release: s1-000001):
     # rgw.main, the category that holds the objects, appears with the first object.
-    objects = 0
+    objects = size = 0
     if "rgw.main" in usage:
         main = _obj(usage["rgw.main"], p + ".usage.rgw.main")
         objects = _count(_get(main, "num_objects", p + ".usage.rgw.main"), p + ".usage.rgw.main.num_objects")
+        size = _count(_get(main, "size_actual", p + ".usage.rgw.main"), p + ".usage.rgw.main.size_actual")
+    quota_bytes, quota_objects = _quota_checked(b, p)
     gen = b.get("index_generation")
     return Bucket(
         name=_str(_get(b, "bucket", p), p + ".bucket"),
@@ -148,6 +191,9 @@ def _bucket_checked(b: Any, i: int, p: str = "", stats_at: float = 0.0) -> Bucke
         created=_opt_str(b, "creation_time", p),
         index_gen=None if gen is None else _count(gen, p + ".index_generation"),
         stats_at=stats_at,
+        size_bytes=size,
+        quota_bytes=quota_bytes,
+        quota_objects=quota_objects,
     )
 
 

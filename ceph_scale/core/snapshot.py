@@ -194,6 +194,10 @@ class Bucket:
     # When these stats were read: the bucket poll reads each bucket on its own schedule, so the
     # buckets of one part hold stats of different ages (0: as old as the part).
     stats_at: float = 0.0
+    size_bytes: int = 0  # usage.rgw.main.size_actual: the objects' bytes as allocated (0: empty)
+    # bucket_quota where enabled, else NO_QUOTA (RGW's own "unlimited"); a quota of 0 holds nothing.
+    quota_bytes: int = -1
+    quota_objects: int = -1
 
     @property
     def key(self) -> str:

@@ -18,6 +18,7 @@ from ceph_scale.core.index_generation import shard0_oid
 from ceph_scale.io.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, listing_reads
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+OBJECT_BYTES = 4096  # the captures' 300 objects hold 1,228,800 bytes
 
 
 class Clock:
@@ -49,13 +50,24 @@ class MemoryBuckets:
 
     # --- the cluster --------------------------------------------------------------
 
-    def create(self, key: str, shards: int = 11, objects: int = 0) -> None:
+    def create(self, key: str, shards: int = 11, objects: int = 0, owner: str = "", size: int | None = None) -> None:
+        """`owner` "" keeps the captured record's owner; `size` None: OBJECT_BYTES per object."""
         tenant, _, name = key.rpartition("/")
         bucket_id = f"zone.{len(self.buckets) + 1000}.1"
-        self.buckets[key] = {**copy.deepcopy(self.template), "bucket": name, "tenant": tenant, "id": bucket_id,
-                             "marker": bucket_id, "num_shards": shards}  # fmt: skip
+        # Top-level fields are set per bucket; of the nested ones only the quota is ever changed.
+        self.buckets[key] = {**self.template, "bucket_quota": copy.copy(self.template["bucket_quota"]),
+                             "bucket": name, "tenant": tenant, "id": bucket_id, "marker": bucket_id,
+                             "num_shards": shards}  # fmt: skip
+        if owner:
+            self.buckets[key]["owner"] = owner
         self._generation(bucket_id, 0)
-        self.set_objects(key, objects)
+        self.set_objects(key, objects, size)
+
+    def set_quota(self, key: str, max_size: int = -1, max_objects: int = -1) -> None:
+        """The bucket quota as `radosgw-admin quota set --bucket` and `quota enable` leave it."""
+        quota = self.buckets[key]["bucket_quota"]
+        quota.update(enabled=True, max_size=max_size, max_objects=max_objects)
+        quota["max_size_kb"] = max(0, -(-max_size // 1024))
 
     def _generation(self, bucket_id: str, gen: int) -> None:
         if bucket_id in self.gens:
@@ -63,8 +75,18 @@ class MemoryBuckets:
         self.gens[bucket_id] = gen
         self.index_pool.add(shard0_oid(bucket_id, gen))
 
-    def set_objects(self, key: str, objects: int) -> None:
-        self.buckets[key]["usage"] = {"rgw.main": {"num_objects": objects}} if objects else {}
+    def set_objects(self, key: str, objects: int, size: int | None = None) -> None:
+        size = objects * OBJECT_BYTES if size is None else size
+        main = {
+            "num_objects": objects,
+            "size": size,
+            "size_actual": size,
+            "size_kb": -(-size // 1024),
+            "size_kb_actual": -(-size // 1024),
+            "size_kb_utilized": -(-size // 1024),
+            "size_utilized": size,
+        }
+        self.buckets[key]["usage"] = {"rgw.main": main} if objects else {}  # fmt: skip
 
     def objects(self, key: str) -> int:
         return self.buckets[key]["usage"].get("rgw.main", {}).get("num_objects", 0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.signals.signal_input import SignalInput
+from ceph_scale.core.signals.tenants import derive as tenants
 from ceph_scale.core.snapshot import (
     BlueFsCounters,
     Bucket,
@@ -92,18 +94,7 @@ def study_snapshot(
         for p in range(7)
         for i in range(300)
     )
-    bucket_list = tuple(
-        Bucket(
-            f"bucket-{i}",
-            "tenant" if i % 10 == 0 else "",
-            f"zone.{i}.{grow}",
-            11,
-            100_000 * (i % 13) + (grow * 60_000 if i % 13 < 5 else 0),  # the ones below the limit grow
-            "user",
-            f"zone.{i}.0",
-        )  # fmt: skip
-        for i in range(buckets)
-    )
+    bucket_list = tuple(study_bucket(i, grow) for i in range(buckets))
     sources = tuple(
         SourceStatus(n, n != "reshard", 0.1, t - 1, "" if n != "reshard" else "boom", int(n == "reshard"), 30.0)
         for n in ("osd_map", "capacity", "perf", "pgs", "settings", "buckets", "reshard", "health")
@@ -131,6 +122,27 @@ def study_snapshot(
         reshard=ReshardPart(t, (ReshardEntry("bucket-12", "", "zone.12.0", 11, 23, True),)),
         health=HealthPart(t, "HEALTH_WARN", (HealthCheck("BLUEFS_SPILLOVER", "HEALTH_WARN", 159, "spillover"),)),
         sources=sources,
+    )
+
+
+def study_bucket(i: int, grow: int) -> Bucket:
+    """Owners of skewed sizes (a few own most buckets: more owners than rgw_tenant_series), the
+    tenant's buckets owned by `tenant$` users, and every bucket of owner-0 under a bucket quota."""
+    objects = 100_000 * (i % 13) + (grow * 60_000 if i % 13 < 5 else 0)  # the ones below the limit grow
+    tenant = "tenant" if i % 10 == 0 else ""
+    user = f"owner-{min(i % 97, i % 31)}"
+    quota = user == "owner-0"
+    return Bucket(
+        f"bucket-{i}",
+        tenant,
+        f"zone.{i}.{grow}",
+        11,
+        objects,
+        f"{tenant}${user}" if tenant else user,
+        f"zone.{i}.0",
+        size_bytes=objects * 65_536,
+        quota_bytes=(1_000_000 + 200_000 * (i % 3)) * 65_536 if quota else -1,
+        quota_objects=1_300_000 if quota else -1,
     )
 
 
@@ -168,6 +180,10 @@ def rich_derivation():
     state = DerivationState(th)
     for t in range(760, 1000, 30):
         derive(Snapshot(taken_at=t, perf=PerfPart(t, rgw_ops=rgw_ops(t))), state, th, cluster="study")
+    # The bucket polls of the hours before, as the tenants' durable state holds them after a restart.
+    for t in (400.0, 600.0, 800.0):
+        snap = study_snapshot(t)
+        tenants.derive(SignalInput(snap, th, 100_000), state.signals["tenants"])
     fams = []
     for step in range(3):
         t = 1000.0 + 60 * step

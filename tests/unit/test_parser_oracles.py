@@ -143,13 +143,27 @@ def stamp(v, path):
 def bucket(b, path, t):
     b = obj(b, path)
     usage = obj(get(b, "usage", path), path + ("usage",))
-    objects = 0  # an empty bucket: "usage": {} (admin_api_bucket.json)
+    objects = size = 0  # an empty bucket: "usage": {} (admin_api_bucket.json)
     _note(path + ("usage", "rgw.main"))
     if "rgw.main" in usage:
         main = obj(usage["rgw.main"], path + ("usage", "rgw.main"))
         objects = count(
             get(main, "num_objects", path + ("usage", "rgw.main")), path + ("usage", "rgw.main", "num_objects")
         )
+        size = count(
+            get(main, "size_actual", path + ("usage", "rgw.main")), path + ("usage", "rgw.main", "size_actual")
+        )
+    quota_bytes = quota_objects = -1  # no bucket_quota, or one disabled: RGW applies none
+    _note(path + ("bucket_quota",))
+    if "bucket_quota" in b:
+        q = obj(b["bucket_quota"], path + ("bucket_quota",))
+        enabled = get(q, "enabled", path + ("bucket_quota",))
+        if not isinstance(enabled, bool):
+            raise Broken(path + ("bucket_quota", "enabled"))
+        max_size = integer(get(q, "max_size", path + ("bucket_quota",)), path + ("bucket_quota", "max_size"))
+        max_objects = integer(get(q, "max_objects", path + ("bucket_quota",)), path + ("bucket_quota", "max_objects"))
+        if enabled:
+            quota_bytes, quota_objects = max(-1, max_size), max(-1, max_objects)
     _note(path + ("index_generation",))
     gen = b.get("index_generation")
     return Bucket(
@@ -163,6 +177,9 @@ def bucket(b, path, t):
         created=opt_text(b, "creation_time", path),
         index_gen=None if gen is None else count(gen, path + ("index_generation",)),
         stats_at=t,
+        size_bytes=size,
+        quota_bytes=quota_bytes,
+        quota_objects=quota_objects,
     )
 
 

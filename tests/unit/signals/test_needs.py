@@ -62,7 +62,7 @@ def test_the_registry_is_in_an_order_its_needs_allow_and_the_one_it_lists():
         assert seen.issuperset(spec.needs), spec.name
         seen.add(spec.name)
     assert names(registry.SIGNALS) == [
-        "spillover", "fill", "reshard", "bucket_watch", "scrub", "load",
+        "spillover", "fill", "reshard", "bucket_watch", "tenants", "scrub", "load",
         "latency", "degraded", "plunge", "health", "runway",
     ]  # fmt: skip
 

@@ -1,0 +1,137 @@
+"""What the usage signal keeps between bucket polls: the growth history of the tenants that have
+their own series, and two reference reads of every bucket for its byte growth.
+
+Memory stays bounded by the options, not by the tenants: a trend (at most trend.MAX_POINTS points)
+is kept only for the `rgw_tenant_series` tenants exposed, and a tenant that leaves them loses its
+history (it starts again, its fit short, if it comes back). The bucket references hold the poll's
+own Bucket records (shared, not copied): two dict slots per bucket.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ...config import Thresholds
+from ...families import Family
+from ...snapshot import Bucket
+from ...trend import Trend
+
+
+def split_owner(owner: str) -> tuple[str, str]:
+    """RGW writes a tenant's user as `tenant$user`; its labelled counters name them `tenant`, `user`."""
+    tenant, sep, user = owner.partition("$")
+    return (tenant, user) if sep else ("", owner)
+
+
+@dataclass(frozen=True)
+class TenantUsage:
+    owner: str
+    buckets: int
+    bytes: int
+    objects: int
+    oldest_stats_at: float  # the oldest last read of its buckets: how old its figures are
+    # The sum of its buckets' quotas where every one of its buckets has one (it can hold no more),
+    # else None: a bucket without a quota leaves the tenant unbounded.
+    quota_bytes: int | None
+    quota_objects: int | None
+
+
+@dataclass(frozen=True)
+class TenantRunway:
+    owner: str
+    quota: str  # "bytes" or "objects"
+    seconds: float  # to the quota at the fitted growth; +Inf when not growing
+    lower_seconds: float  # at the fastest growth the fit allows
+    bounded: bool  # held to plan_max_extrapolation x the history: at least this long
+
+
+@dataclass(frozen=True)
+class UsageSummary:
+    """What the signal judged at its last derivation, for `ceph scale status` and the health checks."""
+
+    tenants: int
+    buckets: int
+    top: tuple[TenantUsage, ...]  # the tenants with their own series, largest first
+    others: TenantUsage | None  # the rest summed, None when every tenant has its series
+    runways: tuple[TenantRunway, ...]
+    past_advised: int  # buckets past rgw_bucket_objects_advised
+    past_advised_top: tuple[tuple[str, int], ...]  # (bucket key, objects) of the largest of them
+
+
+class BucketRefs:
+    """Each bucket's usage at two reference reads, the older between half a window and a window
+    old (as the reshard signal's BucketGrowth): a rate per bucket without a series per bucket."""
+
+    def __init__(self, window: float) -> None:
+        self.window = window
+        self.older: tuple[float, dict[str, Bucket]] | None = None
+        self.newer: tuple[float, dict[str, Bucket]] | None = None
+
+    def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
+        if self.newer is not None and t <= self.newer[0]:
+            return
+        if self.newer is None or t - self.newer[0] >= self.window / 2:
+            self.older = self.newer
+            self.newer = (t, {b.key: b for b in buckets})
+            return
+        known = self.newer[1]
+        for b in buckets:
+            if b.key not in known:
+                known[b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
+
+    def byte_rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
+        """Bytes per second of each bucket between its reference read and its latest read
+        (negative where it shrank: the sums of growth stay exact)."""
+        out = {}
+        for b in buckets:
+            now = b.stats_at or t
+            for ref in (self.older, self.newer):
+                if ref is None or b.key not in ref[1]:
+                    continue
+                before = ref[1][b.key]
+                span = now - (before.stats_at or ref[0])
+                if span <= 0:
+                    continue
+                if b.size_bytes != before.size_bytes:
+                    out[b.key] = (b.size_bytes - before.size_bytes) / span
+                break
+        return out
+
+
+class TenantsState:
+    def __init__(self, th: Thresholds | None = None) -> None:
+        self.trends: dict[str, Trend] = {}  # owner -> (bytes, objects), the exposed tenants only
+        self.refs: BucketRefs | None = None  # not durable: a restart only delays the bucket rates
+        self.seen_at = 0.0
+        self.summary: UsageSummary | None = None
+        self.derived: tuple[float, Thresholds, list[Family]] | None = None  # (poll time, thresholds, families)
+
+    def retuned(self, th: Thresholds) -> TenantsState:
+        return self  # the history stays; new windows and caps apply from the next poll
+
+    def observe(self, t: float, top: tuple[TenantUsage, ...], th: Thresholds) -> None:
+        """A point for each exposed tenant; the trends of tenants no longer exposed are dropped."""
+        if self.seen_at and t <= self.seen_at:
+            return  # a part already seen (the producers derive again without a new poll)
+        self.seen_at = t
+        window, span = th.runway_window_seconds, th.forecast_min_span_seconds
+        kept = {}
+        for u in top:
+            trend = self.trends.get(u.owner) or Trend(2)
+            trend.add(t, (float(u.bytes), float(u.objects)), window, span)
+            kept[u.owner] = trend
+        self.trends = kept
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seen_at": self.seen_at, "trends": {k: v.to_dict() for k, v in self.trends.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TenantsState:
+        state = cls()
+        state.seen_at = float(data.get("seen_at", 0.0))
+        trends = data.get("trends", {})
+        if isinstance(trends, dict):
+            state.trends = {str(k): Trend.from_dict(v, 2) for k, v in trends.items()}
+        return state
