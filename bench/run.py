@@ -57,6 +57,7 @@ from ceph_scale.core import exposition, inputs  # noqa: E402
 from ceph_scale.core.config import Thresholds  # noqa: E402
 from ceph_scale.core.derive import DerivationState, derive  # noqa: E402
 from ceph_scale.core.registry import SOURCE_BY_NAME, SOURCE_NAMES  # noqa: E402
+from ceph_scale.core.signals.tenants.derive import usage_family  # noqa: E402
 from ceph_scale.core.snapshot import Snapshot, SourceStatus  # noqa: E402
 
 # --- the stages ---------------------------------------------------------------------
@@ -130,6 +131,23 @@ def primed_state(warm: dict[str, Any], t: float, fsid: str, state_cls=Derivation
 
 def series_count(body: bytes) -> int:
     return sum(1 for line in body.split(b"\n") if line and not line.startswith(b"#"))
+
+
+# What the tenants signal adds besides its usage families: its success and failure counts, and
+# the two options that set its budget in ceph_scale_config.
+TENANTS_MARKS = (b'signal="tenants"', b'option="rgw_tenant_series"', b'option="rgw_bucket_usage_top"')
+
+
+def usage_series_count(body: bytes) -> int:
+    """The series the tenant and bucket usage adds, which keeps a budget of its own
+    (signals/tenants: series_budget, set by two options) beside the core's."""
+    return sum(
+        1
+        for line in body.split(b"\n")
+        if line
+        and not line.startswith(b"#")
+        and (usage_family(line.split(b"{")[0].split(b" ")[0].decode()) or any(m in line for m in TENANTS_MARKS))
+    )
 
 
 # --- workers (one process per scale and kind) ------------------------------------------
@@ -283,6 +301,7 @@ def worker_time(d: Path, reps: int) -> dict:
         "load_avg": os.getloadavg(),
         "reps": reps,
         "series": series_count(body),
+        "usage_series": usage_series_count(body),
         "exposition_bytes": len(body),
         "input_bytes": {k: len(v) for k, v in raws.items()},
         "mgr_error": mgr_error,

@@ -14,6 +14,8 @@ import pytest
 from bench import run as bench_run
 from bench import synth
 from ceph_scale.core import exposition
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.tenants.derive import series_budget, usage_family
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
 VARIANTS = ("", "_queued", "_resharded")
@@ -288,7 +290,11 @@ def test_series_at_1x_study_scale_stay_within_3000():
     body = exposition.render(families)
     series = bench_run.series_count(body)
     assert series == sum(len(f.samples) for f in families)
+    # The tenant and bucket usage keeps a budget of its own, set by its two options.
+    usage = bench_run.usage_series_count(body)
+    assert 0 < usage <= series_budget(Thresholds()), usage
+    assert usage == sum(len(f.samples) for f in families if usage_family(f.name)) + 4  # its signal and options
     # Per OSD: used ratio, 5 BlueFS families, 2 op rates = 8 x 318 = 2,544; the rest is bounded.
-    assert 2544 < series <= 3000, series
+    assert 2544 < series - usage <= 3000, series - usage
     names = {f.name for f in families}
     assert "ceph_scale_osd_ops_per_second" in names and "ceph_scale_osd_hotspot_ratio" in names
