@@ -77,6 +77,15 @@ class Thresholds:
     bluefs_growth_window_seconds: int = _setting(
         6 * 3600, 60, 90 * 86400, "History used to fit the DB growth rate for the next-level prediction."
     )
+    # Ceph's own default: newer releases raise BLUESTORE_BLUEFS_OVERSIZED at the same ratio.
+    bluefs_warn_ratio: float = _setting(
+        0.06,
+        0.001,
+        1.0,
+        "BlueFS use (DB + WAL + spilled) as a share of the main device past which an OSD is oversized: "
+        "Ceph's bluestore_bluefs_warn_ratio (BLUESTORE_BLUEFS_OVERSIZED, ceph/ceph PRs 68242 and 68243), "
+        "computed here on every release.",
+    )
     # RGW resharding [000, 004]: ~100K objects per bucket, rgw_max_objs_per_shard 100000.
     rgw_max_objs_per_shard: int = _setting(
         100_000,

@@ -2,7 +2,7 @@
 manager's own counter reads, to the perf part.
 
 Ceph registers each of the sets read here whole: BlueFS's db_total_bytes, db_used_bytes and
-slow_used_bytes; the OSD's op_r and op_w; the RGW's put, get,
+slow_used_bytes (and wal_used_bytes beside them); the OSD's op_r and op_w; the RGW's put, get,
 put_b and get_b (Tentacle: rgw_op's put_obj_ops, ...). Every OSD and RGW of every captured
 release has every counter of its sets (*/mgr_prometheus_metrics*.txt, */osd_perf_dump_osd[01].json,
 reef|tentacle/osd_counter_dump_osd0.json). BlueFS registers its set whole when it mounts
@@ -16,6 +16,9 @@ reef|tentacle/osd_counter_dump_osd0.json). BlueFS registers its set whole when i
   OSD (the DB runway sums db_used + slow_used), so leaving one OSD out would be as wrong as a 0,
   which would hide osd.0's 295 MB of spillover. The source keeps its last good part and is
   reported failed;
+- BlueFS's wal_used_bytes is read where the daemon reports it, and is None where it does not:
+  the OSD keeps its DB counters, and only what needs the WAL (its BlueFS share of the main
+  device) is unread. Without the DB counters beside it, it is a cut read as above;
 - an RGW with some S3 counters and not others is counted among the RGWs without S3 counters,
   which the exposition reports per daemon (ceph_scale_rgw_s3_counters_missing): the same as a
   release that renamed the set, and no op of it is read as 0.
@@ -50,6 +53,7 @@ PERF_COUNTERS = (
     "bluefs.db_total_bytes",
     "bluefs.db_used_bytes",
     "bluefs.slow_used_bytes",
+    "bluefs.wal_used_bytes",
     "osd.op_r",
     "osd.op_w",
     "rgw.get",
@@ -67,6 +71,7 @@ _PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
 
 # The sets read whole (see the module's doc).
 BLUEFS_SET = ("bluefs.db_total_bytes", "bluefs.db_used_bytes", "bluefs.slow_used_bytes")
+BLUEFS_WAL = "bluefs.wal_used_bytes"
 OSD_OPS_SET = ("osd.op_r", "osd.op_w")
 RGW_OPS_SET = ("rgw.put", "rgw.get", "rgw.put_b", "rgw.get_b")
 
@@ -152,6 +157,23 @@ def _whole_set(c: dict[str, Any], names: tuple[str, ...], daemon: str) -> dict[s
     return {n: _count(c[n], f"perf[{daemon}].{n}") for n in names}
 
 
+def _bluefs(c: dict[str, Any], osd_id: int, daemon: str) -> BlueFsCounters | None:
+    """The OSD's BlueFS counters, the WAL's where reported (see the module's doc)."""
+    fs = _whole_set(c, BLUEFS_SET, daemon)
+    if fs is None:
+        if BLUEFS_WAL in c:
+            raise InputError(f"perf[{daemon}].{BLUEFS_SET[0]}: missing (the daemon has {BLUEFS_WAL})")
+        return None
+    wal = _count(c[BLUEFS_WAL], f"perf[{daemon}].{BLUEFS_WAL}") if BLUEFS_WAL in c else None
+    return BlueFsCounters(
+        osd_id=osd_id,
+        db_total_bytes=fs["bluefs.db_total_bytes"],
+        db_used_bytes=fs["bluefs.db_used_bytes"],
+        slow_used_bytes=fs["bluefs.slow_used_bytes"],
+        wal_used_bytes=wal,
+    )
+
+
 def _s3_set(c: dict[str, Any], daemon: str) -> dict[str, int] | None:
     """The RGW's S3 counters, or None if it lacks any of them (reported as missing, see above)."""
     if not all(n in c for n in RGW_OPS_SET):
@@ -201,16 +223,9 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
         kind, _, ident = daemon.partition(".")
         if kind == "osd":
             osd_id = _count(ident, f"perf[{daemon}]")
-            fs = _whole_set(c, BLUEFS_SET, daemon)
+            fs = _bluefs(c, osd_id, daemon)
             if fs is not None:
-                bluefs.append(
-                    BlueFsCounters(
-                        osd_id=osd_id,
-                        db_total_bytes=fs["bluefs.db_total_bytes"],
-                        db_used_bytes=fs["bluefs.db_used_bytes"],
-                        slow_used_bytes=fs["bluefs.slow_used_bytes"],
-                    )
-                )
+                bluefs.append(fs)
             ops = _whole_set(c, OSD_OPS_SET, daemon)
             if ops is not None:
                 osd_ops.append(

@@ -92,6 +92,9 @@ class BlueFsCounters:
     db_total_bytes: int
     db_used_bytes: int
     slow_used_bytes: int
+    # `bluefs.wal_used_bytes`: 0 where the WAL shares the DB device (counted in db_used_bytes);
+    # None where the daemon did not report it.
+    wal_used_bytes: int | None = None
 
 
 @_record

@@ -21,6 +21,7 @@ def bluefs():
         spillover.db_used_vs_levels(),
         spillover.db_used_of_usable(),
         spillover.db_share(),
+        spillover.main_device_share(),
         spillover.next_level_time(),
     ]
     return new_board(

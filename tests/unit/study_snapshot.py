@@ -79,7 +79,10 @@ def study_snapshot(
     )
     perf = PerfPart(
         collected_at=t,
-        bluefs=tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + grow * 10**6, (i % 2) * 10**9) for i in range(osds)),
+        # The WAL on the DB device, as in every capture: its bytes are in db_used_bytes.
+        bluefs=tuple(
+            BlueFsCounters(i, 440 * 10**9, 100 * 10**9 + grow * 10**6, (i % 2) * 10**9, 0) for i in range(osds)
+        ),
         osd_ops=tuple(OsdOpCounters(i, int(t) * (i + 1), int(t) * 2) for i in range(osds)),
         rgw_ops=rgw_ops(t, slow_from),
     )

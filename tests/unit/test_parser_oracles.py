@@ -446,6 +446,7 @@ RENAMED = {
     "rgw_op.get_obj_lat.count": "rgw.get_initial_lat.count",
 }
 BLUEFS = ("bluefs.db_total_bytes", "bluefs.db_used_bytes", "bluefs.slow_used_bytes")
+WAL = "bluefs.wal_used_bytes"  # read where reported, beside the set: None where not
 OSD_OPS = ("osd.op_r", "osd.op_w")
 S3 = ("rgw.put", "rgw.get", "rgw.put_b", "rgw.get_b")
 
@@ -466,8 +467,12 @@ def perf(counters, t=0.0):
         kind, _, ident = daemon.partition(".")
         if kind == "osd":
             osd_id = count(ident, (daemon,))
-            if (fs := _set(c, BLUEFS, daemon)) is not None:
-                bluefs.append(BlueFsCounters(osd_id, *fs))
+            _note((daemon, WAL))
+            fs = _set(c, BLUEFS, daemon)
+            if fs is None and WAL in c:
+                raise Broken((daemon, BLUEFS[0]))  # the WAL's counter without the set beside it
+            if fs is not None:
+                bluefs.append(BlueFsCounters(osd_id, *fs, count(c[WAL], (daemon, WAL)) if WAL in c else None))
             if (o := _set(c, OSD_OPS, daemon)) is not None:
                 ops.append(OsdOpCounters(osd_id, *o))
         elif kind in ("rgw", "client"):

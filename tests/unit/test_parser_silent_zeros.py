@@ -134,7 +134,7 @@ def test_a_negative_osd_counter_fails():
 def test_an_osd_without_any_bluefs_counter_is_left_out_not_zero():
     """An OSD without BlueFS (FileStore) has no bluefs set at all: no spillover figure for it."""
     counters = inputs.counters_from_prometheus_text(load("pacific", "mgr_prometheus_metrics.txt"))
-    for name in ("bluefs.db_total_bytes", "bluefs.db_used_bytes", "bluefs.slow_used_bytes"):
+    for name in ("bluefs.db_total_bytes", "bluefs.db_used_bytes", "bluefs.slow_used_bytes", "bluefs.wal_used_bytes"):
         del counters["osd.2"][name]
     perf = inputs.perf_part(counters, 0.0)
     assert [c.osd_id for c in perf.bluefs] == [0, 1] and 2 in [c.osd_id for c in perf.osd_ops]

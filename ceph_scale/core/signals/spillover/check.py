@@ -1,5 +1,7 @@
-"""SCALE_DB_SHARE_LOW (DB devices below the study's share of the data device) and
-SCALE_BLUEFS_SPILL_SOON (OSDs predicted to spill RocksDB onto the slow device soon)."""
+"""SCALE_DB_SHARE_LOW (DB devices below the study's share of the data device),
+SCALE_BLUEFS_SPILL_SOON (OSDs predicted to spill RocksDB onto the slow device soon) and
+SCALE_BLUEFS_OVERSIZED (BlueFS past bluefs_warn_ratio of the main device: what newer Ceph
+raises as BLUESTORE_BLUEFS_OVERSIZED, here on every release)."""
 
 from __future__ import annotations
 
@@ -42,7 +44,22 @@ def check_spill_soon(spill: SpilloverResult | None, th: Thresholds, opts: CheckO
     return health_check("warning", summary, len(rows), lines, opts.health_detail_max)
 
 
+def check_oversized(spill: SpilloverResult | None, th: Thresholds, opts: CheckOptions) -> JsonObject | None:
+    if spill is None or not spill.oversized:
+        return None
+    ratio = th.bluefs_warn_ratio
+    lines = [
+        f"{o.ceph_daemon}: BlueFS uses {size(o.used_bytes)} (DB + WAL + spilled), {pct(o.ratio)} of the "
+        f"{size(o.main_bytes)} main device (bluefs_warn_ratio {pct(ratio)})"
+        for o in spill.oversized
+    ]
+    n = len(spill.oversized)
+    summary = f"{number(n)} OSD(s) with BlueFS using more than {pct(ratio)} of the main device"
+    return health_check("warning", summary, n, lines, opts.health_detail_max)
+
+
 CHECKS = (
     HealthCheck("SCALE_DB_SHARE_LOW", check_db_share),
     HealthCheck("SCALE_BLUEFS_SPILL_SOON", check_spill_soon),
+    HealthCheck("SCALE_BLUEFS_OVERSIZED", check_oversized),
 )

@@ -13,6 +13,7 @@ from ...families import Family, gauge
 from ...history import KeyedSeries
 from ...snapshot import Osd
 from ..signal_input import SignalInput
+from .oversized import main_share_families, main_shares
 from .result import DbOsd, LevelEta, SpilloverResult
 
 
@@ -118,7 +119,10 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
         next_level.add(seconds, daemon)
     db_osds = len(dedicated)
     soonest = tuple(LevelEta(daemon, seconds) for seconds, daemon in eta[: th.osd_top_hot])
-    given.results.spillover = SpilloverResult(tuple(judged), soonest, spill_count, spill_sum, share_below)
+    oversized, unread, highest = main_shares(sorted(perf.bluefs, key=lambda c: c.osd_id), osds, th)
+    given.results.spillover = SpilloverResult(
+        tuple(judged), soonest, spill_count, spill_sum, share_below, oversized, unread, highest
+    )
 
     families += [spilled, db_size, db_used, usable, share, next_level]
     families.append(gauge("bluefs_spillover_osds", "OSDs with BlueFS bytes on the slow device.").add(spill_count))
@@ -129,4 +133,5 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
             share_below
         )
     )
+    families += main_share_families(oversized, unread, highest, th)
     return families

@@ -1,15 +1,17 @@
 """The spillover signal's panels: OSDs spilling BlueFS to the HDD, DB use against the RocksDB
-levels that fit whole, and DB size against the 4 % rule [004, 000]."""
+levels that fit whole, DB size against the 4 % rule [004, 000], and BlueFS use against its share of the
+main device (newer Ceph's BLUESTORE_BLUEFS_OVERSIZED)."""
 
 from __future__ import annotations
 
 from ...panel_queries import CL, OSD, config, m, top
-from ...panel_spec import CRIT, NONZERO_BAD, OK, SOON, WARN, Panel, Query, bars, dashed, runbook, st, ts
+from ...panel_spec import CRIT, NONZERO_BAD, OK, SOON, WARN, Panel, Query, bars, dashed, right_axis, runbook, st, ts
 
 STARTED = runbook("CephScaleBluefsSpilloverStarted")
 SPREADING = runbook("CephScaleBluefsSpilloverSpreading")
 DB_SHARE = runbook("CephScaleBluefsDbShareBelowMin")
 DB_NEXT_LEVEL = runbook("CephScaleBluefsDbNextLevelSoon")
+OVERSIZED = runbook("CephScaleBluefsOversized")
 
 
 def spilling_osds_glance() -> Panel:
@@ -177,4 +179,27 @@ def next_level_time() -> Panel:
         thresholds=SOON,
         w=24,
         h=6,
+    )
+
+
+def main_device_share() -> Panel:
+    return ts(
+        "BlueFS use as a share of the main device vs bluefs_warn_ratio",
+        "percentunit",
+        [
+            Query(m("ceph_scale_bluefs_main_device_share_ratio", OSD), f"{CL} {{{{ceph_daemon}}}}"),
+            Query(m("ceph_scale_bluefs_oversized_osds"), f"{CL} OSDs past the ratio"),
+            Query(config("bluefs_warn_ratio"), f"{CL} ratio (bluefs_warn_ratio)"),
+        ],
+        desc="BlueFS used (DB + WAL + spilled) / main device, newer Ceph's BLUESTORE_BLUEFS_OVERSIZED "
+        "(bluestore_bluefs_warn_ratio, 6 %) on every release: the OSDs past the ratio, or the highest one "
+        "while none is. Spillover is not this: the 10B cluster's "
+        "296 spilling OSDs stayed under 3 % [004]. Dashed: the ratio; right axis: OSDs past it.",
+        runbook=OVERSIZED,
+        overrides=[
+            dashed(".*ratio \\(bluefs_warn_ratio\\)"),
+            right_axis(".*OSDs past the ratio", "none", "OSDs past the ratio"),
+        ],
+        min_val=0,
+        w=24,
     )

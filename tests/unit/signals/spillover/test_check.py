@@ -17,8 +17,8 @@ def spill(shares=(0.05, 0.01), soon=()) -> SpilloverResult:
     return SpilloverResult(osds, tuple(soon), 0, 0.0, below)
 
 
-def test_the_folders_two_checks():
-    assert [c.code for c in CHECKS] == ["SCALE_DB_SHARE_LOW", "SCALE_BLUEFS_SPILL_SOON"]
+def test_the_folders_three_checks():
+    assert [c.code for c in CHECKS] == ["SCALE_DB_SHARE_LOW", "SCALE_BLUEFS_SPILL_SOON", "SCALE_BLUEFS_OVERSIZED"]
 
 
 def test_db_share_lists_the_osds_below_the_studys_minimum():
