@@ -44,7 +44,9 @@ from .signals.signal_input import SignalInput
 from .signals.spillover import check as spillover_check
 from .signals.spillover import derive as spillover
 from .signals.spillover import status as spillover_status
+from .signals.tenants import check as tenants_check
 from .signals.tenants import derive as tenants
+from .signals.tenants import status as tenants_status
 from .snapshot import Snapshot
 
 
@@ -219,7 +221,14 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             families_after=rgw_running_families,
         ),
         SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",)),
-        SignalSpec("tenants", tenants, tenants.TenantsState, alerts=False, inputs=("buckets",)),
+        SignalSpec(
+            "tenants",
+            tenants,
+            tenants.TenantsState,
+            inputs=("buckets",),
+            checks=tenants_check.CHECKS,
+            status=tenants_status.SECTION,
+        ),
         SignalSpec(
             "scrub", scrub, scrub.ScrubState, inputs=("pgs",), checks=scrub_check.CHECKS, status=scrub_status.SECTION
         ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from grafana_foundation_sdk.builders import dashboard as db
 
 from ceph_scale.core.signals.reshard import panels as reshard
+from ceph_scale.core.signals.tenants import panels as tenants
 
 from ..board_frame import new_board
 
@@ -28,6 +29,14 @@ def rgw():
         reshard.top_buckets(),
         reshard.to_preshard(),
         reshard.next_to_reshard(),
+        db.Row("Usage per tenant and bucket"),
+        tenants.tenants_table(),
+        tenants.runway_soonest(),
+        tenants.top_buckets_by_bytes(),
+        tenants.top_buckets_by_objects(),
+        tenants.top_buckets_by_growth(),
+        tenants.past_advised_count(),
+        tenants.past_advised_list(),
     ]
     return new_board(
         "rgw-resharding",

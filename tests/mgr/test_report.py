@@ -31,6 +31,7 @@ STUDY_STATUS = {
     "spillover": "WARN",  # every odd-numbered OSD has 1 GB on the slow device: 159 of 318 spill
     "fill": "WARN",  # 1 TB more used each minute: the 80 % target is hours away (SCALE_FILL_HEADROOM)
     "reshard": "WARN",  # buckets at and past the per-shard limit (SCALE_RESHARD_SOON), one queued
+    "tenants": "OK",  # no bucket quotas in the study's buckets: no runway to judge
     "scrub": "WARN",  # scrub stamps up to 19 days and deep scrub stamps up to 29 days old: overdue PGs
     "load": "OK",  # 1,181 PUT/s and 787 GET/s over 317 HDD OSDs: 0.09 x the baseline; no OSD at 2 x the mean
     "plunge": "WARN",  # S3 ops 60 % below their baseline from 1030 s on while the clients' demand held

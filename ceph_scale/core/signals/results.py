@@ -22,6 +22,7 @@ from .plunge.result import PlungeResult
 from .reshard.result import ReshardResult
 from .scrub.result import ScrubResult
 from .spillover.result import SpilloverResult
+from .tenants.result import UsageSummary
 
 
 @dataclass
@@ -36,6 +37,7 @@ class SignalResults:
     bucket_watch: BucketPollResult | None = None
     degraded: DegradedResult | None = None
     plunge: PlungeResult | None = None
+    tenants: UsageSummary | None = None
 
     def of(self, signal: str) -> object | None:
         """The result of the signal of that name; None for a signal that judges nothing."""

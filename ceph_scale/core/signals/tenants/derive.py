@@ -31,7 +31,8 @@ from ...snapshot import Bucket
 from ...trend import Fit, fit
 from ..signal_input import SignalInput
 from .buckets import OTHERS, bucket_families
-from .state import BucketRefs, TenantRunway, TenantsState, TenantUsage, UsageSummary, split_owner
+from .result import TenantGrowth, TenantRunway, TenantUsage, UsageSummary
+from .state import BucketRefs, TenantsState, split_owner
 
 __all__ = ["TenantsState", "derive"]  # the registry's row: its derivation and its state
 
@@ -134,7 +135,7 @@ def tenant_runways(state: TenantsState, top: tuple[TenantUsage, ...], th: Thresh
 
 def tenant_families(
     now: float, top: tuple[TenantUsage, ...], others: TenantUsage | None, state: TenantsState, th: Thresholds
-) -> tuple[list[Family], list[TenantRunway]]:
+) -> tuple[list[Family], list[TenantRunway], list[TenantGrowth]]:
     size_f = gauge("rgw_tenant_bytes", "Bytes (size_actual) of the tenant's buckets; user=\"(others)\" sums "
                    "the tenants past rgw_tenant_series.", *TENANT_LABELS)  # fmt: skip
     objects_f = gauge("rgw_tenant_objects", "Objects in the tenant's buckets.", *TENANT_LABELS)
@@ -149,6 +150,7 @@ def tenant_families(
                              "(0 within noise).", *TENANT_LABELS)  # fmt: skip
     quota_f = gauge("rgw_tenant_quota", "The tenant's bucket quotas summed, where every bucket it owns has "
                     "one of that kind.", *TENANT_LABELS, "quota")  # fmt: skip
+    growths: list[TenantGrowth] = []
     for u in (*top, *((others,) if others is not None else ())):
         labels = split_owner(u.owner) if u is not others else ("", OTHERS)
         size_f.add(u.bytes, *labels)
@@ -159,10 +161,14 @@ def tenant_families(
         if trend is None:
             continue
         span_f.add(trend.span(), *labels)
+        slopes = []
         for i, family in ((0, bytes_growth_f), (1, objects_growth_f)):
             growth = fit(trend.column(i), th.forecast_min_span_seconds)
             if growth is not None:
                 family.add(growth.slope, *labels)
+                slopes.append(growth.slope)
+        if len(slopes) == 2:
+            growths.append(TenantGrowth(u.owner, slopes[0], slopes[1]))
         for kind, quota in (("bytes", u.quota_bytes), ("objects", u.quota_objects)):
             if quota is not None:
                 quota_f.add(quota, *labels, kind)
@@ -177,7 +183,7 @@ def tenant_families(
         runway_f.add(r.seconds, *labels, r.quota, "true" if r.bounded else "false")
         lower_f.add(r.lower_seconds, *labels, r.quota)
     families = [size_f, objects_f, count_f, age_f, span_f, bytes_growth_f, objects_growth_f, quota_f]
-    return families + [runway_f, lower_f], runways
+    return families + [runway_f, lower_f], runways, growths
 
 
 def derive(given: SignalInput, state: TenantsState) -> list[Family]:
@@ -188,6 +194,7 @@ def derive(given: SignalInput, state: TenantsState) -> list[Family]:
     if state.derived is not None and state.derived[0] == now and state.derived[1] == th:
         # The same poll derived again (the other sources come more often): 100,000 buckets are not
         # summed again for the same figures.
+        given.results.tenants = state.summary
         return [dataclasses.replace(f, samples=list(f.samples)) for f in state.derived[2]]
     usages = tenant_usage(part.buckets, now)
     ranked = heapq.nlargest(th.rgw_tenant_series, usages.values(), key=lambda u: (u.bytes, u.objects, u.owner))
@@ -206,9 +213,12 @@ def derive(given: SignalInput, state: TenantsState) -> list[Family]:
         gauge("rgw_tenants", "Bucket owners among the buckets with stats read.").add(len(usages)),
         gauge("rgw_tenants_summed", 'Tenants past rgw_tenant_series, summed into user="(others)".').add(len(rest)),
     ]
-    tenant_fams, runways = tenant_families(now, top, others, state, th)
+    tenant_fams, runways, growths = tenant_families(now, top, others, state, th)
     bucket_fams, past, named = bucket_families(part.buckets, rates, th)
-    state.summary = UsageSummary(len(usages), len(part.buckets), top, others, tuple(runways), past, named)
+    state.summary = UsageSummary(
+        len(usages), len(part.buckets), top, others, tuple(runways), past, named, now, tuple(growths)
+    )
+    given.results.tenants = state.summary
     out = families + tenant_fams + bucket_fams
     state.derived = (now, th, [dataclasses.replace(f, samples=list(f.samples)) for f in out])
     return out

@@ -10,54 +10,19 @@ own Bucket records (shared, not copied): two dict slots per bucket.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from ...config import Thresholds
 from ...families import Family
 from ...snapshot import Bucket
 from ...trend import Trend
+from .result import TenantUsage, UsageSummary
 
 
 def split_owner(owner: str) -> tuple[str, str]:
     """RGW writes a tenant's user as `tenant$user`; its labelled counters name them `tenant`, `user`."""
     tenant, sep, user = owner.partition("$")
     return (tenant, user) if sep else ("", owner)
-
-
-@dataclass(frozen=True)
-class TenantUsage:
-    owner: str
-    buckets: int
-    bytes: int
-    objects: int
-    oldest_stats_at: float  # the oldest last read of its buckets: how old its figures are
-    # The sum of its buckets' quotas where every one of its buckets has one (it can hold no more),
-    # else None: a bucket without a quota leaves the tenant unbounded.
-    quota_bytes: int | None
-    quota_objects: int | None
-
-
-@dataclass(frozen=True)
-class TenantRunway:
-    owner: str
-    quota: str  # "bytes" or "objects"
-    seconds: float  # to the quota at the fitted growth; +Inf when not growing
-    lower_seconds: float  # at the fastest growth the fit allows
-    bounded: bool  # held to plan_max_extrapolation x the history: at least this long
-
-
-@dataclass(frozen=True)
-class UsageSummary:
-    """What the signal judged at its last derivation, for `ceph scale status` and the health checks."""
-
-    tenants: int
-    buckets: int
-    top: tuple[TenantUsage, ...]  # the tenants with their own series, largest first
-    others: TenantUsage | None  # the rest summed, None when every tenant has its series
-    runways: tuple[TenantRunway, ...]
-    past_advised: int  # buckets past rgw_bucket_objects_advised
-    past_advised_top: tuple[tuple[str, int], ...]  # (bucket key, objects) of the largest of them
 
 
 class BucketRefs:
