@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-from ceph_scale.core.advisor import render
+from ceph_scale.core.advisor import render, whatif_render
 from ceph_scale.core.config import SETTINGS, ConfigError
 from ceph_scale.core.derive import VERSION
 from ceph_scale.core.registry import SOURCES
@@ -124,6 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --once: print, instead of the metrics, when each study limit will be reached and what to add "
         "to hold the target date (docs/runway.md); its growth comes from --state-file's history, so run it "
         "with one, e.g. from cron",
+    )
+    p.add_argument(
+        "--size-for",
+        metavar="SPEC",
+        default=None,
+        help="size a cluster not yet built and exit, no Ceph needed (docs/sizing.md): SPEC is key=value,... e.g. "
+        "objects=1e9,object_size=64KiB,ec=4+2,put_ops=6000,get_ops=9000,growth=5e6,hdd_size=16TB,hdds_per_host=16; "
+        "thresholds from --config.file; --plan json for JSON",
     )
     p.add_argument("--log.level", dest="log_level", default="info", choices=("debug", "info", "warning", "error"))
     p.add_argument("--version", action="version", version=f"ceph-scale-exporter {VERSION}")
@@ -255,6 +263,21 @@ def plan_text(collector: Collector, form: str) -> str:
     return render.as_json(advice, cluster, pretty=True) + "\n" if form == "json" else render.as_text(advice, cluster)
 
 
+def size_for(args: argparse.Namespace) -> int:
+    """`--size-for`: the sizing of a cluster not yet built, with the thresholds of --config.file."""
+    try:
+        if args.once:
+            raise ConfigError("--size-for needs no cluster: not with --once")
+        cfg = config_file.parse(read_config_file(args.config_file), {s.name for s in ALL_SOURCES})
+        sys.stdout.write(
+            whatif_render.report(args.size_for, cfg.thresholds, "json-pretty" if args.plan == "json" else "text")
+        )
+    except ConfigError as e:
+        print(f"ceph-scale-exporter: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def bound_malloc_arenas() -> None:
     """glibc makes a malloc arena per thread that allocates at once, up to 8 per core, and keeps
     them: a monitor outage's librados threads grew RSS 19 % in an hour (45 to 61 MB) that 2 arenas
@@ -270,6 +293,8 @@ def bound_malloc_arenas() -> None:
 def main(argv: list[str] | None = None) -> int:
     bound_malloc_arenas()
     args = build_parser().parse_args(argv)
+    if args.size_for is not None:
+        return size_for(args)
     if args.artefacts:
         try:
             sys.stdout.write(artefacts.describe())

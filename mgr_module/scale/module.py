@@ -43,11 +43,11 @@ except ImportError as e:  # the bundled core is missing: a copy of the module ma
     all_specs = None  # type: ignore[assignment]
 
 if not _IMPORT_ERROR:
-    from ceph_scale.core.advisor import render as advice
     from ceph_scale.core.derive import DerivationState
 
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, source_schedule
+    from .plan_command import plan_reply, size_reply
     from .report import build_report, render_json, render_text
     from .rgw import with_stored_keys
     from .sources import RGW_SOURCES, counters_reply, manager_rados, source_functions
@@ -341,17 +341,17 @@ class Module(MgrModule):
         return 0, render_text(report), ""
 
     @read_command("scale plan")
-    def scale_plan(self, format: Optional[str] = None) -> tuple[int, str, str]:
+    def scale_plan(self, format: Optional[str] = None, size_for: Optional[str] = None) -> tuple[int, str, str]:
         """When each study limit will be reached at its fitted growth, and what to add to hold the
-        target date with a failure domain lost (--format json for machines)"""
+        target date with a failure domain lost (--format json for machines); --size-for
+        objects=1e9,object_size=64KiB,ec=4+2,... sizes a cluster not yet built (docs/sizing.md)"""
+        if size_for is not None:
+            return size_reply(size_for, self.thresholds, format)
         collector = self.collector
         latest = collector.state.runway.advice if collector is not None else None
         if latest is None:
             return -errno.EAGAIN, "", "mgr/scale: no data collected yet"
-        cluster = self._cluster_label() or self._fsid_value()
-        if format in ("json", "json-pretty"):
-            return 0, advice.as_json(latest, cluster, pretty=format == "json-pretty"), ""
-        return 0, advice.as_text(latest, cluster), ""
+        return plan_reply(latest, self._cluster_label() or self._fsid_value(), format)
 
     @read_command("scale counters")
     def scale_counters(self) -> tuple[int, str, str]:

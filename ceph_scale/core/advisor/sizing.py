@@ -28,22 +28,37 @@ def hdds_by_fill(m: Measured, th: Thresholds, lost: float, raw: Growth | None = 
     failure domain's capacity is gone and its data recovered onto the rest; `raw`: the raw
     growth as bounded (bounds.held_growth), else the fitted one."""
     raw = raw if raw is not None else m.raw_used
-    if raw is None or m.hdd_osds <= 0 or m.hdd_bytes <= 0 or lost >= 1:
+    if raw is None or m.hdd_osds <= 0:
         return None
-    raw_needed = raw.at(m.horizon) / th.fill_target_ratio / (1 - lost)
-    return max(0, math.ceil((raw_needed - m.other_raw_bytes) / m.hdd_bytes))
+    return hdds_for_raw(raw.at(m.horizon), m.hdd_bytes, m.other_raw_bytes, th, lost)
+
+
+def hdds_for_raw(raw_bytes: float, hdd_bytes: float, other_raw_bytes: float, th: Thresholds, lost: float) -> int | None:
+    """HDDs of `hdd_bytes` holding `raw_bytes` under the fill target with `lost` of them gone."""
+    if hdd_bytes <= 0 or lost >= 1:
+        return None
+    raw_needed = raw_bytes / th.fill_target_ratio / (1 - lost)
+    return max(0, math.ceil((raw_needed - other_raw_bytes) / hdd_bytes))
 
 
 def hdds_by_ops(m: Measured, th: Thresholds, drop_put: float, drop_get: float) -> int | None:
     """Enough HDDs that the S3 load at the target date stays within the per-HDD baseline with
     the study's degraded drop applied: ops (60 PUT / 90 GET) or bytes (34 / 37 MB/s) [004]."""
-    if "put_ops" not in m.s3 or drop_put >= 1 or drop_get >= 1:
+    if "put_ops" not in m.s3:
         return None
-    s3, h = m.s3, m.horizon
-    ops = s3["put_ops"].at(h) / th.baseline_put_ops_per_hdd / (1 - drop_put)
-    ops += s3["get_ops"].at(h) / th.baseline_get_ops_per_hdd / (1 - drop_get)
-    nbytes = s3["put_bytes"].at(h) / th.baseline_put_bytes_per_hdd / (1 - drop_put)
-    nbytes += s3["get_bytes"].at(h) / th.baseline_get_bytes_per_hdd / (1 - drop_get)
+    load = {name: g.at(m.horizon) for name, g in m.s3.items()}
+    return hdds_for_load(load, th, drop_put, drop_get)
+
+
+def hdds_for_load(s3: dict[str, float], th: Thresholds, drop_put: float, drop_get: float) -> int | None:
+    """HDDs for the S3 rates `s3` (put_ops, get_ops, put_bytes, get_bytes per second) within the
+    per-HDD baseline, the degraded drop applied [004]."""
+    if drop_put >= 1 or drop_get >= 1:
+        return None
+    ops = s3["put_ops"] / th.baseline_put_ops_per_hdd / (1 - drop_put)
+    ops += s3["get_ops"] / th.baseline_get_ops_per_hdd / (1 - drop_get)
+    nbytes = s3["put_bytes"] / th.baseline_put_bytes_per_hdd / (1 - drop_put)
+    nbytes += s3["get_bytes"] / th.baseline_get_bytes_per_hdd / (1 - drop_get)
     return math.ceil(max(ops, nbytes) - 1e-9)
 
 
@@ -81,15 +96,20 @@ def pools(m: Measured, hdds_added: int, max_pg_per_osd: int = 0) -> tuple[PoolPl
     out = []
     for p in m.pools:
         planned = p.pgs
-        if total > 0 and p.width > 0 and osds > 0:
-            ideal = m.target_pg_per_osd * osds * p.raw_used_bytes / total / p.width
-            if ideal >= 1:
-                planned = 2 ** round(math.log2(ideal))
-                if max_pg_per_osd > 0:
-                    planned = min(planned, max_pgs(osds, p.width, max_pg_per_osd))
-                planned = max(p.pgs, planned)
+        if total > 0:
+            planned = max(p.pgs, pool_pgs(m.target_pg_per_osd, osds, p.raw_used_bytes / total, p.width, max_pg_per_osd))
         out.append(PoolPlan(p.pool_id, p.name, p.pgs, planned))
     return tuple(out)
+
+
+def pool_pgs(target_pg_per_osd: int, osds: int, share: float, width: int, max_pg_per_osd: int = 0) -> int:
+    """PGs for a pool holding `share` of the raw use: mon_target_pg_per_osd over its width, to a
+    power of two, at most what mon_max_pg_per_osd allows (0: unbounded); 0: too small to say."""
+    ideal = target_pg_per_osd * osds * share / width if width > 0 and osds > 0 else 0.0
+    if ideal < 1:
+        return 0
+    planned = int(2 ** round(math.log2(ideal)))
+    return min(planned, max_pgs(osds, width, max_pg_per_osd)) if max_pg_per_osd > 0 else planned
 
 
 def db_plan(m: Measured, th: Thresholds, notes: list[str], bounded: dict[str, str]) -> dict[str, Any]:
@@ -142,15 +162,36 @@ def rgws(m: Measured, th: Thresholds, lost: float, notes: list[str]) -> int | No
         return None
     now = rgw_load(m, th)
     if now is not None and now[0] > 1:
-        put, get = m.s3["put_ops"].now / m.rgw_instances, m.s3["get_ops"].now / m.rgw_instances
-        # The op that takes the larger share of the per-RGW figure is the one to re-measure.
-        op = "put" if put / th.rgw_put_ops_per_instance >= get / th.rgw_get_ops_per_instance else "get"
         notes.append(
-            f"each RGW carries {put:,.0f} PUT/s and {get:,.0f} GET/s now, {now[0]:.0%} of the per-RGW figure "
-            f"({th.rgw_put_ops_per_instance:,.0f} PUT / {th.rgw_get_ops_per_instance:,.0f} GET ops/s [000]); "
-            f"if they sustain it without latency growing, raise rgw_{op}_ops_per_instance to what they carry"
+            rgw_figure_note(m.s3["put_ops"].now / m.rgw_instances, m.s3["get_ops"].now / m.rgw_instances, now[0], th)
         )
-    return math.ceil(load[0] * m.rgw_instances / (1 - lost) - 1e-9)
+    return rgws_for_load(load[0] * m.rgw_instances, lost)
+
+
+def rgws_for_load(load: float, lost: float) -> int | None:
+    """RGWs for `load` per-RGW figures of work once `lost` of them are gone."""
+    return math.ceil(load / (1 - lost) - 1e-9) if lost < 1 else None
+
+
+def sustained_figures(put: float, get: float, load: float, th: Thresholds) -> dict[str, float]:
+    """The per-RGW figures that RGWs carrying `put` and `get` ops/s each, `load` (> 1) of the
+    figures, show they sustain: each figure of an op they carry, times the load, so the same
+    work reads 100 %. Under a mixed load neither op alone reaches its figure: raising one figure
+    to what the RGWs carry of that op would lower it."""
+    figures = {"put": (put, th.rgw_put_ops_per_instance), "get": (get, th.rgw_get_ops_per_instance)}
+    return {op: figure * load for op, (carried, figure) in figures.items() if carried > 0}
+
+
+def rgw_figure_note(put: float, get: float, load: float, th: Thresholds) -> str:
+    carried = " and ".join(f"{v:,.0f} {op.upper()}/s" for op, v in (("put", put), ("get", get)) if v > 0)
+    raise_to = " and ".join(
+        f"rgw_{op}_ops_per_instance to {v:,.0f}" for op, v in sustained_figures(put, get, load, th).items()
+    )
+    return (
+        f"each RGW carries {carried} now, {load:.0%} of the per-RGW figure "
+        f"({th.rgw_put_ops_per_instance:,.0f} PUT / {th.rgw_get_ops_per_instance:,.0f} GET ops/s [000]); "
+        f"if they sustain it without latency growing, raise {raise_to}"
+    )
 
 
 def plan(m: Measured, th: Thresholds) -> Plan:
