@@ -1,6 +1,6 @@
 """Rule cost: the recording rules evaluated by a real Prometheus over 100 study-scale clusters.
 
-    python -m bench.rules [--clusters 100] [--hours 3] [--rules rules/recording.yml]
+    python -m bench.rules [--clusters 100] [--hours 3] [--rules FILE ...]
 
 1. The series: the exporter's own exposition of the synthetic 1x study cluster
    (bench.synth, 318 OSDs), reduced to the families the rule files read, copied
@@ -10,9 +10,14 @@
    `promtool tsdb create-blocks-from openmetrics`.
 3. A real Prometheus (/usr/bin/prometheus, free port, its own temporary
    directory, stopped by its PID) loads the blocks and the rule files and
-   evaluates every group --evaluations times.
+   evaluates every group --evaluations times (default files: the shipped
+   rules/recording.yml and rules/alerts.yml, as a fleet loads them).
 4. Reported: prometheus_rule_group_last_duration_seconds (and the samples each
-   group wrote) per group, with the series count and the time span.
+   group wrote) per group, with the series count and the time span, and the
+   CPU-seconds of one round: Prometheus' process_cpu_seconds_total over the
+   rounds after the first (which also loads the blocks), divided by the
+   rounds that elapsed (elapsed time / --interval). Nothing else runs in it:
+   nothing is scraped, only this command's polls of /metrics and the rules API.
 
 The data ends a little before Prometheus starts, so that the 5 m windows of
 the rules see it; nothing is scraped. Needs promtool and prometheus on PATH.
@@ -138,8 +143,20 @@ def own_metrics(port: int) -> dict[str, list[tuple[dict, float]]]:
     return out
 
 
+def process_cpu(port: int) -> float:
+    """Prometheus' own process_cpu_seconds_total."""
+    return sum(value for _, value in own_metrics(port).get("process_cpu_seconds_total", []))
+
+
+def parse_seconds(duration: str) -> float:
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", duration)
+    if m is None:
+        raise SystemExit(f"--interval: {duration!r} is not a duration like 30s or 1m")
+    return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
 def rules_api(port: int) -> list:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rules?type=record", timeout=30) as r:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rules", timeout=30) as r:
         return json.loads(r.read())["data"]["groups"]
 
 
@@ -147,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.rules", description=__doc__.split("\n\n")[0])
     p.add_argument("--clusters", type=int, default=100)
     p.add_argument("--hours", type=float, default=3.0)
-    p.add_argument("--rules", action="append", help="rule file (repeatable; default rules/recording.yml)")
+    p.add_argument(
+        "--rules", action="append", help="rule file (repeatable; default rules/recording.yml and rules/alerts.yml)"
+    )
     p.add_argument("--interval", default="30s", help="group evaluation interval (default 30s)")
     p.add_argument("--evaluations", type=int, default=4, help="evaluations of each group to wait for (default 4)")
     p.add_argument(
@@ -161,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", help="also write the figures to this file")
     args = p.parse_args(argv)
-    rule_files = [Path(r).resolve() for r in (args.rules or [str(REPO / "rules" / "recording.yml")])]
+    default_files = [str(REPO / "rules" / "recording.yml"), str(REPO / "rules" / "alerts.yml")]
+    rule_files = [Path(r).resolve() for r in (args.rules or default_files)]
     for tool in ("promtool", "prometheus"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} not found (apt install prometheus)")
@@ -255,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         durations: dict[str, list[float]] = {}
         written: dict[str, float] = {}
         seen: dict[str, float] = {}
-        while min((len(v) for v in durations.values()), default=0) < args.evaluations:
+        groups = len(rules_api(port))
+        first_round: tuple[float, float] | None = None  # (time, CPU seconds) once every group has run once
+        while min((len(v) for v in durations.values()), default=0) < args.evaluations or len(durations) < groups:
             if time.time() > deadline:
                 raise RuntimeError("the rule groups did not evaluate in time")
             time.sleep(2)
@@ -265,7 +287,17 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 seen[name] = last
                 durations.setdefault(name, []).append(float(group["evaluationTime"]))
+            if first_round is None and len(durations) == groups:
+                first_round = (time.time(), process_cpu(port))
+        active = {
+            (r["metric"]["alertname"], r["metric"]["alertstate"]): int(float(r["value"][1]))
+            for r in query(port, "count by (alertname, alertstate) (ALERTS)")
+        }
         own = own_metrics(port)
+        cpu_end, t_end = process_cpu(port), time.time()
+        assert first_round is not None
+        rounds = (t_end - first_round[0]) / parse_seconds(args.interval)
+        cpu_per_round = (cpu_end - first_round[1]) / rounds
         metric = {
             labels["rule_group"].split(";")[-1]: value
             for labels, value in own.get("prometheus_rule_group_last_duration_seconds", [])
@@ -296,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         "data_gap_seconds": gap,
         "rule_files": [str(f.relative_to(REPO)) if f.is_relative_to(REPO) else str(f) for f in rule_files],
         "evaluation_failures": failures,
+        "cpu_seconds_per_round": cpu_per_round,
+        "active_alerts": {f"{name} {state}": n for (name, state), n in sorted(active.items())},
+        "rounds_measured": rounds,
         "prometheus_rss_mb": rss[0] / 1e6 if rss else None,
         "groups": {
             g: {
@@ -322,6 +357,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{v['max_duration_seconds'] * 1000:7.1f} ms {v['samples_written'] or 0:12,.0f}"
         )
     print(f"  all groups, last evaluation: {total * 1000:.1f} ms; evaluation failures: {failures:g}")
+    out = sum(g["samples_written"] or 0 for g in result["groups"].values())
+    print(
+        f"  one round: {cpu_per_round:.2f} CPU-seconds of Prometheus (over {rounds:.1f} rounds) "
+        f"for {result['series']:,} series read, {out:,.0f} written"
+    )
+    if active:
+        # A pending or firing alert expands its annotations every round: their queries are in the cost.
+        print("  active alerts (each expands its annotations, queries included, every round):")
+        for (name, state), n in sorted(active.items()):
+            print(f"    {name} {state}: {n}")
     if result["prometheus_rss_mb"]:
         print(f"  Prometheus RSS: {result['prometheus_rss_mb']:,.0f} MB")
     if args.json:

@@ -83,7 +83,9 @@ def test_every_family_of_a_study_scale_snapshot_is_documented():
 
     core = [f for f in families if not usage_family(f.name)]
     usage = [f for f in families if usage_family(f.name)]
-    assert sum(len(f.samples) for f in core) <= 3100
+    # +12 for the per-class hot HDD OSDs (top-K, hottest, count) the hot-spot alert reads instead of
+    # recording ~640 per-OSD series per cluster.
+    assert sum(len(f.samples) for f in core) <= 3120
     assert 0 < sum(len(f.samples) for f in usage) <= series_budget(Thresholds())
 
 

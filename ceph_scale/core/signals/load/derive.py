@@ -14,6 +14,7 @@ from ...families import Family, counter, gauge
 from ...history import KeyedRates
 from ...snapshot import Snapshot
 from ..signal_input import SignalInput
+from .hdd_hotspots import hdd_hotspot_families
 from .result import Hotspot, LoadResult, PerHddLoad
 
 
@@ -126,6 +127,7 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
         per_osd = gauge("osd_ops_per_second", "Client op rate of each OSD.", "ceph_daemon", "op")
         up = {o.osd_id for o in snap.osd_map.osds if o.up} if snap.osd_map else None
         totals: dict[int, float] = {}
+        all_ops: dict[int, float] = {}
         for c in sorted(perf.osd_ops, key=lambda c: c.osd_id):
             daemon = f"osd.{c.osd_id}"
             read, write = state.osd.rate((c.osd_id, "read")), state.osd.rate((c.osd_id, "write"))
@@ -133,9 +135,11 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
                 continue
             per_osd.add(read, daemon, "read").add(write, daemon, "write")
             osd_rates = True
+            all_ops[c.osd_id] = read + write
             if up is None or c.osd_id in up:
                 totals[c.osd_id] = read + write
         families.append(per_osd)
+        families += hdd_hotspot_families(snap, th, all_ops)
         if totals:
             mean = sum(totals.values()) / len(totals)
             hot = gauge("osd_hotspot_ratio", "Top-K OSDs by op rate: rate / mean of up OSDs.", "ceph_daemon")

@@ -133,8 +133,11 @@ def db_used_of_usable() -> Panel:
         "DB use / usable DB space",
         "percentunit",
         [
+            # Divided here, for the OSDs shown, rather than recorded for every OSD of a fleet.
             Query(
-                m("cluster_ceph_daemon:ceph_scale_bluefs_db_used_of_usable:ratio", OSD),
+                f"max by (cluster, ceph_daemon) ({m('ceph_scale_bluefs_db_used_bytes', OSD)})"
+                " / on (cluster, ceph_daemon) "
+                f"(max by (cluster, ceph_daemon) ({m('ceph_scale_bluefs_db_usable_bytes', OSD)}) > 0)",
                 f"{CL} {{{{ceph_daemon}}}}",
             )
         ],
