@@ -9,13 +9,13 @@ own Bucket records (shared, not copied): two dict slots per bucket.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ...config import Thresholds
 from ...families import Family
 from ...snapshot import Bucket
 from ...trend import Trend
+from ..reshard.derive import BucketGrowth
 from .result import TenantUsage, UsageSummary
 
 
@@ -25,26 +25,9 @@ def split_owner(owner: str) -> tuple[str, str]:
     return (tenant, user) if sep else ("", owner)
 
 
-class BucketRefs:
+class BucketRefs(BucketGrowth):
     """Each bucket's usage at two reference reads, the older between half a window and a window
-    old (as the reshard signal's BucketGrowth): a rate per bucket without a series per bucket."""
-
-    def __init__(self, window: float) -> None:
-        self.window = window
-        self.older: tuple[float, dict[str, Bucket]] | None = None
-        self.newer: tuple[float, dict[str, Bucket]] | None = None
-
-    def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
-        if self.newer is not None and t <= self.newer[0]:
-            return
-        if self.newer is None or t - self.newer[0] >= self.window / 2:
-            self.older = self.newer
-            self.newer = (t, {b.key: b for b in buckets})
-            return
-        known = self.newer[1]
-        for b in buckets:
-            if b.key not in known:
-                known[b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
+    old (the reshard signal's BucketGrowth): a rate per bucket without a series per bucket."""
 
     def byte_rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Bytes per second of each bucket between its reference read and its latest read
