@@ -191,22 +191,26 @@ class BucketGrowth:
         ref = self.older or self.newer
         return t - ref[0] if ref is not None else 0.0
 
+    def reference(self, b: Bucket, t: float) -> tuple[Bucket, float] | None:
+        """The bucket's reference read and the seconds from it to its latest read: the older
+        reference where it has an earlier read of the bucket (half a window to a window back)."""
+        now = b.stats_at or t
+        for ref in (self.older, self.newer):
+            if ref is None or b.key not in ref[1]:
+                continue
+            before = ref[1][b.key]
+            span = now - (before.stats_at or ref[0])
+            if span > 0:  # else the same read: try the newer reference
+                return before, span
+        return None
+
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
-        """Objects per second of each bucket that grew since its reference read (the older
-        reference where it has an earlier read of the bucket: half a window to a window back)."""
+        """Objects per second of each bucket that grew since its reference read."""
         out = {}
         for b in buckets:
-            now = b.stats_at or t
-            for ref in (self.older, self.newer):
-                if ref is None or b.key not in ref[1]:
-                    continue
-                before = ref[1][b.key]
-                span = now - (before.stats_at or ref[0])
-                if span <= 0:
-                    continue  # the same read: try the newer reference
-                if b.num_objects > before.num_objects:
-                    out[b.key] = (b.num_objects - before.num_objects) / span
-                break
+            ref = self.reference(b, t)
+            if ref is not None and b.num_objects > ref[0].num_objects:
+                out[b.key] = (b.num_objects - ref[0].num_objects) / ref[1]
         return out
 
 

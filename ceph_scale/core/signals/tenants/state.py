@@ -34,17 +34,9 @@ class BucketRefs(BucketGrowth):
         (negative where it shrank: the sums of growth stay exact)."""
         out = {}
         for b in buckets:
-            now = b.stats_at or t
-            for ref in (self.older, self.newer):
-                if ref is None or b.key not in ref[1]:
-                    continue
-                before = ref[1][b.key]
-                span = now - (before.stats_at or ref[0])
-                if span <= 0:
-                    continue
-                if b.size_bytes != before.size_bytes:
-                    out[b.key] = (b.size_bytes - before.size_bytes) / span
-                break
+            ref = self.reference(b, t)
+            if ref is not None and b.size_bytes != ref[0].size_bytes:
+                out[b.key] = (b.size_bytes - ref[0].size_bytes) / ref[1]
         return out
 
 
