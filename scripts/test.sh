@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 (cd mgr_module && MYPYPATH=.. ../.venv/bin/mypy --no-namespace-packages --config-file ../pyproject.toml scale compat)
 # Dead code in every Python directory, tests included (they are what calls the test harness):
 # whatever is unused and not in the allowlist of framework hooks (scripts/vulture_allowlist.py).
-.venv/bin/vulture ceph_scale exporter mgr_module bench cluster dashboards demo deploy docker previews rules scripts tests --min-confidence 60
+.venv/bin/vulture ceph_scale exporter mgr_module bench cluster dashboards demo deploy docker previews replay rules scripts tests --min-confidence 60
 # The newer releases' roots (built once per machine, cached under /var/tmp) are built while
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}

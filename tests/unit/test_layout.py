@@ -3,7 +3,7 @@ an install step, and no product file has several jobs' worth of lines.
 
 Product: what is installed or loaded (the core and its I/O, the exporter, the manager module, the
 boards, the rules, the deploy bundles, the image's helper). Development tooling: the benchmark, the test cluster,
-the demo, the previews, the scripts and the tests. A product module that imported tooling would
+the demo, the previews, the replay, the scripts and the tests. A product module that imported tooling would
 ship, or fail on, code that is never installed.
 """
 
@@ -19,7 +19,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCT = ("ceph_scale", "exporter", "mgr_module", "dashboards", "rules", "deploy", "docker")
-DEV_TOOLING = ("bench", "cluster", "demo", "previews", "scripts", "tests")
+DEV_TOOLING = ("bench", "cluster", "demo", "previews", "replay", "scripts", "tests")
 MAX_LINES = 400
 # What the pure core may not import, the top-level module or any of its submodules: I/O (sockets,
 # threads, processes, HTTP, librados) belongs in ceph_scale/io.

@@ -1,0 +1,208 @@
+"""A scenario file (YAML, replay/README.md) read into plain records, every field checked.
+
+Durations are Prometheus-style strings ("90s", "15m", "2h", "3d", "1d2h") or seconds; an
+event's `at` is its offset from the start of the span. A wrong field names itself, the file and
+the cluster in one line (ScenarioError), never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EVENT_KINDS = (
+    "node_down",  # every OSD of one node down for `for`; `noout: true` keeps them in
+    "failed_scrape",  # one scrape of the exporter fails: up 0, every series stale once
+    "exporter_restart",  # the exporter restarts: one scrape missed, its counters from zero, its saved state restored
+    "mgr_failover",  # the active manager moves: the perf source fails for `for`
+    "leave_fleet",  # the cluster is decommissioned: its target leaves Prometheus for good
+    "reshard",  # one bucket reshards to `shards`, and sits in the reshard queue for `for` before
+)
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+def seconds(value: Any, what: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and re.fullmatch(r"(\d+(\.\d+)?[smhdw])+", value):
+        return sum(float(n) * UNITS[u] for n, _, u in re.findall(r"(\d+(\.\d+)?)([smhdw])", value))
+    raise ScenarioError(f"{what}: {value!r} is not a duration (like 90s, 15m, 2h, 3d)")
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    at: float
+    duration: float = 0.0  # `for`
+    node: int = 0
+    noout: bool = False
+    bucket: int = 0
+    shards: int = 0
+
+
+@dataclass(frozen=True)
+class WorkloadStep:
+    """One slice of the workload's cycle: S3 ops/s per RGW kind for `duration` seconds."""
+
+    duration: float
+    put: float
+    get: float
+
+
+@dataclass(frozen=True)
+class Cluster:
+    name: str
+    nodes: int
+    osds_per_node: int
+    db_bytes: int
+    pgs: int
+    pools: int
+    rgws: int
+    buckets: int
+    bucket_objects: int
+    fill: tuple[float, float]  # OSD fill at the start and at the end of the span
+    spilled_osds: tuple[int, int]  # OSDs with BlueFS spillover, start and end
+    spilled_bytes: tuple[float, float]  # spilled bytes per spilled OSD, start and end
+    overdue_scrub: tuple[int, int]  # PGs not scrubbed in time, start and end
+    overdue_deep: tuple[int, int]  # PGs not deep-scrubbed in time, start and end
+    scrub_window: tuple[float, float] | None  # nightly: (start hour, hours) when scrubs run
+    workload: tuple[WorkloadStep, ...]
+    events: tuple[Event, ...] = ()
+
+    @property
+    def osds(self) -> int:
+        return self.nodes * self.osds_per_node
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    span: float
+    step: float  # scrape and rule evaluation interval
+    pgs_interval: float  # how often the pgs source is read (the costliest, as the sidecar's option)
+    clusters: tuple[Cluster, ...] = field(default_factory=tuple)
+
+
+def pair(raw: dict[str, Any], key: str, what: str, default: Any, kind: type = float) -> tuple[Any, Any]:
+    value = raw.get(key, default)
+    if not isinstance(value, list):
+        value = [value, value]
+    if len(value) != 2:
+        raise ScenarioError(f"{what}.{key}: give one value or [start, end]")
+    try:
+        return kind(value[0]), kind(value[1])
+    except (TypeError, ValueError) as e:
+        raise ScenarioError(f"{what}.{key}: {e}") from None
+
+
+def number(raw: dict[str, Any], key: str, what: str, default: Any = None, kind: type = int) -> Any:
+    if key not in raw and default is None:
+        raise ScenarioError(f"{what}: `{key}` is required")
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ScenarioError(f"{what}.{key}: {value!r} is not a non-negative number")
+    return kind(value)
+
+
+def read_event(raw: Any, what: str, span: float) -> Event:
+    if not isinstance(raw, dict) or raw.get("kind") not in EVENT_KINDS:
+        raise ScenarioError(f"{what}: an event needs `kind`, one of {', '.join(EVENT_KINDS)}")
+    at = seconds(raw.get("at"), f"{what}.at")
+    if at > span:
+        raise ScenarioError(f"{what}.at: {raw.get('at')} is after the end of the span")
+    return Event(
+        raw["kind"],
+        at,
+        seconds(raw.get("for", 0), f"{what}.for"),
+        number(raw, "node", what, 0),
+        bool(raw.get("noout", False)),
+        number(raw, "bucket", what, 0),
+        number(raw, "shards", what, 0),
+    )
+
+
+def read_cluster(raw: Any, what: str, span: float) -> Cluster:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise ScenarioError(f"{what}: a cluster needs a `name`")
+    what = f"{what} {raw['name']}"
+    steps = raw.get("workload") or [{"for": "1h", "put": 0, "get": 0}]
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        raise ScenarioError(f"{what}.workload: a list of {{for, put, get}}")
+    workload = tuple(
+        WorkloadStep(
+            seconds(s.get("for"), f"{what}.workload"),
+            number(s, "put", what, 0.0, float),
+            number(s, "get", what, 0.0, float),
+        )
+        for s in steps
+    )
+    window = raw.get("scrub_window")
+    scrub_window = None
+    if window is not None and not isinstance(window, dict):
+        raise ScenarioError(f"{what}.scrub_window: a mapping {{start_hour, for}}")
+    if window is not None:
+        scrub_window = (
+            number(window, "start_hour", what, 0.0, float),
+            seconds(window.get("for"), f"{what}.scrub_window.for") / 3600,
+        )
+    events = tuple(read_event(e, f"{what}.events[{i}]", span) for i, e in enumerate(raw.get("events") or []))
+    cluster = Cluster(
+        raw["name"],
+        number(raw, "nodes", what),
+        number(raw, "osds_per_node", what),
+        int(number(raw, "db_gb", what, kind=float) * 10**9),
+        number(raw, "pgs", what),
+        number(raw, "pools", what, 7),
+        number(raw, "rgws", what),
+        number(raw, "buckets", what, 0),
+        number(raw, "bucket_objects", what, 50_000),
+        pair(raw, "fill", what, 0.5),
+        pair(raw, "spilled_osds", what, 0, int),
+        pair(raw, "spilled_gb", what, 0.0),
+        pair(raw, "overdue_scrub", what, 0, int),
+        pair(raw, "overdue_deep", what, 0, int),
+        scrub_window,
+        workload,
+        events,
+    )
+    # Spilled sizes are given in GB, kept in bytes.
+    cluster = replace(cluster, spilled_bytes=(cluster.spilled_bytes[0] * 1e9, cluster.spilled_bytes[1] * 1e9))
+    if cluster.osds < 6 or cluster.pgs < cluster.pools:
+        raise ScenarioError(f"{what}: at least 6 OSDs and one PG per pool")
+    if max(cluster.spilled_osds) > cluster.osds or max(cluster.overdue_scrub + cluster.overdue_deep) > cluster.pgs:
+        raise ScenarioError(f"{what}: more spilled OSDs or overdue PGs than the cluster has")
+    for e in events:
+        if e.kind == "node_down" and e.node >= cluster.nodes:
+            raise ScenarioError(f"{what}: node_down of node {e.node}, but the cluster has {cluster.nodes}")
+        if e.kind == "reshard" and e.bucket >= cluster.buckets:
+            raise ScenarioError(f"{what}: reshard of bucket {e.bucket}, but the cluster has {cluster.buckets}")
+    return cluster
+
+
+def load(path: Path) -> Scenario:
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{path}: not a mapping")
+    span = seconds(raw.get("span"), f"{path}: span")
+    step = seconds(raw.get("step", "1m"), f"{path}: step")
+    clusters = raw.get("clusters")
+    if not isinstance(clusters, list) or not clusters:
+        raise ScenarioError(f"{path}: `clusters` must list at least one cluster")
+    return Scenario(
+        str(raw.get("name", path.stem)),
+        span,
+        step,
+        seconds(raw.get("pgs_interval", step), f"{path}: pgs_interval"),
+        tuple(read_cluster(c, f"{path}: clusters[{i}]", span) for i, c in enumerate(clusters)),
+    )

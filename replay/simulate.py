@@ -1,0 +1,177 @@
+"""A scenario's clusters, each polled and scraped as a sidecar and Prometheus would: timestamped
+OpenMetrics for the backfill, and the staleness markers a scrape loop would have written.
+
+At every step, each cluster's answers (replay.cluster) go through the registered parsers
+(`SOURCES[i].parse`) into a Snapshot, through `derive` (one DerivationState per exporter
+process) and the exposition's samples (`exposition.to_client_metrics`, what `render` writes).
+Prometheus's side: the target's labels (job, instance) on every sample, `up`, and on a failed
+scrape, a restart or a target leaving, the staleness markers of the series that went away.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ceph_scale.core import exposition, inputs
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.registry import SOURCES
+from ceph_scale.core.snapshot import Snapshot, SourceStatus
+from replay.cluster import SimCluster
+from replay.scenario import Cluster, Scenario
+
+JOB = "ceph-scale-sidecar"
+START = 1_800_000_000.0  # 2027-01-15 08:00 UTC: the span's first poll
+
+
+def escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def sample_value(v: float) -> str:
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "+Inf" if v > 0 else "-Inf"
+    return repr(float(v))
+
+
+@dataclass
+class Exporter:
+    """One cluster's sidecar and its Prometheus target."""
+
+    spec: Cluster
+    sim: SimCluster
+    instance: str
+    state: DerivationState = field(default_factory=lambda: DerivationState(Thresholds()))
+    parts: dict[str, Any] = field(default_factory=dict)
+    statuses: dict[str, SourceStatus] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    last_read: dict[str, float] = field(default_factory=dict)
+    served: dict[str, dict[str, str]] = field(default_factory=dict)  # series key -> labels of the last scrape
+    gone: bool = False
+
+    def events_at(self, kind: str, off: float, step: float) -> bool:
+        return any(e.kind == kind and off <= e.at < off + step for e in self.spec.events)
+
+    def poll(self, t: float, pgs_interval: float) -> list[tuple[str, dict[str, str], float]]:
+        """The exposition's samples after the sources due at t are read."""
+        failing = {"perf"} if self.sim.active("mgr_failover", t) else set()
+        read_pgs = t - self.last_read.get("pgs", -math.inf) >= pgs_interval
+        answers = self.sim.answers(t, read_pgs)
+        if "perf counters" in answers:
+            answers["perf counters"] = inputs.counters_from_prometheus_text(answers["perf counters"])
+        for spec in SOURCES:
+            if spec.name == "pgs" and not read_pgs:
+                continue
+            interval = pgs_interval if spec.name == "pgs" else None
+            if spec.name in failing:
+                self.failures[spec.name] = self.failures.get(spec.name, 0) + 1
+                last = self.statuses.get(spec.name)
+                self.statuses[spec.name] = SourceStatus(
+                    spec.name, False, 10.0, last.last_success_at if last else None,
+                    "mgr failover: connection refused", self.failures[spec.name], interval,
+                )  # fmt: skip
+                continue
+            self.parts[spec.name] = spec.parse(answers.__getitem__, t)
+            self.last_read[spec.name] = t
+            self.statuses[spec.name] = SourceStatus(
+                spec.name, True, 0.1, t, "", self.failures.get(spec.name, 0), interval
+            )
+        snap = Snapshot(
+            taken_at=t, fsid=synth_fsid(self.spec.name), sources=tuple(self.statuses.values()), **self.parts
+        )
+        families = derive(snap, self.state, cluster=self.spec.name)
+        samples = []
+        for metric in exposition.to_client_metrics(families):
+            for s in metric.samples:
+                samples.append((s.name, {**s.labels, "job": JOB, "instance": self.instance}, s.value))
+        return samples
+
+    def restart(self) -> None:
+        """A new process: counters from zero, the signals' durable state restored."""
+        saved = self.state.durable()
+        self.state = DerivationState(Thresholds())
+        self.state.restore(saved)
+        self.failures.clear()
+
+
+def synth_fsid(name: str) -> str:
+    return f"00000000-0000-4000-8000-{sum(map(ord, name)) % 10**12:012d}"
+
+
+def series_key(name: str, labels: dict[str, str]) -> str:
+    return name + json.dumps(labels, sort_keys=True)
+
+
+@dataclass
+class Counts:
+    series: set[str] = field(default_factory=set)
+    samples: int = 0
+    scrapes: int = 0
+    stale_markers: int = 0
+
+
+def write_scrape(out: IO[str], t: float, samples: list[tuple[str, dict[str, str], float]]) -> None:
+    ts = f"{t:.3f}"
+    for name, labels, value in samples:
+        body = ",".join(f'{k}="{escape(v)}"' for k, v in labels.items())
+        out.write(f"{name}{{{body}}} {sample_value(value)} {ts}\n")
+
+
+def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
+    """Writes the span's OpenMetrics and staleness markers; returns what was written."""
+    counts = Counts()
+    exporters = [Exporter(c, SimCluster(c, START, scenario.span), f"{c.name}-sidecar:9283") for c in scenario.clusters]
+    steps = int(scenario.span // scenario.step)
+    with openmetrics.open("w") as om, stale.open("w") as st:
+        for n in range(steps + 1):
+            t = START + n * scenario.step
+            off = n * scenario.step
+            for ex in exporters:
+                if ex.gone:
+                    continue
+                target = {"job": JOB, "instance": ex.instance}
+                if ex.events_at("leave_fleet", off, scenario.step):
+                    ex.gone = True
+                    counts.stale_markers += mark_stale(st, t, ex, leaving=True)
+                    continue
+                restarting = ex.events_at("exporter_restart", off, scenario.step)
+                if restarting:
+                    ex.restart()
+                if restarting or ex.events_at("failed_scrape", off, scenario.step):
+                    # The exporter keeps polling; this one scrape gets nothing.
+                    ex.sim.move_to(t)
+                    counts.stale_markers += mark_stale(st, t, ex)
+                    write_scrape(om, t, [("up", target, 0.0)])
+                    counts.samples += 1
+                    counts.scrapes += 1
+                    continue
+                samples = ex.poll(t, scenario.pgs_interval)
+                samples.append(("up", target, 1.0))
+                now = {series_key(name, labels): {"__name__": name, **labels} for name, labels, _ in samples}
+                went = [labels for key, labels in ex.served.items() if key not in now]
+                if went:
+                    st.write(json.dumps({"t": t, "series": went}) + "\n")
+                    counts.stale_markers += len(went)
+                ex.served = now
+                write_scrape(om, t, samples)
+                counts.series.update(now)
+                counts.samples += len(samples)
+                counts.scrapes += 1
+        om.write("# EOF\n")
+    return counts
+
+
+def mark_stale(st: IO[str], t: float, ex: Exporter, leaving: bool = False) -> int:
+    """Every series of the target's last scrape goes stale at t; `up` too when the target leaves
+    (else the failed scrape writes it)."""
+    went = [labels for labels in ex.served.values() if leaving or labels["__name__"] != "up"]
+    if went:
+        st.write(json.dumps({"t": t, "series": went}) + "\n")
+    ex.served = {k: v for k, v in ex.served.items() if v["__name__"] == "up"}
+    return len(went)
