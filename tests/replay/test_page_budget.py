@@ -58,13 +58,15 @@ def test_healthy_cluster_pages_nobody(healthy):
     assert pages == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26: a decommissioned cluster pages: CephScaleExporterDataMissing (critical) fires 5 min after its "
-    "target leaves and holds for a day (max_over_time(ceph_scale_build_info[1d])), routed to ceph-scale-pager",
-)
-def test_decommissioned_cluster_pages_nobody(healthy):
-    assert [n for n in healthy.pages() if dict(n.group)["cluster"] == "old"] == []
+def test_decommissioned_cluster_pages_nobody_and_makes_one_ticket(healthy):
+    """Its target leaves discovery at 6 h: no target that served it is discovered any more, so
+    CephScaleClusterLeftFleet (info) says so in one ticket instead of a day of pages."""
+    left = event_time(healthy, "leave_fleet")
+    old = [n for n in healthy.notifications if dict(n.group)["cluster"] == "old"]
+    assert [n for n in old if n.receiver == "ceph-scale-pager"] == []
+    tickets = [n for n in old if n.receiver == "ceph-scale-ticket"]
+    assert len(tickets) <= 1, tickets
+    assert [(n.alertname, left < n.start <= left + 15 * 60) for n in tickets] == [("CephScaleClusterLeftFleet", True)]
 
 
 def test_planned_reboot_under_noout_raises_nothing(healthy):

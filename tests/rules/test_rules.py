@@ -152,6 +152,10 @@ def routes(labels: dict[str, str]) -> list[str]:
             {"alertname": "CephScaleSourceFailing", "severity": "warning", "signal": "exporter"},
             ["ceph-scale-monitoring"],
         ),
+        (
+            {"alertname": "CephScaleClusterLeftFleet", "severity": "info", "signal": "exporter"},
+            ["ceph-scale-ticket"],
+        ),
         ({"alertname": "SomethingElse", "severity": "critical"}, ["default"]),
     ],
     ids=lambda v: v.get("alertname") if isinstance(v, dict) else None,
@@ -350,6 +354,13 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             with_rule_labels("CephScaleFillPastTarget", cluster="c5"),
             with_rule_labels("CephScaleSourceStale", cluster="c5", source="perf", instance="s5:9928"),
             with_rule_labels("CephScaleSourceStale", cluster="c6", source="perf", instance="s6:9928"),
+            # a cluster that left discovery: its blind signal and source alerts, not a target that
+            # is still discovered and down, nor another cluster's
+            with_rule_labels("CephScaleClusterLeftFleet", cluster="c10"),
+            with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c10", ceph_daemon="osd.2"),
+            with_rule_labels("CephScaleSourceStale", cluster="c10", source="pgs", instance="s10:9928"),
+            with_rule_labels("CephScaleExporterTargetDown", cluster="c10", instance="s10b:9928"),
+            with_rule_labels("CephScaleBluefsSpilloverStarted", cluster="c11", ceph_daemon="osd.2"),
         ],
     )
     expected = {
@@ -379,6 +390,11 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleFillPastTarget", "c5", None): True,
         ("CephScaleSourceStale", "c5", None): True,
         ("CephScaleSourceStale", "c6", None): False,
+        ("CephScaleClusterLeftFleet", "c10", None): False,
+        ("CephScaleBluefsSpilloverStarted", "c10", "osd.2"): True,
+        ("CephScaleSourceStale", "c10", None): True,
+        ("CephScaleExporterTargetDown", "c10", None): False,
+        ("CephScaleBluefsSpilloverStarted", "c11", "osd.2"): False,
     }
     assert inhibited(alertmanager, expected) == expected
 
