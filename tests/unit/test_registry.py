@@ -101,7 +101,7 @@ def test_the_validator_knows_the_registered_signals_and_wants_each_routed(monkey
     assert validate.signal_routes(text) == []
     monkeypatch.setattr(validate, "SIGNALS", validate.SIGNALS | {"iops"})
     assert validate.signal_routes(text) == ["alertmanager.yml: alerts of signal 'iops' reach no team's receiver"]
-    routed = text.replace('"reshard|load|latency|plunge"', '"reshard|load|latency|plunge|latency2"')
+    routed = text.replace('"reshard|tenants|load|latency|plunge"', '"reshard|tenants|load|latency|plunge|latency2"')
     assert validate.signal_routes(routed) == [
         "alertmanager.yml: signal 'latency2' is not a registered signal",
         "alertmanager.yml: alerts of signal 'iops' reach no team's receiver",
