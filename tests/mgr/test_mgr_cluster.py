@@ -48,7 +48,8 @@ TITLES = (
 # depending on timing, in either producer. The runways and the plan hang on fits and rates.
 TIMING = re.compile(
     r"ceph_scale_(s3_|osd_ops_per_second|osd_hotspot|cluster_fill_rate|cluster_fill_seconds|pool_fill_seconds"
-    r"|bluefs_db_next_level|pg_scrub_backlog_clear|rgw_bucket_reshard_seconds|runway_|plan_)"
+    r"|bluefs_db_next_level|pg_scrub_backlog_clear|rgw_bucket_reshard_seconds|runway_|plan_"
+    r"|hdd_osd_hot|rgw_tenant_growth|rgw_tenant_quota_runway|rgw_bucket_usage_growth)"
 )
 
 
@@ -295,7 +296,7 @@ def test_status_command_reports_every_signal(scale, ceph_cluster):
         assert title in text
     assert "osd.0:" in text  # the spilling OSD is named
     data = ceph_cluster.ceph("scale", "status")  # --format json
-    assert set(data["signals"]) == {"spillover", "fill", "reshard", "scrub", "load", "plunge"}
+    assert set(data["signals"]) == {"spillover", "fill", "reshard", "tenants", "scrub", "load", "plunge"}
     assert data["signals"]["spillover"]["offenders"][0]["ceph_daemon"] == "osd.0"
     assert data["sources"]["buckets"]["success"] is True
 
