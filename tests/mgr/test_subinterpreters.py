@@ -104,6 +104,6 @@ def test_the_module_derives_the_same_in_the_releases_sub_interpreters(release_na
     finally:
         shutil.rmtree(pkg, ignore_errors=True)
     assert main["version"].startswith(PYTHON[release_name] + "."), main["version"]
-    assert {"sources", "collector", "webserver", "statestore", "rgw", "view", "checks"} <= set(main["modules"])
+    assert {"sources", "collector", "webserver", "statestore", "rgw", "checks", "report"} <= set(main["modules"])
     assert "ceph_scale_bluefs_spilled_bytes{" in main["exposition"]
     assert legacy == main and isolated == main
