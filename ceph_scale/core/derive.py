@@ -16,7 +16,7 @@ from typing import Any
 from .config import Thresholds
 from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
-from .registry import SIGNALS, STATE_OWNERS
+from .registry import OWNERS, SIGNALS
 from .signals.results import SignalResults
 from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
@@ -149,14 +149,14 @@ def derive(
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)
-    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals), SignalResults(), owners=STATE_OWNERS)
+    given = SignalInput(snap, th, shard_limit[0], MappingProxyType(state.signals), SignalResults(), owners=OWNERS)
     for signal in SIGNALS:
         try:
             reads = replace(given, reader=signal.name, needs=frozenset(signal.needs))
             produced = signal.derive(reads, state.signals.get(signal.name))
         except Exception as e:  # one signal's fault leaves the others served; its own series go
             state.signal_failed(signal.name, e)
-            given.results.clear(signal.name)
+            given.results.clear(signal.result)
             continue
         state.signal_errors.pop(signal.name, None)
         families += produced

@@ -18,35 +18,44 @@ from . import inputs
 from .config import Thresholds
 from .families import Family
 from .signals.bucket_watch import derive as bucket_watch
+from .signals.bucket_watch.result import BucketPollResult
 from .signals.degraded import derive as degraded
 from .signals.degraded import status as degraded_status
+from .signals.degraded.result import DegradedResult
 from .signals.fill import check as fill_check
 from .signals.fill import derive as fill
 from .signals.fill import status as fill_status
+from .signals.fill.result import FillResult
 from .signals.health import derive as health
 from .signals.judging import HealthCheck, StatusSection
 from .signals.latency import derive as latency
 from .signals.load import check as load_check
 from .signals.load import derive as load
 from .signals.load import status as load_status
+from .signals.load.result import LoadResult
 from .signals.order import derivation_order
 from .signals.plunge import derive as plunge
 from .signals.plunge import status as plunge_status
+from .signals.plunge.result import PlungeResult
 from .signals.reshard import check as reshard_check
 from .signals.reshard import derive as reshard
 from .signals.reshard import status as reshard_status
+from .signals.reshard.result import ReshardResult
 from .signals.reshard.running_options import rgw_running_families
 from .signals.runway import derive as runway
 from .signals.scrub import check as scrub_check
 from .signals.scrub import derive as scrub
 from .signals.scrub import status as scrub_status
+from .signals.scrub.result import ScrubResult
 from .signals.signal_input import SignalInput
 from .signals.spillover import check as spillover_check
 from .signals.spillover import derive as spillover
 from .signals.spillover import status as spillover_status
+from .signals.spillover.result import SpilloverResult
 from .signals.tenants import check as tenants_check
 from .signals.tenants import derive as tenants
 from .signals.tenants import status as tenants_status
+from .signals.tenants.result import UsageSummary
 from .snapshot import Snapshot
 
 
@@ -176,6 +185,9 @@ class SignalSpec:
     inputs: tuple[str, ...] = ()
     # The signals whose state it reads (SignalInput.state refuses any other): derived before it.
     needs: tuple[str, ...] = ()
+    # The class of the typed judgement it leaves (`<name>/result.py`, signals/results.py), which
+    # its health checks and status section read; None for a signal that judges nothing.
+    result: type | None = None
     # Its SCALE_* health checks, on its result (`<name>/check.py`), and its section of
     # `ceph scale status` (`<name>/status.py`).
     checks: tuple[HealthCheck, ...] = ()
@@ -199,6 +211,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             spillover,
             spillover.SpilloverState,
             inputs=("perf",),
+            result=SpilloverResult,
             checks=spillover_check.CHECKS,
             status=spillover_status.SECTION,
         ),
@@ -207,6 +220,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             fill,
             fill.FillState,
             inputs=("capacity", "osd_map"),
+            result=FillResult,
             checks=fill_check.CHECKS,
             status=fill_status.SECTION,
         ),
@@ -216,27 +230,41 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             reshard,
             reshard.ReshardState,
             inputs=("buckets", "reshard"),
+            result=ReshardResult,
             checks=reshard_check.CHECKS,
             status=reshard_status.SECTION,
             families_after=rgw_running_families,
         ),
-        SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",)),
+        SignalSpec("bucket_watch", bucket_watch, alerts=False, inputs=("buckets",), result=BucketPollResult),
         SignalSpec(
             "tenants",
             tenants,
             tenants.TenantsState,
             inputs=("buckets",),
+            result=UsageSummary,
             checks=tenants_check.CHECKS,
             status=tenants_status.SECTION,
         ),
         SignalSpec(
-            "scrub", scrub, scrub.ScrubState, inputs=("pgs",), checks=scrub_check.CHECKS, status=scrub_status.SECTION
+            "scrub",
+            scrub,
+            scrub.ScrubState,
+            inputs=("pgs",),
+            result=ScrubResult,
+            checks=scrub_check.CHECKS,
+            status=scrub_status.SECTION,
         ),
         SignalSpec(
-            "load", load, load.LoadState, inputs=("perf",), checks=load_check.CHECKS, status=load_status.SECTION
+            "load",
+            load,
+            load.LoadState,
+            inputs=("perf",),
+            result=LoadResult,
+            checks=load_check.CHECKS,
+            status=load_status.SECTION,
         ),
         SignalSpec("latency", latency, latency.LatencyState, inputs=("perf",)),
-        SignalSpec("degraded", degraded, inputs=("osd_map",), status=degraded_status.SECTION),
+        SignalSpec("degraded", degraded, inputs=("osd_map",), result=DegradedResult, status=degraded_status.SECTION),
         # It attributes a plunge to the reshards and scrubs those signals saw in this snapshot.
         SignalSpec(
             "plunge",
@@ -244,6 +272,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             plunge.PlungeState,
             inputs=("perf",),
             needs=("reshard", "scrub"),
+            result=PlungeResult,
             status=plunge_status.SECTION,
         ),
         SignalSpec("health", health, alerts=False, inputs=("health",)),
@@ -258,7 +287,8 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
         ),
     )
 )
-# Which signal keeps a state of each class: what SignalInput.state holds to the reader's needs.
-STATE_OWNERS: dict[type, str] = {s.state: s.name for s in SIGNALS if s.state is not None}
+# Which signal keeps a state or leaves a result of each class: what SignalInput.state and
+# SignalInput.result hold to the reader's needs, and SignalInput.judged to the reader's own.
+OWNERS: dict[type, str] = {kind: s.name for s in SIGNALS for kind in (s.state, s.result) if kind is not None}
 # The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.
 ALERT_SIGNALS: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.alerts) + ("exporter",)

@@ -25,7 +25,7 @@ def health_checks(results: SignalResults, th: Thresholds, opts: CheckOptions | N
     out = {}
     for signal in registry.SIGNALS:
         for check in signal.checks:
-            judged = check.judge(results.of(signal.name), th, opts)
+            judged = check.judge(results.get(signal.result) if signal.result else None, th, opts)
             if judged is not None:
                 out[check.code] = judged
     return out

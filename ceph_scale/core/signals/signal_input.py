@@ -9,13 +9,17 @@ from typing import Any, TypeVar
 
 from ..config import Thresholds
 from ..snapshot import Snapshot
-from .results import RESULT_OWNERS, SignalResults
+from .results import SignalResults
 
 Read = TypeVar("Read")
 
 
 class UndeclaredRead(LookupError):
     """A signal read the state or result of one its registry row does not list in `needs`."""
+
+
+class NotItsResult(TypeError):
+    """A signal left a result of a class its registry row does not name as its own."""
 
 
 @dataclass(frozen=True)
@@ -29,28 +33,41 @@ class SignalInput:
     # holds it to its declared needs, so that the derivation order can follow them.
     states: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # Where each signal leaves its own judgement (signals/results.py), for the health checks and
-    # the report; another signal's is read through `result`.
+    # the report: through `judged`; another signal's is read through `result`.
     results: SignalResults = field(default_factory=SignalResults)
     # The signal given this input, the signals its registry row says it reads, and which signal
-    # keeps a state of each class (registry.STATE_OWNERS).
+    # keeps a state or leaves a result of each class (registry.OWNERS).
     reader: str = ""
     needs: frozenset[str] = frozenset()
     owners: Mapping[type, str] = field(default_factory=lambda: MappingProxyType({}))
 
+    def judged(self, result: object) -> None:
+        """The reader's own result of this derivation; refused if its row names another class
+        (a signal called on its own, without a reader, may leave its result). None: it judged
+        nothing."""
+        if result is None:
+            return
+        owner = self.owners.get(type(result))
+        if self.reader and owner != self.reader:
+            raise NotItsResult(
+                f"signal {self.reader} left a {type(result).__name__}, not the result its registry row names"
+            )
+        self.results.put(result)
+
     def state(self, kind: type[Read]) -> Read | None:
         """The state another signal keeps, as it stands after its derivation of this snapshot
         (None where it keeps none here); refused unless the reader declared that signal."""
-        found = self.states.get(self._declared(kind, self.owners, "state"))
+        found = self.states.get(self._declared(kind, "state"))
         return found if isinstance(found, kind) else None
 
     def result(self, kind: type[Read]) -> Read | None:
         """The result another signal left in this derivation (None where it judged nothing);
         refused unless the reader declared that signal."""
-        found = self.results.of(self._declared(kind, RESULT_OWNERS, "result"))
-        return found if isinstance(found, kind) else None
+        self._declared(kind, "result")
+        return self.results.get(kind)
 
-    def _declared(self, kind: type, owners: Mapping[type, str], what: str) -> str:
-        owner = owners.get(kind)
+    def _declared(self, kind: type, what: str) -> str:
+        owner = self.owners.get(kind)
         if owner is None:
             raise UndeclaredRead(f"signal {self.reader} reads a {kind.__name__}, which no registered signal keeps")
         if owner not in self.needs:

@@ -1,4 +1,5 @@
-"""Judging a hand-made result: the check options and thresholds a test states, the rest default."""
+"""Judging hand-made results (each under its signal's name, for the reader): the check options and
+thresholds a test states, the rest default."""
 
 from __future__ import annotations
 
@@ -11,4 +12,4 @@ from ceph_scale.core.signals.results import SignalResults
 
 
 def judged(th: dict[str, Any] | None = None, opts: dict[str, Any] | None = None, **results: Any) -> Judged:
-    return Judged(SignalResults(**results), Thresholds.from_mapping(th or {}), CheckOptions(**(opts or {})))
+    return Judged(SignalResults(*results.values()), Thresholds.from_mapping(th or {}), CheckOptions(**(opts or {})))

@@ -19,7 +19,7 @@ from ceph_scale.core.signals.load.result import LoadResult
 from ceph_scale.core.signals.order import RegistryError, derivation_order
 from ceph_scale.core.signals.reshard.derive import ReshardState
 from ceph_scale.core.signals.results import SignalResults
-from ceph_scale.core.signals.signal_input import SignalInput, UndeclaredRead
+from ceph_scale.core.signals.signal_input import NotItsResult, SignalInput, UndeclaredRead
 from ceph_scale.core.snapshot import Snapshot
 from tests.unit.study_snapshot import study_snapshot
 
@@ -70,7 +70,7 @@ def test_the_registry_is_in_an_order_its_needs_allow_and_the_one_it_lists():
 def given(reader: str, needs: frozenset[str]) -> SignalInput:
     th = Thresholds()
     states = MappingProxyType({"reshard": ReshardState(th)})
-    return SignalInput(Snapshot(taken_at=0.0), th, 1, states, reader=reader, needs=needs, owners=registry.STATE_OWNERS)
+    return SignalInput(Snapshot(taken_at=0.0), th, 1, states, reader=reader, needs=needs, owners=registry.OWNERS)
 
 
 def test_a_declared_read_gets_the_state_and_an_undeclared_one_is_refused_in_one_line():
@@ -102,7 +102,7 @@ def test_a_signal_whose_row_drops_a_need_fails_alone(monkeypatch):
 
 def test_another_signals_result_is_read_as_declared():
     fill = FillResult(None, (), (), None)
-    reads = dataclasses.replace(given("runway", frozenset({"fill"})), results=SignalResults(fill=fill))
+    reads = dataclasses.replace(given("runway", frozenset({"fill"})), results=SignalResults(fill))
     assert reads.result(FillResult) is fill
     with pytest.raises(UndeclaredRead, match="^signal runway reads the result of load without declaring it"):
         reads.result(LoadResult)
@@ -115,3 +115,28 @@ def test_no_signal_reads_the_states_by_name():
         (core / "advisor").glob("*.py")
     )
     assert [str(p) for p in readers if ".states" in p.read_text()] == []
+
+
+def test_no_signal_reads_the_results_but_through_the_accessor():
+    """A derivation leaves its own result through `judged` and reads another's through `result`,
+    which holds it to its needs; `given.results` itself is the derivation's, not a signal's."""
+    core = Path(derivation.__file__).parent
+    readers = list((core / "signals").rglob("*.py")) + list((core / "advisor").glob("*.py"))
+    assert [str(p) for p in readers if "given.results" in p.read_text()] == []
+
+
+def test_a_signal_leaves_only_the_result_its_row_names():
+    fill = FillResult(None, (), (), None)
+    reads = given("fill", frozenset())
+    reads.judged(fill)
+    assert reads.results.get(FillResult) is fill
+    with pytest.raises(NotItsResult, match="^signal runway left a FillResult, not the result its registry row names"):
+        given("runway", frozenset()).judged(fill)
+
+
+def test_each_result_class_is_one_signals():
+    rows = [s for s in registry.SIGNALS if s.result is not None]
+    assert len({s.result for s in rows}) == len(rows)
+    assert all(registry.OWNERS[s.result] == s.name for s in rows)
+    judging = {s.name for s in registry.SIGNALS if s.checks or s.status}
+    assert judging <= {s.name for s in rows}, "a signal with checks or a status section names no result"

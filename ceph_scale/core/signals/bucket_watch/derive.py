@@ -61,7 +61,5 @@ def derive(given: SignalInput, state: None = None) -> list[Family]:
                 "Age of the oldest bucket stats held: how long the sweep takes to read every bucket again.",
             ).add(oldest_age)
         )
-    given.results.bucket_watch = BucketPollResult(
-        report.reads, report.budget, report.overdue, report.unread, oldest_age
-    )
+    given.judged(BucketPollResult(report.reads, report.budget, report.overdue, report.unread, oldest_age))
     return families

@@ -52,7 +52,7 @@ def derive(given: SignalInput, state: None = None) -> list[Family]:
     down = sum(1 for o in holding if not o.up) / len(holding) if holding else 0.0
     drop = gauge("degraded_expected_drop_ratio", "Expected S3 throughput drop for the share of HDD OSDs down.", "op")
     drop.add(expected_drop(down, 0), "put").add(expected_drop(down, 1), "get")
-    given.results.degraded = DegradedResult(down, expected_drop(down, 0), expected_drop(down, 1))
+    given.judged(DegradedResult(down, expected_drop(down, 0), expected_drop(down, 1)))
     flags = gauge("osd_map_flag", "1 for each of the cluster-wide OSD flags that is set (noout, noscrub, ...).", "flag")
     for flag in sorted(osd_map.flags & WATCHED_FLAGS):
         flags.add(1, flag)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from ..judging import JsonObject, Judged, Raised, StatusSection, section
 from ..wording import pct
+from .result import DegradedResult
 
 
 def degraded(r: Judged, checks: Raised, top: int) -> JsonObject:
-    judged = r.results.degraded
+    judged = r.results.get(DegradedResult)
     if judged is None:
         return section("NO DATA", ["no OSD map yet"], {}, [])
     down = judged.down_ratio

@@ -130,5 +130,5 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
                 )
             )
     top = OsdFill(fullest[1], fullest[0]) if fullest is not None else None
-    given.results.fill = FillResult(cluster, tuple(pools), tuple(osds), top)
+    given.judged(FillResult(cluster, tuple(pools), tuple(osds), top))
     return families

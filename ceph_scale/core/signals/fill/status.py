@@ -7,11 +7,12 @@ from typing import Any
 
 from ..judging import JsonObject, Judged, Raised, StatusSection, section, status_word
 from ..wording import duration, pct, size
+from .result import FillResult
 
 
 def fill(r: Judged, checks: Raised, top: int) -> JsonObject:
     target = r.th.fill_target_ratio
-    judged = r.results.fill
+    judged = r.results.get(FillResult)
     lines: list[str] = []
     data: dict[str, Any] = {"target_ratio": target}
     cluster = judged.cluster if judged is not None else None

@@ -152,5 +152,5 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             families.append(hot)
             families.append(gauge("osd_hotspots", "OSDs above osd_hotspot_ratio x the mean op rate.").add(count))
             hot_count = count
-    given.results.load = LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, tuple(hotspots), hot_count)
+    given.judged(LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, tuple(hotspots), hot_count))
     return families

@@ -7,10 +7,11 @@ from typing import Any
 
 from ..judging import JsonObject, Judged, Raised, StatusSection, count, section, status_word
 from ..wording import number
+from .result import LoadResult
 
 
 def load(r: Judged, checks: Raised, top: int) -> JsonObject:
-    judged = r.results.load
+    judged = r.results.get(LoadResult)
     hdds = None if judged is None or judged.hdd_osds is None else float(judged.hdd_osds)
     if judged is None or (judged.s3_ops is None and not judged.osd_rates):
         return section("NO DATA", ["no op rates yet (source perf; rates need two samples)"], {"hdd_osds": hdds}, [])

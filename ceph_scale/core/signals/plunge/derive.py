@@ -214,14 +214,16 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
         plunges.add(state.counts[cause], cause)
     drops = counter("s3_demand_drops", "S3 op drops the clients made (demand fell with the ops).")
     drops.add(state.demand_drops)
-    given.results.plunge = PlungeResult(
-        state.active,
-        state.demand_drop,
-        {op: v.drop for op, v in sorted(state.verdicts.items())},
-        {op: v.demand for op, v in sorted(state.verdicts.items()) if v.demand is not None},
-        tuple(scores),
-        PlungeCause(p.cause, p.evidence) if p is not None else None,
-        {cause: state.counts[cause] for cause in ALL_CAUSES},
-        state.demand_drops,
+    given.judged(
+        PlungeResult(
+            state.active,
+            state.demand_drop,
+            {op: v.drop for op, v in sorted(state.verdicts.items())},
+            {op: v.demand for op, v in sorted(state.verdicts.items()) if v.demand is not None},
+            tuple(scores),
+            PlungeCause(p.cause, p.evidence) if p is not None else None,
+            {cause: state.counts[cause] for cause in ALL_CAUSES},
+            state.demand_drops,
+        )
     )
     return [active, demand, drop, clients, score, info, plunges, drops]

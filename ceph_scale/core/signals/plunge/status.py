@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from ..judging import JsonObject, Judged, Raised, StatusSection, count, section, status_word
 from ..wording import number, pct
+from .result import PlungeResult
 
 
 def plunge(r: Judged, checks: Raised, top: int) -> JsonObject:
-    judged = r.results.plunge
+    judged = r.results.get(PlungeResult)
     if judged is None:
         return section("NO DATA", ["no S3 op counters yet (source perf)"], {}, [])
     active, drop, demand = judged.active, judged.drop_ratio, judged.demand_ratio

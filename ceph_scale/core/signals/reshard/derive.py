@@ -373,5 +373,5 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         queued, in_progress = len(queue.entries), sum(1 for e in queue.entries if e.in_progress)
         families.append(gauge("rgw_reshard_queued", "Entries in the reshard queue.").add(queued))
         families.append(gauge("rgw_reshard_in_progress", "Reshard queue entries being processed now.").add(in_progress))
-    given.results.reshard = ReshardResult(limit, shards, events, queued, in_progress)
+    given.judged(ReshardResult(limit, shards, events, queued, in_progress))
     return families

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..bucket_watch.result import BucketPollResult
 from ..judging import JsonObject, Judged, Raised, StatusSection, maybe, section, status_word
 from ..wording import duration, number, pct
+from .result import ReshardResult
 
 
 def _bucket_name(tenant: str, bucket: str) -> str:
@@ -15,7 +17,7 @@ def _bucket_name(tenant: str, bucket: str) -> str:
 
 
 def reshard(r: Judged, checks: Raised, top: int) -> JsonObject:
-    judged = r.results.reshard
+    judged = r.results.get(ReshardResult)
     if judged is None or (judged.buckets is None and judged.queued is None and judged.events is None):
         return section("NO DATA", ["no RGW data (sources buckets, reshard): see `Sources` below"], {}, [])
     b = judged.buckets
@@ -38,7 +40,7 @@ def reshard(r: Judged, checks: Raised, top: int) -> JsonObject:
         )
     if judged.events is not None:
         lines.append(f"{number(judged.events)} completed reshard(s) seen")
-    poll = r.results.bucket_watch
+    poll = r.results.get(BucketPollResult)
     if poll is not None:
         # What watching costs the cluster, and whether the bucket poll keeps up (docs/cluster-cost.md).
         data["bucket_poll"] = {

@@ -151,6 +151,6 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
     )
     for activity, count in recovering.items():
         f_recovering.add(count, activity)
-    given.results.scrub = ScrubResult(total, backlog["scrub"], backlog["deep_scrub"])
+    given.judged(ScrubResult(total, backlog["scrub"], backlog["deep_scrub"]))
     families = [gauge("pgs", "Placement groups.").add(total), f_overdue, f_ratio, f_oldest, f_after, f_now]
     return families + [f_done, f_clear, f_recovering]

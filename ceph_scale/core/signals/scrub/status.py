@@ -7,10 +7,11 @@ from typing import Any
 
 from ..judging import JsonObject, Judged, Raised, StatusSection, count, section, status_word
 from ..wording import duration, number, pct
+from .result import ScrubResult
 
 
 def scrub(r: Judged, checks: Raised, top: int) -> JsonObject:
-    judged = r.results.scrub
+    judged = r.results.get(ScrubResult)
     if judged is None:
         return section("NO DATA", ["no PG data yet (source pgs)"], {}, [])
     total = count(judged.pgs)

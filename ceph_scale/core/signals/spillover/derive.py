@@ -120,8 +120,8 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     db_osds = len(dedicated)
     soonest = tuple(LevelEta(daemon, seconds) for seconds, daemon in eta[: th.osd_top_hot])
     oversized, unread, highest = main_shares(sorted(perf.bluefs, key=lambda c: c.osd_id), osds, th)
-    given.results.spillover = SpilloverResult(
-        tuple(judged), soonest, spill_count, spill_sum, share_below, oversized, unread, highest
+    given.judged(
+        SpilloverResult(tuple(judged), soonest, spill_count, spill_sum, share_below, oversized, unread, highest)
     )
 
     families += [spilled, db_size, db_used, usable, share, next_level]

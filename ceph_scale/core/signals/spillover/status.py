@@ -12,7 +12,7 @@ from .result import SpilloverResult
 
 
 def spillover(r: Judged, checks: Raised, top: int) -> JsonObject:
-    spill = r.results.spillover
+    spill = r.results.get(SpilloverResult)
     if spill is None:
         return section("NO DATA", ["no BlueFS counters yet (source perf)"], {}, [])
     db_osds = count(len(spill.osds))

@@ -194,7 +194,7 @@ def derive(given: SignalInput, state: TenantsState) -> list[Family]:
     if state.derived is not None and state.derived[0] == now and state.derived[1] == th:
         # The same poll derived again (the other sources come more often): 100,000 buckets are not
         # summed again for the same figures.
-        given.results.tenants = state.summary
+        given.judged(state.summary)
         return [dataclasses.replace(f, samples=list(f.samples)) for f in state.derived[2]]
     usages = tenant_usage(part.buckets, now)
     ranked = heapq.nlargest(th.rgw_tenant_series, usages.values(), key=lambda u: (u.bytes, u.objects, u.owner))
@@ -218,7 +218,7 @@ def derive(given: SignalInput, state: TenantsState) -> list[Family]:
     state.summary = UsageSummary(
         len(usages), len(part.buckets), top, others, tuple(runways), past, named, now, tuple(growths)
     )
-    given.results.tenants = state.summary
+    given.judged(state.summary)
     out = families + tenant_fams + bucket_fams
     state.derived = (now, th, [dataclasses.replace(f, samples=list(f.samples)) for f in out])
     return out

@@ -41,7 +41,7 @@ def _tenant_line(t: dict[str, Any]) -> str:
 
 
 def tenants(r: Judged, checks: Raised, top: int) -> JsonObject:
-    usage = r.results.tenants
+    usage = r.results.get(UsageSummary)
     if usage is None:
         return section("NO DATA", ["no bucket stats yet (source buckets)"], {}, [])
     summed = usage.tenants - len(usage.top)

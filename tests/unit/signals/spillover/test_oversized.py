@@ -8,6 +8,7 @@ from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.check_options import CheckOptions
 from ceph_scale.core.signals.spillover.check import check_oversized
+from ceph_scale.core.signals.spillover.result import SpilloverResult
 from ceph_scale.core.signals.spillover.status import SECTION
 from ceph_scale.core.snapshot import BlueFsCounters, FullRatios, Osd, OsdMapPart, PerfPart, Snapshot
 from tests.unit.signals.derived import samples
@@ -40,7 +41,7 @@ def derived(snap: Snapshot, th: Thresholds | None = None):
     th = th or Thresholds()
     state = DerivationState(th)
     families = derive(snap, state, th, cluster="study")
-    return families, state.results.spillover
+    return families, state.results.get(SpilloverResult)
 
 
 def test_the_studys_spillover_is_not_oversized():

@@ -35,7 +35,7 @@ class Study:
 
     @property
     def usage(self) -> UsageSummary:
-        usage = self.state.results.tenants
+        usage = self.state.results.get(UsageSummary)
         assert usage is not None
         return usage
 
