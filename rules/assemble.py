@@ -1,5 +1,9 @@
 """The shipped rule files, runbooks and metric catalog, assembled from the signal folders.
 
+Also the example Alertmanager routing, from its template and each signal's team
+(rules/routing.py), the `group_eval_order` of every promtool test file (rules/eval_order.py),
+and the tables of health checks and thresholds in the docs (rules/doc_tables.py).
+
 Each folder `ceph_scale/core/signals/<name>/` holds its own pieces: `rules.yml` (its
 Prometheus groups, or its rules in another signal's group), `runbook.md` (its runbook
 sections) and `catalog.md` (its page of the metric catalog); `exporter/` holds the exporter's
@@ -27,7 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ceph_scale.core.registry import SIGNALS
-from rules.rule_set import CHART_RULES_DIR, SIGNALS_DIR
+from rules import routing
+from rules.doc_tables import TABLES
+from rules.eval_order import group_names, with_eval_order
+from rules.rule_set import CHART_RULES_DIR, SIGNALS_DIR, promtool_test_files
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATES_DIR = Path("rules/templates")
@@ -62,6 +69,8 @@ OUTPUTS = (
     Output(Path("rules/runbooks.md"), "runbooks.md.in", "runbook.md"),
     Output(Path("docs/metrics.md"), "metrics.md.in", "catalog.md"),
 )
+# The example routing: its template with the registry's teams (rules/routing.py).
+ROUTING = Path("rules/alertmanager/alertmanager.yml")
 # The Helm chart renders copies of the rule files: no link leaves the chart (tests/unit/test_layout.py).
 GROUP_SUFFIXES = tuple(o.group_suffix for o in OUTPUTS if o.group_suffix)
 CHART_COPIES = {CHART_RULES_DIR / o.path.name: o.path for o in OUTPUTS if o.group_suffix}
@@ -239,6 +248,24 @@ def assemble(root: Path = REPO) -> dict[Path, str]:
         out[output.path] = fill_template(output, template, pieces)
     for copy, source in CHART_COPIES.items():
         out[copy] = out[source]
+    try:
+        out[ROUTING] = routing.routing((root / TEMPLATES_DIR / routing.TEMPLATE).read_text())
+    except OSError as e:
+        raise AssemblyError(f"{TEMPLATES_DIR / routing.TEMPLATE}: cannot read: {e.strerror}") from None
+    except routing.RoutingError as e:
+        raise AssemblyError(str(e)) from None
+    for table in TABLES:
+        try:
+            out[table.doc] = table.filled(root)
+        except (OSError, ValueError) as e:
+            raise AssemblyError(str(e)) from None
+    groups = group_names(out[Path("rules/recording.yml")], out[Path("rules/alerts.yml")])
+    for test in promtool_test_files(root / "rules"):
+        where = test.relative_to(root)
+        try:
+            out[where] = with_eval_order(test.read_text(), groups, str(where))
+        except ValueError as e:
+            raise AssemblyError(str(e)) from None
     return out
 
 

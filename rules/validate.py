@@ -238,7 +238,9 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
             problems.append(f"{where}: rule_files {sorted(loaded)} is not {sorted(expected_rule_files)}")
         order = data.get("group_eval_order") or []
         if set(order) != set(groups):
-            problems.append(f"{where}: group_eval_order does not list exactly the rule groups")
+            problems.append(
+                f"{where}: group_eval_order does not list exactly the rule groups (run `python -m rules.assemble`)"
+            )
         else:
             order_kinds = [groups[g] for g in order]
             if "alert" in order_kinds and "record" in order_kinds[order_kinds.index("alert") :]:

@@ -82,9 +82,11 @@ class Thresholds:
         0.06,
         0.001,
         1.0,
-        "BlueFS use (DB + WAL + spilled) as a share of the main device past which an OSD is oversized: "
-        "Ceph's bluestore_bluefs_warn_ratio (BLUESTORE_BLUEFS_OVERSIZED, ceph/ceph PRs 68242 and 68243), "
-        "computed here on every release.",
+        "BlueFS use (DB + WAL + spilled) as a share of the main device past which an OSD is "
+        "oversized: Ceph's `bluestore_bluefs_warn_ratio` (`BLUESTORE_BLUEFS_OVERSIZED`, ceph/ceph "
+        "PRs 68242 and 68243, in no release this project runs), computed here on every release from "
+        "`bluefs.db_used_bytes`, `bluefs.wal_used_bytes`, `bluefs.slow_used_bytes` and the main "
+        "device size of `osd metadata`.",
     )
     # RGW resharding [000, 004]: ~100K objects per bucket, rgw_max_objs_per_shard 100000.
     rgw_max_objs_per_shard: int = _setting(
@@ -168,7 +170,10 @@ class Thresholds:
     )
     # Runway and sizing (docs/runway.md): when each limit above is reached, and what to add.
     runway_target_seconds: int = _setting(
-        180 * 86400, 3600, 10 * 365 * 86400, "Date each runway must reach and the sizing plan must hold to."
+        180 * 86400,
+        3600,
+        10 * 365 * 86400,
+        "Date each runway must reach and the sizing plan must hold to (180 days; docs/runway.md).",
     )
     runway_window_seconds: int = _setting(
         7 * 86400,
@@ -189,18 +194,35 @@ class Thresholds:
     # A plan is sized at the target date from the growth fitted so far; a growth fitted over
     # 4.2 minutes once asked for 503,679 HDDs at 180 days. Past this ratio no headline figure.
     plan_max_extrapolation: float = _setting(
-        30.0, 1.0, 1e6, "Most times its fitted history a plan extrapolates a growth before it withholds the figure."
+        30.0,
+        1.0,
+        1e6,
+        "Most times its fitted history a plan extrapolates a growth before it withholds the figure "
+        "(a 180-day plan needs 6 days of history; docs/runway.md).",
     )
     # Ceph's own bounds on what a plan may ask for: their defaults in Pacific 16.2.15
     # (`ceph-conf -D`), rgw_max_dynamic_shards 1999 also in rgw.yaml.in since options moved to YAML.
     plan_mon_max_pg_per_osd: int = _setting(
-        250, 1, 100_000, "mon_max_pg_per_osd: PG replicas per OSD past which Ceph refuses more PGs."
+        250,
+        1,
+        100_000,
+        "Ceph's `mon_max_pg_per_osd` (250 on Pacific 16.2.15; set it to the cluster's): PG replicas "
+        "per OSD past which Ceph refuses more PGs; bounds the PGs a plan asks for.",
     )
     plan_rgw_max_dynamic_shards: int = _setting(
-        1999, 1, 10**6, "rgw_max_dynamic_shards: most index shards dynamic resharding creates per bucket."
+        1999,
+        1,
+        10**6,
+        "Ceph's `rgw_max_dynamic_shards` (1999 on Pacific 16.2.15 and in rgw.yaml.in; set it to the "
+        "cluster's): most index shards dynamic resharding creates; bounds the shards a plan asks "
+        "for.",
     )
     rgw_bucket_objects_advised: int = _setting(
-        100_000, 1, 10**12, "Objects per bucket the studies advise staying about (use more buckets past it) [000]."
+        100_000,
+        1,
+        10**12,
+        "Objects per bucket the studies advise staying about: the plan counts the buckets past it "
+        "and advises more buckets [000].",
     )
     # S3 throughput plunges [000: ~5.4K -> 3.9K ops/s with "sudden plunges" at each reshard;
     # 001: deep scrubs at a high rate, "a brief, significant drop"; 004: one node down cost

@@ -179,6 +179,9 @@ class SignalSpec:
     module: ModuleType
     state: type[SignalState] | None = None
     alerts: bool = True
+    # The team its warnings go to (one of TEAMS): the routing sends `signal=<name>` to the
+    # receiver ceph-scale-<team> (rules/alertmanager/alertmanager.yml is assembled from it).
+    team: str = ""
     # The snapshot parts (SourceSpec names) it derives from: while none of them is served (never
     # collected yet, or stale), it has nothing to derive and ceph_scale_signal_success is absent.
     # None declared: it derives from the thresholds alone, always.
@@ -210,6 +213,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "spillover",
             spillover,
             spillover.SpilloverState,
+            team="storage",
             inputs=("perf",),
             result=SpilloverResult,
             checks=spillover_check.CHECKS,
@@ -219,6 +223,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "fill",
             fill,
             fill.FillState,
+            team="storage",
             inputs=("capacity", "osd_map"),
             result=FillResult,
             checks=fill_check.CHECKS,
@@ -229,6 +234,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "reshard",
             reshard,
             reshard.ReshardState,
+            team="rgw",
             inputs=("buckets", "reshard"),
             result=ReshardResult,
             checks=reshard_check.CHECKS,
@@ -240,6 +246,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "tenants",
             tenants,
             tenants.TenantsState,
+            team="rgw",
             inputs=("buckets",),
             result=UsageSummary,
             checks=tenants_check.CHECKS,
@@ -249,6 +256,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "scrub",
             scrub,
             scrub.ScrubState,
+            team="storage",
             inputs=("pgs",),
             result=ScrubResult,
             checks=scrub_check.CHECKS,
@@ -258,18 +266,27 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "load",
             load,
             load.LoadState,
+            team="rgw",
             inputs=("perf",),
             result=LoadResult,
             checks=load_check.CHECKS,
             status=load_status.SECTION,
         ),
-        SignalSpec("latency", latency, latency.LatencyState, inputs=("perf",)),
-        SignalSpec("degraded", degraded, inputs=("osd_map",), result=DegradedResult, status=degraded_status.SECTION),
+        SignalSpec("latency", latency, latency.LatencyState, team="rgw", inputs=("perf",)),
+        SignalSpec(
+            "degraded",
+            degraded,
+            team="storage",
+            inputs=("osd_map",),
+            result=DegradedResult,
+            status=degraded_status.SECTION,
+        ),
         # It attributes a plunge to the reshards and scrubs those signals saw in this snapshot.
         SignalSpec(
             "plunge",
             plunge,
             plunge.PlungeState,
+            team="rgw",
             inputs=("perf",),
             needs=("reshard", "scrub"),
             result=PlungeResult,
@@ -282,6 +299,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
             "runway",
             runway,
             runway.RunwayState,
+            team="storage",
             inputs=("capacity", "osd_map", "perf", "pgs", "buckets"),
             needs=("load", "spillover", "scrub", "reshard"),
         ),
@@ -292,3 +310,7 @@ SIGNALS: tuple[SignalSpec, ...] = derivation_order(
 OWNERS: dict[type, str] = {kind: s.name for s in SIGNALS for kind in (s.state, s.result) if kind is not None}
 # The `signal` label values an alert may carry: the signals with alerts, and the exporter's own.
 ALERT_SIGNALS: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.alerts) + ("exporter",)
+# Who receives each signal's warnings: its row's team, and the exporter's own to the people who
+# run the monitoring.
+TEAMS: tuple[str, ...] = ("storage", "rgw", "monitoring")
+ALERT_TEAMS: dict[str, str] = {s.name: s.team for s in SIGNALS if s.alerts} | {"exporter": "monitoring"}

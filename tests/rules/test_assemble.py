@@ -35,7 +35,10 @@ def repo_copy(root: Path) -> Path:
     for part in ("rules", "ceph_scale"):
         shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "docs").mkdir()
-    shutil.copy(REPO / "docs" / "metrics.md", root / "docs" / "metrics.md")
+    for doc in ("metrics.md", "mgr-module.md", "configuration.md"):
+        shutil.copy(REPO / "docs" / doc, root / "docs" / doc)
+    (root / "mgr_module").mkdir()
+    shutil.copy(REPO / "mgr_module" / "checks.md", root / "mgr_module" / "checks.md")
     shutil.copytree(REPO / CHART_RULES_DIR, root / CHART_RULES_DIR)
     return root
 
@@ -132,6 +135,12 @@ def test_writing_replaces_a_link_to_rules_with_copies(tmp_path):
             lambda root: write_piece(root, "spilover", "runbook.md", "## A misspelt folder\n"),
             "ceph_scale/core/signals/spilover: holds rules or docs but is no signal of the registry",
         ),
+        (
+            lambda root: (root / "docs/mgr-module.md").write_text(
+                (root / "docs/mgr-module.md").read_text().replace("<!-- end of the health checks -->\n", "")
+            ),
+            "docs/mgr-module.md: needs one `<!-- the health checks: assembled by",
+        ),
     ],
     ids=[
         "guest without a place",
@@ -140,6 +149,7 @@ def test_writing_replaces_a_link_to_rules_with_copies(tmp_path):
         "unknown folder in a template",
         "group of no shipped file",
         "folder of no signal",
+        "checks table without its end",
     ],
 )
 def test_a_piece_it_cannot_place_is_one_line_naming_the_file(tmp_path, breakage, message):

@@ -618,7 +618,10 @@ def broken_copy(tmp_path):
     shutil.copytree(RULES, tmp_path / "rules", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "ceph_scale", tmp_path / "ceph_scale", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "docs").mkdir()
-    shutil.copy(REPO / "docs" / "metrics.md", tmp_path / "docs" / "metrics.md")
+    for doc in ("metrics.md", "mgr-module.md", "configuration.md"):  # they hold assembled tables
+        shutil.copy(REPO / "docs" / doc, tmp_path / "docs" / doc)
+    (tmp_path / "mgr_module").mkdir()
+    shutil.copy(REPO / "mgr_module" / "checks.md", tmp_path / "mgr_module" / "checks.md")
     return tmp_path
 
 
