@@ -135,7 +135,15 @@ def series_count(body: bytes) -> int:
 
 # What the tenants signal adds besides its usage families: its success and failure counts, and
 # the two options that set its budget in ceph_scale_config.
-TENANTS_MARKS = (b'signal="tenants"', b'option="rgw_tenant_series"', b'option="rgw_bucket_usage_top"')
+# The usage signal's own `ceph_scale_config` options: its series budget and quota thresholds.
+TENANTS_OPTIONS = (
+    "rgw_tenant_series",
+    "rgw_bucket_usage_top",
+    "rgw_tenant_quota_warn_seconds",
+    "rgw_tenant_quota_critical_seconds",
+    "rgw_tenant_stats_judged_seconds",
+)
+TENANTS_MARKS = (b'signal="tenants"', *(f'option="{o}"'.encode() for o in TENANTS_OPTIONS))
 
 
 def usage_series_count(body: bytes) -> int:

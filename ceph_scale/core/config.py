@@ -120,6 +120,29 @@ class Thresholds:
         "Buckets with their own usage series: the top K by bytes, by objects, by byte growth and past "
         'rgw_bucket_objects_advised, the rest of each summed into one (bucket="(others)"). 4 series each.',
     )
+    # The tenants' quota runways are judged by these in the health check and, read from
+    # ceph_scale_config, in the alert rules: one declaration for both (signals/tenants).
+    rgw_tenant_quota_warn_seconds: int = _setting(
+        7 * 86400,
+        0,
+        365 * 86400,
+        "A tenant's runway to its quota under which SCALE_TENANT_QUOTA_RUNWAY and "
+        "CephScaleTenantQuotaRunwayShort warn (a week).",
+    )
+    rgw_tenant_quota_critical_seconds: int = _setting(
+        86400,
+        0,
+        365 * 86400,
+        "A tenant's runway to its quota under which SCALE_TENANT_QUOTA_RUNWAY is an error and "
+        "CephScaleTenantQuotaRunwayUnderADay pages (a day; 0 is the quota reached: RGW refuses its writes).",
+    )
+    rgw_tenant_stats_judged_seconds: int = _setting(
+        2 * 86400,
+        600,
+        90 * 86400,
+        "Oldest a tenant's figures (its oldest bucket stats) may be for its quota runway to be judged "
+        "(two days): older ones may describe a tenant that has since changed.",
+    )
     rgw_growth_window_seconds: int = _setting(
         6 * 3600,
         60,

@@ -1,7 +1,9 @@
 """What watching 5,000 buckets costs the real cluster, for the sidecar and the module [004].
 
 5,000 buckets: 4,850 empty of 1 index shard, 100 empty of 11 shards, 50 of 1 shard holding
-5 to 60 objects. Each producer polls them every INTERVAL seconds with a budget of RATE
+5 to 60 objects, owned by 48 owners in turn, half of them users of a tenant of their own
+(`wtNN$watch`, as RGW names them), each making its buckets over S3. Each producer polls them
+every INTERVAL seconds with a budget of RATE
 RADOS reads per second (MAX_READS at most per poll), far below what one full bucket-stats
 read costs (every shard of every bucket, and the metadata of each once RGW's cache no
 longer holds it). The reads the buckets and reshard sources cause are counted at the
@@ -17,6 +19,12 @@ cluster, over several polls:
 `ceph df detail` read-op deltas per pool say where the reads went (printed). A bucket
 created while watched and filled at a steady rate past rgw_shard_warn_ratio is reported
 past it within one poll of the moment it crossed.
+
+Usage per tenant (signals/tenants) from the same reads, not one more: every tenant a producer
+exposes is a real owner, labelled `tenant`/`user` as RGW writes it, never with more buckets or
+objects than it owns, and exactly its own where the producer has read all its buckets. A tenant
+whose buckets are made while watched (`wlate$ops`: read at once, as new buckets are) shows the
+same figures from the sidecar and from the module, and the cluster's.
 """
 
 from __future__ import annotations
@@ -26,12 +34,14 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from cluster import s3load
 from cluster.commands import DOCUMENTED_CEPH_USER, DOCUMENTED_RGW_USER, SECURITY_DOC
-from cluster.helpers import RGW_NAME
+from cluster.helpers import RGW_NAME, CephError
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
 from tests.conftest import ALL_RELEASES
@@ -55,10 +65,62 @@ THRESHOLDS = {
 }
 HOT = {"sidecar": "watch-hot-sidecar", "mgr": "watch-hot-mgr"}
 QUOTA_SYNC = ("rgw_bucket_quota_ttl", "rgw_user_quota_bucket_sync_interval", "rgw_user_quota_sync_interval")
+# The owners of the 5,000 buckets, a bucket each in turn: users without a tenant and users of a
+# tenant each (RGW's `tenant$user`, whose buckets are keyed `tenant/bucket`).
+OWNERS = tuple(f"watch-u{i:02d}" for i in range(24)) + tuple(f"wt{i:02d}$watch" for i in range(24))
+# Made while a producer watches, so it reads them at once: the largest tenant by bytes.
+LATE_OWNER = "wlate$ops"
+LATE_BUCKETS, LATE_OBJECTS, LATE_SIZE = 3, 4, 1 << 20
+TENANT_FAMILIES = ("ceph_scale_rgw_tenant_bytes", "ceph_scale_rgw_tenant_objects", "ceph_scale_rgw_tenant_buckets")
+SEEN: dict[str, dict] = {}  # producer -> the late tenant's figures, for the two producers to agree
 
 
 def prefix(kind: str) -> str:
     return f"watch-{kind}"
+
+
+def split_owner(owner: str) -> tuple[str, str]:
+    tenant, sep, user = owner.partition("$")
+    return (tenant, user) if sep else ("", owner)
+
+
+def bucket_key(owner: str, name: str) -> str:
+    tenant = split_owner(owner)[0]
+    return f"{tenant}/{name}" if tenant else name
+
+
+@dataclass
+class Population:
+    """The buckets made, by key, with their owners and what they hold, and each owner's S3 client."""
+
+    owner_of: dict[str, str] = field(default_factory=dict)  # bucket key -> owner
+    objects_of: dict[str, int] = field(default_factory=dict)
+    clients: dict[str, Any] = field(default_factory=dict)  # owner -> boto3 S3 client
+
+    def owned(self, owner: str) -> list[str]:
+        return [k for k, o in self.owner_of.items() if o == owner]
+
+
+def make_owners(c, owners, pop: Population) -> None:
+    """Each owner as an RGW user with its keys (of a tenant where it has one), and its S3 client."""
+
+    def make(owner: str) -> None:
+        tenant, user = split_owner(owner)
+        try:
+            info = c.radosgw_admin("user", "info", "--uid", owner)
+        except CephError:
+            tenancy = ["--tenant", tenant] if tenant else []
+            info = c.radosgw_admin("user", "create", "--uid", user, "--display-name", owner, *tenancy)
+        keys = info["keys"][0]
+        pop.clients[owner] = s3load.client(c.rgw_endpoint, keys["access_key"], keys["secret_key"], concurrency=32)
+
+    with ThreadPoolExecutor(8) as ex:
+        list(ex.map(make, owners))
+
+
+def remove_owners(c, owners) -> None:
+    with ThreadPoolExecutor(8) as ex:
+        list(ex.map(lambda o: c.radosgw_admin("user", "rm", "--uid", o, fmt_json=False), owners))
 
 
 @pytest.fixture(scope="module")
@@ -78,34 +140,44 @@ def many_buckets(ceph_cluster, clusters):
         c.ceph("config", "rm", "client.rgw", option, fmt_json=False)
     s3 = s3load.client(c.rgw_endpoint, *c.user_keys, concurrency=32)
     made = time.monotonic()
-    names: list[str] = []
+    pop = Population()
+    names: list[tuple[str, str]] = []  # (owner, bucket name) in the order made
 
     def create(kind: str, n: int, shards: int) -> None:
         c.ceph("config", "set", "client.rgw", "rgw_override_bucket_index_max_shards", str(shards), fmt_json=False)
         time.sleep(2)  # the RGW reads it at each bucket creation, once the config reached it
-        batch = [f"{prefix(kind)}-{i:05d}" for i in range(n)]
+        batch = [(OWNERS[(len(names) + i) % len(OWNERS)], f"{prefix(kind)}-{i:05d}") for i in range(n)]
         with ThreadPoolExecutor(32) as ex:
-            list(ex.map(lambda b: s3.create_bucket(Bucket=b), batch))
+            list(ex.map(lambda ob: pop.clients[ob[0]].create_bucket(Bucket=ob[1]), batch))
         names.extend(batch)
+        for owner, name in batch:
+            pop.owner_of[bucket_key(owner, name)] = owner
+            pop.objects_of[bucket_key(owner, name)] = 0
 
     try:
+        make_owners(c, (*OWNERS, LATE_OWNER), pop)
         create("eleven", BUCKETS["eleven"], 11)
         create("empty", BUCKETS["empty"], 1)
         create("filled", BUCKETS["filled"], 1)
-        puts = [(f"{prefix('filled')}-{i:05d}", f"o{j}") for i in range(BUCKETS["filled"]) for j in range(5 + i)]
+        filled = [(o, b) for o, b in names if b.startswith(prefix("filled"))]
+        puts = [(o, b, f"o{j}") for i, (o, b) in enumerate(filled) for j in range(5 + i)]
         with ThreadPoolExecutor(32) as ex:
-            list(ex.map(lambda p: s3.put_object(Bucket=p[0], Key=p[1], Body=b"x"), puts))
-        print(f"{len(names)} buckets and {len(puts)} objects made in {time.monotonic() - made:.0f} s")
-        yield names
+            list(ex.map(lambda p: pop.clients[p[0]].put_object(Bucket=p[1], Key=p[2], Body=b"x"), puts))
+        for o, b, _ in puts:
+            pop.objects_of[bucket_key(o, b)] += 1
+        print(f"{len(names)} buckets of {len(OWNERS)} owners and {len(puts)} objects made in "
+              f"{time.monotonic() - made:.0f} s")  # fmt: skip
+        yield pop
     finally:
         c.ceph("config", "set", "client.rgw", "rgw_override_bucket_index_max_shards", "1", fmt_json=False)
         for option in QUOTA_SYNC:
             c.ceph("config", "set", "client.rgw", option, "1", fmt_json=False)
         removed = time.monotonic()
-        gone = [*names, *HOT.values()]
+        gone = [(pop.clients.get(o), b) for o, b in names] + [(s3, b) for b in HOT.values()]
         with ThreadPoolExecutor(32) as ex:
-            list(ex.map(lambda b: empty_and_remove(s3, b), gone))
-        print(f"{len(gone)} buckets removed in {time.monotonic() - removed:.0f} s")
+            list(ex.map(lambda cb: empty_and_remove(cb[0], cb[1]), [(cl, b) for cl, b in gone if cl is not None]))
+        remove_owners(c, [o for o in (*OWNERS, LATE_OWNER) if o in pop.clients])
+        print(f"{len(gone)} buckets and {len(pop.clients)} owners removed in {time.monotonic() - removed:.0f} s")
         if session_sidecar is not None:
             session_sidecar.start()
 
@@ -171,9 +243,60 @@ def fill_steadily(c, bucket: str, objects: int, per_second: float) -> dict:
     return reached
 
 
-def watch_and_count(c, producer: str, reads: ClusterReads, background: dict, value) -> None:
+def late_buckets(pop: Population, producer: str) -> list[str]:
+    """The late tenant's buckets, made now (while the producer watches), each holding LATE_OBJECTS."""
+    s3 = pop.clients[LATE_OWNER]
+    keys = []
+    for i in range(LATE_BUCKETS):
+        name = f"watch-late-{producer}-{i}"
+        s3.create_bucket(Bucket=name)
+        for j in range(LATE_OBJECTS):
+            s3.put_object(Bucket=name, Key=f"o{j}", Body=b"l" * LATE_SIZE)
+        keys.append(bucket_key(LATE_OWNER, name))
+    return keys
+
+
+def tenant_figures(metrics: dict) -> dict[str, dict[tuple[str, str], float]]:
+    """{family: {(tenant, user): value}} of the producer's tenant families."""
+    out: dict[str, dict[tuple[str, str], float]] = {}
+    for name in (*TENANT_FAMILIES, "ceph_scale_rgw_tenant_stats_age_seconds"):
+        for labels, v in metrics.get(name, {}).items():
+            d = dict(labels)
+            out.setdefault(name, {})[(d["tenant"], d["user"])] = v
+    return out
+
+
+def check_tenants(figures: dict, pop: Population, users: list[str]) -> None:
+    """Every exposed tenant one of the cluster's users (`users`: `metadata list user`); ours with
+    at most what they own, and exactly that where the producer read all their buckets; the late
+    tenant read whole."""
+    exposed = set(figures["ceph_scale_rgw_tenant_buckets"]) - {("", "(others)")}
+    known = {split_owner(u) for u in users}
+    assert exposed and exposed <= known, exposed - known
+    assert any(t for t, _ in exposed), "a tenant's user among the exposed ones"
+    owners = {split_owner(o): o for o in pop.owner_of.values()}
+    whole = 0
+    for who in exposed & set(owners):
+        owner = owners[who]
+        keys = pop.owned(owner)
+        read = figures["ceph_scale_rgw_tenant_buckets"][who]
+        assert 0 < read <= len(keys), (who, read, len(keys))
+        assert figures["ceph_scale_rgw_tenant_objects"][who] <= sum(pop.objects_of[k] for k in keys), who
+        if read == len(keys):
+            whole += 1
+            assert figures["ceph_scale_rgw_tenant_objects"][who] == sum(pop.objects_of[k] for k in keys), who
+    late = split_owner(LATE_OWNER)
+    assert figures["ceph_scale_rgw_tenant_buckets"][late] == LATE_BUCKETS
+    assert figures["ceph_scale_rgw_tenant_objects"][late] == LATE_BUCKETS * LATE_OBJECTS
+    assert figures["ceph_scale_rgw_tenant_bytes"][late] == LATE_BUCKETS * LATE_OBJECTS * LATE_SIZE
+    assert whole >= 1
+    print(f"{len(exposed)} tenants exposed, {whole} read whole")
+
+
+def watch_and_count(c, producer: str, reads: ClusterReads, background: dict, value, metrics, pop: Population) -> None:
     """Drive a new bucket past the warn line at a steady rate while the producer polls, then
-    check the cluster reads over those polls and how soon the producer showed the crossing."""
+    check the cluster reads over those polls and how soon the producer showed the crossing;
+    and the tenants' figures from the same reads."""
 
     def poll_time() -> float:
         return value("ceph_scale_source_last_success_timestamp_seconds", source="buckets") or 0
@@ -191,6 +314,9 @@ def watch_and_count(c, producer: str, reads: ClusterReads, background: dict, val
     s3load.client(c.rgw_endpoint, *c.user_keys).create_bucket(Bucket=hot)
     # New: read at once, and at the next poll, which sees its growth (1.5 objects/s).
     reached = fill_steadily(c, hot, line + 5, 1.5)
+    late = late_buckets(pop, producer)
+    for key in late:
+        pop.owner_of[key], pop.objects_of[key] = LATE_OWNER, LATE_OBJECTS
     wait_until(lambda: line in reached, 3 * line, what=f"{hot} past {line} objects")
     crossed = reached[line]
     wait_until(lambda: (value("ceph_scale_rgw_top_bucket_objects", bucket=hot) or 0) >= line, 3 * INTERVAL,
@@ -201,6 +327,17 @@ def watch_and_count(c, producer: str, reads: ClusterReads, background: dict, val
     check(caused, seen, polls, estimated() - estimated_from, hot)
     assert value("ceph_scale_rgw_bucket_stats_overdue") == 0
     assert value("ceph_scale_rgw_bucket_stats_unread") > 0  # 5,000 buckets at this budget take minutes
+    late_owner = dict(zip(("tenant", "user"), split_owner(LATE_OWNER)))
+    wait_until(lambda: value("ceph_scale_rgw_tenant_buckets", **late_owner) == LATE_BUCKETS, 3 * INTERVAL,
+               what=f"the producer to show {LATE_OWNER}'s buckets")  # fmt: skip
+    figures = tenant_figures(metrics())
+    check_tenants(figures, pop, c.radosgw_admin("metadata", "list", "user"))
+    SEEN[producer] = {name: figures[name][split_owner(LATE_OWNER)] for name in TENANT_FAMILIES}
+    for other, seen_there in SEEN.items():  # the sidecar's, when it ran before in this module
+        assert seen_there == SEEN[producer], (other, producer)
+    for key in late:
+        empty_and_remove(pop.clients[LATE_OWNER], key.rpartition("/")[2])
+        del pop.owner_of[key], pop.objects_of[key]
 
 
 def check(caused: dict, seen: float, polls: int, estimated: float, hot: str) -> None:
@@ -244,7 +381,7 @@ def test_the_sidecar_watches_5000_buckets_within_its_read_budget(ceph_cluster, m
     ).start()  # fmt: skip
     try:
         wait_until(lambda: glob.glob(f"{sockets}.*.asok"), 30, what="the sidecar's admin sockets")
-        watch_and_count(c, "sidecar", reads, background, sidecar.value)
+        watch_and_count(c, "sidecar", reads, background, sidecar.value, sidecar.metrics, many_buckets)
     finally:
         sidecar.stop()
 
@@ -270,7 +407,7 @@ def test_the_module_watches_5000_buckets_within_its_read_budget(ceph_cluster, ma
         reads = ClusterReads(c, lambda: [f"mgr.{c.active_mgr}"])
         background = reads.background(INTERVAL)
         scale.set("rgw_source", "admin_api")
-        watch_and_count(c, "mgr", reads, background, scale.value)
+        watch_and_count(c, "mgr", reads, background, scale.value, scale.metrics, many_buckets)
     finally:
         c.ceph("mgr", "module", "disable", "scale", fmt_json=False)
         for key in settings:

@@ -10,9 +10,11 @@ Freshness: at 100,000 buckets the poll does not read every bucket every time, so
 figures are as old as the oldest last read of its buckets. Buckets listed but never read yet
 belong to no tenant (their owner is not known): `ceph_scale_rgw_bucket_stats_unread` counts them.
 
-Quotas: a bucket's quota is in its stats. A user (tenant) quota is not: it would take one more
-Admin Ops read per user (`GET /admin/user?quota`), so it is left out; a tenant is bounded here
-when every one of its buckets has a quota, by their sum. The runway is the room left over the
+Quotas: a bucket's quota is in its stats. A user's own quota is in none of the poll's reads on
+any release (only in `GET /admin/user?uid=U`): reading it would be one Admin Ops call per owner,
+measured at 0 to 2 RADOS ops (catalog.md), within the poll's budget, but the poll does not make
+it, so user quotas are left out; a tenant is bounded here when every one of its buckets has a
+quota, by their sum. The runway is the room left over the
 growth fitted like the other trends (core/trend.py), withheld while the history is short, and
 held to `plan_max_extrapolation` times the history it was fitted over (`bounded="true"`: at least
 that long).

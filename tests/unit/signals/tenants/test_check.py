@@ -4,6 +4,7 @@ real derivation, and on hand-made results for what the study's tenants do not sh
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from ceph_scale.core import registry
 from ceph_scale.core.config import Thresholds
@@ -68,3 +69,40 @@ def test_the_detail_is_capped_by_the_option():
     c = check_tenant_quota_runway(usage(*many), Thresholds(), CheckOptions(health_detail_max=2))
     assert c is not None and c["count"] == 4
     assert c["detail"][-1] == "... and 2 more" and c["detail"][0].startswith("t$u0: ")
+
+
+def test_the_check_judges_by_the_thresholds_the_rules_read():
+    """The horizons and the age are options (config.py), exported in ceph_scale_config, which the
+    rules compare with: the check follows them as the alerts do (rules_test.yml, c6 and c7)."""
+    three_days = TenantRunway("t$u", "bytes", 3 * DAY, 2 * DAY, False)
+    th = Thresholds.from_mapping({"rgw_tenant_quota_warn_seconds": 2 * DAY})
+    assert check_tenant_quota_runway(usage(three_days), th, CheckOptions()) is None
+    th = Thresholds.from_mapping(
+        {"rgw_tenant_quota_warn_seconds": 10 * DAY, "rgw_tenant_quota_critical_seconds": 4 * DAY}
+    )
+    c = check_tenant_quota_runway(usage(three_days), th, CheckOptions())
+    assert (
+        c is not None
+        and c["severity"] == "error"
+        and c["summary"].endswith("within 10.0 days at the tenant's fitted growth")
+    )
+    th = Thresholds.from_mapping({"rgw_tenant_stats_judged_seconds": 600})
+    assert check_tenant_quota_runway(usage(three_days, age=600.0), th, CheckOptions()) is None
+    assert check_tenant_quota_runway(usage(three_days, age=599.0), th, CheckOptions()) is not None
+
+
+def test_the_rules_compare_with_the_same_options():
+    import yaml
+
+    from ceph_scale.core.signals.tenants import check
+
+    rules = yaml.safe_load((Path(check.__file__).parent / "rules.yml").read_text())["groups"][0]["rules"]
+    exprs = {r["alert"]: r["expr"] for r in rules if "alert" in r}
+    for alert, horizon in (
+        ("CephScaleTenantQuotaRunwayShort", "rgw_tenant_quota_warn_seconds"),
+        ("CephScaleTenantQuotaRunwayUnderADay", "rgw_tenant_quota_critical_seconds"),
+    ):
+        for option in (horizon, "rgw_tenant_stats_judged_seconds"):
+            assert f'cluster_option:ceph_scale_config:max{{option="{option}"}}' in exprs[alert], (alert, option)
+            assert option in Thresholds().numbers()  # exported in ceph_scale_config
+        assert "86400" not in exprs[alert] and "172800" not in exprs[alert]
