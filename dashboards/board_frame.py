@@ -1,20 +1,21 @@
 """What every board has around its panels: the datasource, cluster and runbook variables (and the
-osd variable of the boards with per-OSD panels), the links to the other boards and to the
-runbooks, the reshard and plunge annotations, and the settings (uid, tags, time range, refresh);
-new_board puts a board's rows and signals' panels in it."""
+variables of the boards whose panels a pick narrows: osd, pool, rgw, tenant and user), the links to
+the other boards and to the runbooks, the annotations (dashboards/annotations.py) and the settings
+(uid, tags, time range, refresh); new_board puts a board's rows and signals' panels in it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.models import dashboard as dm
 
-from ceph_scale.core.panel_queries import C, m, rate
+from ceph_scale.core.panel_queries import C
 from ceph_scale.core.panel_spec import Panel
 
+from .annotations import MARKS, Annotation
 from .common import DS, RUNBOOK_BASE
 from .panel_kinds import build
 
@@ -55,13 +56,61 @@ def osd_variable(metric: str) -> db.QueryVariable:
     return (
         db.QueryVariable("osd")
         .label("OSD")
-        .datasource(dm.DataSourceRef(type_val="prometheus", uid="${datasource}"))
+        .datasource(DS)
         .query(f"label_values({metric}{{{C}}}, ceph_daemon)")
         .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(dm.VariableSort.NUMERICAL_ASC)
         .multi(True)
         .include_all(False)
     )
+
+
+def label_variable(name: str, label: str, metric: str, by: str, description: str) -> db.QueryVariable:
+    """A pick among the values of `by` on `metric`, several at once, All by default (its value
+    ".*" also matches an empty label, RGW's tenant of none): the panels whose series carry the
+    label draw the picked ones; the others, sums over all of them, are not narrowed."""
+    return (
+        db.QueryVariable(name)
+        .label(label)
+        .description(description)
+        .datasource(DS)
+        .query(f"label_values({metric}{{{C}}}, {by})")
+        .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(dm.VariableSort.ALPHABETICAL_ASC)
+        .multi(True)
+        .include_all(True)
+        .all_value(".*")
+        .current(dm.VariableOption(selected=True, text=["All"], value=["$__all"]))
+    )
+
+
+def pool_variable() -> db.QueryVariable:
+    return label_variable(
+        "pool", "Pool", "ceph_scale_pool_used_ratio", "name",
+        "The pools drawn by the per-pool panels (pool name, as ceph-mixin's pool board picks them).",
+    )  # fmt: skip
+
+
+def rgw_variable() -> db.QueryVariable:
+    return label_variable(
+        "rgw", "RGW", "ceph_scale_rgw_s3_ops_total", "instance_id",
+        "The RGW daemons drawn by the per-RGW panels; the cluster's sums are of every RGW.",
+    )  # fmt: skip
+
+
+def owner_variables() -> list[db.QueryVariable]:
+    """The bucket owner (tenant and user) the bucket tables are narrowed to: a click on a row of
+    the tenants table sets both (its data link)."""
+    return [
+        label_variable(
+            "tenant", "Tenant", "ceph_scale_rgw_tenant_bytes", "tenant",
+            "RGW tenant of the bucket owner the bucket tables show (empty: the owner has no tenant).",
+        ),
+        label_variable(
+            "user", "Owner", "ceph_scale_rgw_tenant_bytes", "user",
+            "Bucket owner (user id) the bucket tables show; a tenant's row in the tenants table links here.",
+        ),
+    ]  # fmt: skip
 
 
 def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
@@ -82,70 +131,19 @@ def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
     ]
 
 
-def reshard_annotation(panel_ids: list[int]) -> db.AnnotationQuery:
-    """Completed reshards as annotations, on the given panels only."""
-    return (
-        db.AnnotationQuery()
-        .name("Reshards")
-        .datasource(DS)
-        .enable(True)
-        .icon_color("orange")
-        .expr(f"max by (cluster) ({rate('ceph_scale_rgw_reshard_events_total', fn='increase')}) > 0")
-        .filter(db.AnnotationPanelFilter().ids(panel_ids))
-    )
-
-
-class PrometheusAnnotation(dm.AnnotationQuery):
-    """Grafana's Prometheus annotation fields the SDK's model leaves out: the title, text and tags
-    made from each series' labels."""
-
-    def __init__(self, title_format: str, text_format: str, tag_keys: str, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.title_format, self.text_format, self.tag_keys = title_format, text_format, tag_keys
-
-    def to_json(self) -> dict[str, object]:
-        payload = super().to_json()
-        payload.update(titleFormat=self.title_format, textFormat=self.text_format, tagKeys=self.tag_keys)
-        payload["useValueForTime"] = False
-        return payload
-
-
-class PlungeAnnotation(cogbuilder.Builder[dm.AnnotationQuery]):
-    """S3 throughput plunges, a region each, titled with the likely cause and its evidence (the
-    plunge signal, core/signals/plunge/derive.py), on the given panels only."""
-
-    def __init__(self, panel_ids: list[int]) -> None:
-        self.panel_ids = panel_ids
-
-    def build(self) -> PrometheusAnnotation:
-        return PrometheusAnnotation(
-            "S3 plunge, likely cause: {{cause}}",
-            "{{evidence}} (cluster {{cluster}})",
-            "cause",
-            name="Plunges",
-            datasource=DS,
-            enable=True,
-            icon_color="red",
-            expr=f"max by (cluster, cause, evidence) ({m('ceph_scale_s3_plunge_info')})",
-            filter_val=db.AnnotationPanelFilter().ids(self.panel_ids).build(),
-        )
-
-
 def new_board(
     name: str,
     title: str,
     description: str,
     panels: list,
     extra_vars: Sequence[Any] = (),
-    reshards_on=(),
+    marks: Mapping[str, Sequence[str]] | None = None,
     time_from: str = "now-6h",
-    plunges_on=(),
 ):
     """A dashboard with the shared variables, links and settings; `panels` mixes rows (db.Row) and
     the signals' panels (Panel, from ceph_scale/core/signals/<name>/panels.py), laid out by the
     SDK's grid placement. Panel ids are given in order (1, 2, ...).
-    reshards_on: titles of the panels that show completed reshards as annotations; plunges_on:
-    of those that show S3 throughput plunges with their likely cause.
+    marks: {mark (a key of dashboards/annotations.py MARKS): titles of the panels it is drawn on}.
     time_from: the default range, as long as the board's signals take to play out (fill and
     scrub backlogs move over days, ops over minutes)."""
     d = (
@@ -161,21 +159,16 @@ def new_board(
         .variables(variables(extra_vars))
         .links(board_links())
     )
-    annotated: list[int] = []
-    plunged: list[int] = []
+    ids: dict[str, int] = {}
     for i, item in enumerate(panels, start=1):
         p = (build(item) if isinstance(item, Panel) else item).id(i)
         d = d.with_row(p) if isinstance(p, db.Row) else d.with_panel(p)
-        if p.build().title in reshards_on:
-            annotated.append(i)
-        if p.build().title in plunges_on:
-            plunged.append(i)
-    if len(annotated) != len(reshards_on):
-        raise ValueError(f"{name}: reshard annotations for {reshards_on}, panels found {annotated}")
-    if len(plunged) != len(plunges_on):
-        raise ValueError(f"{name}: plunge annotations for {plunges_on}, panels found {plunged}")
-    if annotated:
-        d = d.annotation(reshard_annotation(annotated))
-    if plunged:
-        d = d.annotation(PlungeAnnotation(plunged))
+        ids[p.build().title] = i
+    for mark, titles in (marks or {}).items():
+        if mark not in MARKS:
+            raise ValueError(f"{name}: no annotation {mark!r} (one of {', '.join(MARKS)})")
+        unknown = [t for t in titles if t not in ids]
+        if unknown:
+            raise ValueError(f"{name}: {mark} annotations for panels the board does not have: {unknown}")
+        d = d.annotation(Annotation(MARKS[mark], [ids[t] for t in titles]))
     return d

@@ -9,7 +9,7 @@ them, or as series of the configured value (``ceph_scale_config``) in a fixed co
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from grafana_foundation_sdk.builders import bargauge, gauge, stat, table, timeseries
@@ -50,6 +50,12 @@ def dashed(regexp: str, color: str = CRIT) -> db.DashboardFieldConfigSourceOverr
     props = [dm.DynamicConfigValue("custom.lineStyle", {"fill": "dash", "dash": [10, 10]})]
     props.append(dm.DynamicConfigValue("custom.fillOpacity", 0))
     props.append(dm.DynamicConfigValue("color", {"mode": "fixed", "fixedColor": color}))
+    return db.DashboardFieldConfigSourceOverrides().matcher(dm.MatcherConfig("byRegexp", regexp)).properties(props)
+
+
+def fixed_colour(regexp: str, color: str) -> db.DashboardFieldConfigSourceOverrides:
+    """Series whose display name matches `regexp` in a fixed colour, where the palette's would repeat."""
+    props = [dm.DynamicConfigValue("color", {"mode": "fixed", "fixedColor": color})]
     return db.DashboardFieldConfigSourceOverrides().matcher(dm.MatcherConfig("byRegexp", regexp)).properties(props)
 
 
@@ -210,11 +216,13 @@ def tbl(
     w: int = 12,
     h: int = 8,
     thresholds=((None, OK),),
+    row_links: Mapping[str, tuple[str, str]] | None = None,
 ) -> table.Panel:
     """A table joining instant queries on their labels.
 
     columns: {refId: (column title, unit)}; keep: the label columns shown, in order; sort_by:
-    the column sorted descending.
+    the column sorted descending; row_links: {column: (title, url)}, a data link on that column's
+    cells (its url may use ${__data.fields.<column>} of the clicked row).
     """
     p = _common(table.Panel(), title, desc, unit, queries, runbook, w, h)
     rename = {value_field(ref, len(queries)): name for ref, (name, _unit) in columns.items()}
@@ -234,6 +242,10 @@ def tbl(
     p = p.thresholds(steps(thresholds)).sort_by([cb.TableSortByFieldState().display_name(sort_by).desc(True)])
     for _ref, (name, col_unit) in columns.items():
         p = p.override_by_name(name, [dm.DynamicConfigValue("unit", col_unit)])
+    for column, (link_title, url) in (row_links or {}).items():
+        if column not in keep:
+            raise ValueError(f"{title}: a link on {column!r}, not a column shown ({', '.join(keep)})")
+        p = p.override_by_name(column, [dm.DynamicConfigValue("links", [{"title": link_title, "url": url}])])
     return p.cell_height(cm.TableCellHeight.SM)
 
 
@@ -245,7 +257,9 @@ def _override(title: str, o: Override) -> db.DashboardFieldConfigSourceOverrides
         return dashed(o.regexp, *o.args)
     if o.kind == "right_axis":
         return right_axis(o.regexp, *o.args)
-    raise ValueError(f"{title}: not an override of a time series (dashed, right_axis): {o.kind}")
+    if o.kind == "coloured":
+        return fixed_colour(o.regexp, *o.args)
+    raise ValueError(f"{title}: not an override of a time series (dashed, right_axis, coloured): {o.kind}")
 
 
 def build(panel: Panel):

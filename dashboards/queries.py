@@ -16,9 +16,14 @@ JSON_DIR = Path(__file__).resolve().parent / "json"
 # no All and a board opens on the first OSD; here the first two are picked, as an operator
 # comparing a spilling OSD with a healthy one does: every test cluster's osd.0 spills (its DB
 # holds no whole RocksDB level, so its use of usable DB space has no value) and osd.1 does not.
-# Grafana escapes a multi-value variable's values for a regex.
+# Grafana escapes a multi-value variable's values for a regex. The pool, RGW and bucket owner
+# variables open on All (".*").
 DEFAULTS = {
     "cluster": ".*",
+    "pool": ".*",
+    "rgw": ".*",
+    "tenant": ".*",
+    "user": ".*",
     "osd": r"(osd\\.0|osd\\.1)",
     "__rate_interval": "1m",
     "__interval": "15s",

@@ -12,8 +12,10 @@ Conditions: BlueFS spillover (built into the test cluster: osd.0 has a 256 MiB D
 with short intervals until PGs are overdue then released, a mixed 64 KB S3 load, a bucket filled
 past the per-shard limit so that RGW reshards it, deep scrubs of every PG, slowed down so that
 they are seen running (a deep-scrub storm under S3 load), and small writes until the DB's growth
-is forecast; then a steady S3 load during which an OSD stops for 40 s (a plunge, annotated with
-its cause on the S3 ops panels).
+is forecast, a bucket owner whose buckets all have quotas growing (its quota runway), buckets past
+a lowered rgw_bucket_objects_advised, and an OSD down for a few seconds (the OSDs-down marks); then
+a steady S3 load during which an OSD stops for 40 s (a plunge, annotated with its cause on the S3
+ops panels).
 
 It exits 1 if a panel had no data, if a signal the conditions make happen (MUST_BE_NONZERO,
 NONZERO_OVER_RUN) stayed at zero, or if Prometheus did not load and evaluate the rules.
@@ -35,11 +37,19 @@ from cluster import s3load
 from demo.monitoring import Prometheus, scratch_dir, wait_until
 
 from .checks import PLUNGE_SEEN, rule_files, rules_not_loaded, undriven
+from .quota_owner import SteadyGrowth, make_quota_owner
 
 REPO = Path(__file__).resolve().parent.parent
 SCRAPE = "2s"
 # The pgs source as often as Prometheus scrapes, so a PG's scrubbing state is seen within a scrape.
 SIDECAR_SOURCES = {"pgs": {"interval": 2, "timeout": 2}}
+# The studies' ~100 K objects per bucket, lowered to what the run's buckets hold (the reshard
+# bucket gets 150 objects, each S3 load round 80), so that buckets are past it and the RGW board's
+# count and list of them have data.
+# More buckets and tenants with their own usage series than the defaults (10, 20), so that the
+# run's buckets and its quota owner, among those the session's other tests made, are each in the
+# RGW board's tables rather than summed into "(others)".
+SIDECAR_THRESHOLDS = {"rgw_bucket_objects_advised": 60, "rgw_bucket_usage_top": 50, "rgw_tenant_series": 100}
 
 # A scrub of a nearly empty PG takes milliseconds, far less than the pgs source's interval, so
 # "scrubbing now" would read 0 through a whole storm. Each chunk of a scrub waits osd_scrub_sleep
@@ -102,6 +112,15 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
         timings[what] = round(time.monotonic() - t0, 1)
         log(f"[{timings[what]:6.1f}s] {what}")
 
+    owner = make_quota_owner(cluster)
+    with SteadyGrowth(cluster, owner):
+        mark(f"{owner.uid}: {len(owner.buckets)} buckets with quotas, growing steadily")
+        _conditions(cluster, prom, mark, owner.uid)
+    mark("done")
+    return timings
+
+
+def _conditions(cluster, prom: Prometheus, mark: Callable[[str], None], quota_owner: str) -> None:
     access, secret = cluster.user_keys
     cluster.block_scrubs(max_interval=30, deep_interval=40, min_interval=10)
     try:
@@ -165,12 +184,18 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
     # forecast_min_span_seconds): a quick scenario on a quiet machine can end before that.
     wait_until(lambda: _value(prom, "count(ceph_scale_runway_growth_steady)"), 120, 1, what="fitted runways")
     mark("forecasts fitted")
+    # Both kinds of runway: the byte quota's within what the history supports, the object quota's
+    # held to it (the tenants table's two runway columns).
+    for bounded in ("false", "true"):
+        held = f'count(ceph_scale_rgw_tenant_quota_runway_seconds{{user="{quota_owner}", bounded="{bounded}"}} < +Inf)'
+        wait_until(lambda held=held: _value(prom, held), 120, 1, what=f"{quota_owner}'s runway, bounded={bounded}")
+    mark(f"{quota_owner}: quota runways fitted")
     grow_rocksdb(cluster, prom)
     mark("RocksDB growth fitted")
+    osd_down_briefly(cluster, prom)
+    mark("osd.2 down and back, PGs clean")
     # two more scrapes so that the last values include everything above
     time.sleep(5)
-    mark("done")
-    return timings
 
 
 # Small writes for the DB growth: below bluestore_prefer_deferred_size_hdd, so each goes through
@@ -194,6 +219,28 @@ def grow_rocksdb(cluster, prom: Prometheus, timeout: float = 120) -> None:
             time.sleep(4)  # two scrapes of the perf source's next poll
     finally:
         cluster.rados("-p", DB_GROWTH_POOL, "cleanup", "--run-name", DB_GROWTH_RUN, timeout=120)
+
+
+DOWN_IN = 'max(ceph_scale_osds{state="down_in"})'
+
+
+def osd_down_briefly(cluster, prom: Prometheus, osd: int = 2) -> None:
+    """osd.N stopped and marked down at once (not after the heartbeat grace), until Prometheus
+    has scraped it down; then up again and the PGs clean, for the tests after the run."""
+    cluster.stop_daemon(f"osd.{osd}")
+    try:
+        cluster.ceph("osd", "down", str(osd), fmt_json=False)
+        wait_until(lambda: (_value(prom, DOWN_IN) or 0) > 0, 30, 1, what=f"osd.{osd} down in Prometheus")
+    finally:
+        cluster.osd_up(osd)
+    wait_until(lambda: pgs_clean(cluster), 180, 2, what="PGs clean again")
+
+
+def pgs_clean(cluster) -> bool:
+    s = cluster.ceph("pg", "stat", timeout=10)
+    s = s.get("pg_summary", s)  # Pacific nests the counts under pg_summary
+    clean = sum(x["num"] for x in s.get("num_pg_by_state", []) if x["name"].startswith("active+clean"))
+    return 0 < s.get("num_pgs", 0) == clean
 
 
 def sustain_load(cluster, seconds: float, log: Callable[[str], None] = print) -> None:
@@ -260,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     missing_any = False
     try:
         cluster.start()
-        exporter = Sidecar(cluster, work, sources=SIDECAR_SOURCES).start()
+        exporter = Sidecar(cluster, work, sources=SIDECAR_SOURCES, thresholds=SIDECAR_THRESHOLDS).start()
         prom = start_prometheus(work, exporter.url)
         start = time.time()
         wait_until(prom.targets_up, 30, what="Prometheus to scrape the exporter")

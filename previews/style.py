@@ -19,6 +19,7 @@ NAMED = {
     "red": "#F2495C",
     "blue": "#5794F2",
     "purple": "#B877D9",
+    "dark-red": "#C4162A",
     "text": TEXT,
 }
 # Grafana's classic palette without its red and purple: in the previews those mean a limit or a
@@ -66,6 +67,8 @@ def fmt(v: float, unit: str) -> str:
         return _scaled(v, 1000, ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"])
     if unit == "ops":
         return _scaled(v, 1000, ["ops/s", "K ops/s", "M ops/s"])
+    if unit == "dtdurations":  # Grafana writes "3 minutes, 36 seconds"; the largest part is enough here
+        unit = "s"
     if unit == "s":
         a = abs(v)
         for size, name in ((7 * 86400, "week"), (86400, "day"), (3600, "hour"), (60, "min")):

@@ -49,5 +49,11 @@ def config(option: str, op: str = "=") -> str:
 S3_OPS = f"sum by (cluster, op) (max by (cluster, instance_id, op) ({rate('ceph_scale_rgw_s3_ops_total')}))"
 S3_BYTES = f"sum by (cluster, op) (max by (cluster, instance_id, op) ({rate('ceph_scale_rgw_s3_bytes_total')}))"
 PER_HDD = f" / on (cluster) group_left () max by (cluster) ({m('ceph_scale_hdd_osds')})"
-# The OSDs picked in a board's osd variable (dashboards/boards/common.py osd_variable).
+# The OSDs picked in a board's osd variable (dashboards/board_frame.py osd_variable).
 OSD = 'ceph_daemon=~"$osd"'
+# The picks of the boards' other variables (dashboards/board_frame.py): a pool by name, an RGW by
+# its instance id, a bucket owner by tenant and user. Only the panels whose series carry the label
+# take them; a sum over every pool or RGW stays a sum over all.
+PICKED_POOLS = 'name=~"$pool"'
+PICKED_RGWS = 'instance_id=~"$rgw"'
+PICKED_OWNER = ('tenant=~"$tenant"', 'user=~"$user"')

@@ -17,7 +17,7 @@ from typing import Optional
 from .config import Thresholds
 
 # Colours (Grafana's named palette).
-OK, WARN, HIGH, CRIT, INFO = "green", "yellow", "orange", "red", "blue"
+OK, WARN, HIGH, CRIT, INFO, PURPLE = "green", "yellow", "orange", "red", "blue", "purple"
 
 # Threshold steps [(value, colour)]; the first step is the base (value None).
 Step = tuple[Optional[float], str]

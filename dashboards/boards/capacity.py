@@ -6,7 +6,7 @@ from grafana_foundation_sdk.builders import dashboard as db
 
 from ceph_scale.core.signals.fill import panels as fill
 
-from ..board_frame import new_board
+from ..board_frame import new_board, pool_variable
 
 
 def capacity():
@@ -34,5 +34,6 @@ def capacity():
         "Headroom to the fill lines in force (by default 70 / 80 / 90 %) for the cluster, each pool and the "
         "fullest OSDs, and the predicted time to the fill target [001, 000, 003].",
         panels,
+        extra_vars=[pool_variable()],
         time_from="now-7d",
     )

@@ -10,10 +10,16 @@ from ceph_scale.core.signals.latency import panels as latency
 from ceph_scale.core.signals.load import panels as load
 from ceph_scale.core.signals.plunge import panels as plunge
 
-from ..board_frame import new_board, osd_variable
+from ..board_frame import new_board, osd_variable, rgw_variable
 
-PER_HDD_OPS = load.PER_HDD_OPS
-PLUNGE = plunge.BELOW_BASELINE
+S3_PANELS = [
+    load.PER_HDD_OPS,
+    load.OPS_PER_RGW,
+    latency.LATENCY,
+    latency.LATENCY_PER_RGW,
+    plunge.BELOW_BASELINE,
+    plunge.COUNTED_TITLE,
+]
 
 
 def load_board():
@@ -45,7 +51,8 @@ def load_board():
         "S3 ops and bytes per HDD OSD against the 10B test's single-HDD baseline (60 PUT / 90 GET ops/s, "
         "34 / 37 MB/s), per RGW, per OSD, and hot OSDs [004, 000, 003].",
         panels,
-        extra_vars=[osd_variable("ceph_scale_osd_ops_per_second")],
+        extra_vars=[rgw_variable(), osd_variable("ceph_scale_osd_ops_per_second")],
         time_from="now-3h",
-        plunges_on=[PER_HDD_OPS, PLUNGE],
+        # Every S3 ops, latency and plunge panel: a fall or a rise reads against the events beside it.
+        marks={mark: S3_PANELS for mark in ("reshards", "plunges", "client_drops", "osds_down")},
     )

@@ -46,7 +46,6 @@ def overview():
         "The five scale signals of one or more Ceph clusters (docs/study.md): BlueFS spillover, "
         "distance to the fill target, RGW resharding, scrub backlog, load against the HDD baseline.",
         panels,
-        reshards_on=[OPS],
-        plunges_on=[OPS],
+        marks={"reshards": [OPS], "plunges": [OPS], "client_drops": [OPS], "osds_down": [OPS]},
         time_from="now-24h",
     )

@@ -7,7 +7,7 @@ from grafana_foundation_sdk.builders import dashboard as db
 from ceph_scale.core.signals.reshard import panels as reshard
 from ceph_scale.core.signals.tenants import panels as tenants
 
-from ..board_frame import new_board
+from ..board_frame import new_board, owner_variables
 
 OPS = "S3 ops/s with reshards marked (orange)"
 
@@ -44,7 +44,7 @@ def rgw():
         "Objects per shard against rgw_max_objs_per_shard, reshard events over the S3 ops graph, and "
         "the buckets to pre-shard [000, 004].",
         panels,
-        reshards_on=[OPS],
-        plunges_on=[OPS],
+        extra_vars=owner_variables(),
+        marks={"reshards": [OPS], "plunges": [OPS], "client_drops": [OPS], "osds_down": [OPS]},
         time_from="now-24h",
     )

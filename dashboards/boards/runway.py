@@ -6,7 +6,7 @@ from grafana_foundation_sdk.builders import dashboard as db
 
 from ceph_scale.core.signals.runway import panels as runway
 
-from ..board_frame import new_board
+from ..board_frame import new_board, pool_variable
 
 
 def runway_board():
@@ -37,5 +37,6 @@ def runway_board():
         "When each study limit will be reached at the fitted growth, how sure that is, and what to add to hold "
         "the target date with a failure domain lost (docs/runway.md) [004, 000, 001].",
         panels,
+        extra_vars=[pool_variable()],
         time_from="now-7d",
     )

@@ -33,5 +33,5 @@ def scrub_board():
         "and the time to clear the backlog [004, 001, 003].",
         panels,
         time_from="now-7d",
-        plunges_on=[scrub.STORM_TITLE],
+        marks={"plunges": [scrub.STORM_TITLE], "client_drops": [scrub.STORM_TITLE], "osds_down": [scrub.STORM_TITLE]},
     )

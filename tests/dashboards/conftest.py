@@ -12,19 +12,27 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def dashboard_run(ceph_cluster, sidecar, scratch):
+def dashboard_run(ceph_cluster, scratch):
+    """The run on a sidecar of its own, with the previews' sources and thresholds (a lowered
+    rgw_bucket_objects_advised): the session's sidecar keeps the defaults the other tests judge by."""
     from demo.monitoring import wait_until
-    from previews.scenario import make_conditions, start_prometheus
+    from demo.sidecar import Sidecar
+    from previews.scenario import SIDECAR_SOURCES, SIDECAR_THRESHOLDS, make_conditions, start_prometheus
 
-    prom = start_prometheus(scratch / "dashboards", sidecar.url)
+    sidecar = Sidecar(ceph_cluster, scratch / "dashboards", sources=SIDECAR_SOURCES, thresholds=SIDECAR_THRESHOLDS)
+    prom = None
     try:
+        sidecar.start()
+        prom = start_prometheus(scratch / "dashboards", sidecar.url)
         start = time.time()
         wait_until(prom.targets_up, 30, what="Prometheus to scrape the sidecar")
         timings = make_conditions(ceph_cluster, prom)
         end = time.time()
         yield {"prometheus": prom, "start": start, "end": end, "timings": timings}
     finally:
-        prom.stop()
+        if prom is not None:
+            prom.stop()
+        sidecar.stop()
 
 
 @pytest.fixture(scope="module")

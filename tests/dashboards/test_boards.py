@@ -62,7 +62,7 @@ def test_loads_back_through_the_sdk_dashboard_model(path):
     raw = json.loads(path.read_text())
     board = dm.Dashboard.from_json(raw)
     # Grafana's Prometheus annotation fields that the SDK's AnnotationQuery does not model
-    # (dashboards/board_frame.py PrometheusAnnotation): the only ones allowed outside the schema.
+    # (dashboards/annotations.py PrometheusAnnotation): the only ones allowed outside the schema.
     unmodelled = {"titleFormat", "textFormat", "tagKeys", "useValueForTime"}
     for a in raw.get("annotations", {}).get("list", []):
         if "titleFormat" in a:
@@ -366,6 +366,9 @@ def test_reshard_annotation_on_the_s3_ops_graph():
         assert "ceph_scale_rgw_reshard_events_total" in ann["expr"]
 
 
+S3_SERIES = ("ceph_scale_rgw_s3_ops_total", "ceph_scale_s3_plunge", "ceph_scale_rgw_s3_latency")
+
+
 def test_plunges_are_marked_on_every_s3_ops_graph_with_their_cause():
     marked = {}
     for stem, b in load_boards().items():
@@ -377,8 +380,36 @@ def test_plunges_are_marked_on_every_s3_ops_graph_with_their_cause():
                 assert "{{evidence}}" in ann["textFormat"] and ann["tagKeys"] == "cause"
                 for i in ann["filter"]["ids"]:
                     exprs = " ".join(t["expr"] for t in by_id[i]["targets"])
-                    assert "ceph_scale_rgw_s3_ops_total" in exprs or "ceph_scale_s3_plunge" in exprs, by_id[i]["title"]
+                    assert any(name in exprs for name in S3_SERIES), by_id[i]["title"]
     assert set(marked) == {"overview", "rgw-resharding", "scrub", "load"}
+
+
+def _marks(stem: str) -> dict[str, set[str]]:
+    """{annotation name: titles of the panels it is drawn on} of a board."""
+    b = load_boards()[stem]
+    by_id = {p["id"]: p["title"] for p in panels(b)}
+    return {a["name"]: {by_id[i] for i in a["filter"]["ids"]} for a in b["annotations"]["list"] if a.get("expr")}
+
+
+def test_the_latency_panels_carry_the_same_marks_as_the_ops_panels():
+    """A plunge, a client drop, a reshard or an OSD down is read on the latency panels as on the
+    ops panels: every mark of the load board is drawn on all of its S3 ops, latency and plunge
+    panels."""
+    marks = _marks("load")
+    assert set(marks) == {"Reshards", "Plunges", "Client drops", "OSDs down"}
+    for name, titles in marks.items():
+        assert {"S3 op latency", "S3 op latency per RGW instance", "S3 ops/s per RGW instance"} <= titles, name
+        assert {"S3 ops/s per HDD OSD vs 60 PUT / 90 GET", "Plunges counted, by likely cause"} <= titles, name
+
+
+def test_client_drops_and_osds_down_are_marked_from_the_exporters_series():
+    for stem in ("overview", "rgw-resharding", "scrub", "load"):
+        assert {"Client drops", "OSDs down"} <= set(_marks(stem)), stem
+    anns = {a["name"]: a for a in load_boards()["load"]["annotations"]["list"]}
+    assert "ceph_scale_s3_demand_drop_active" in anns["Client drops"]["expr"]
+    assert 'state="down_in"' in anns["OSDs down"]["expr"] and "ceph_scale_osds" in anns["OSDs down"]["expr"]
+    colours = [a["iconColor"] for a in anns.values()]
+    assert len(colours) == len(set(colours)), colours  # each mark its own colour
 
 
 def test_the_plunge_annotations_name_a_recorded_real_plunge_by_its_cause(tmp_path):
@@ -400,6 +431,15 @@ def test_the_plunge_annotations_name_a_recorded_real_plunge_by_its_cause(tmp_pat
         tests += [
             {"expr": expr, "eval_time": "232s", "exp_samples": [{"labels": '{cause="osds_down"}', "value": 1}]},
             {"expr": expr, "eval_time": "60s", "exp_samples": []},
+        ]
+    # The clients' pause of that run (55 s to 75 s) is marked as a client drop, and nothing else is.
+    drops = [q for q in QUERIES if q.panel == "annotation: Client drops"]
+    assert {q.board for q in drops} == {"overview", "rgw-resharding", "scrub", "load"}
+    for q in drops:
+        expr = f"count by (cluster) ({q.resolved()})"
+        tests += [
+            {"expr": expr, "eval_time": "60s", "exp_samples": [{"labels": '{cluster="test"}', "value": 1}]},
+            {"expr": expr, "eval_time": "232s", "exp_samples": []},
         ]
     doc = {"rule_files": [], "evaluation_interval": "5s",
            "tests": [{"interval": "5s", "input_series": series, "promql_expr_test": tests}]}  # fmt: skip

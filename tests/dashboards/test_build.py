@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ceph_scale.core.panel_spec import Panel, Query, coloured, dashed, st, ts
+from ceph_scale.core.panel_spec import Override, Panel, Query, coloured, dashed, st, tbl, ts
 from dashboards import build
 from dashboards.panel_kinds import build as build_panel
 
@@ -68,7 +68,7 @@ def test_a_panel_of_an_unknown_kind_is_named():
 
 def test_an_override_a_kind_cannot_draw_is_named():
     with pytest.raises(ValueError, match="^S3 ops: not an override of a time series"):
-        build_panel(ts("S3 ops", "ops", [Query("up")], desc="d", runbook="r", overrides=[coloured("x", "red")]))
+        build_panel(ts("S3 ops", "ops", [Query("up")], desc="d", runbook="r", overrides=[Override("blink", "x", ())]))
     stat = Panel("stat", "Buckets", "none", (Query("up"),), "d", "r", overrides=(dashed("x"),))
     with pytest.raises(ValueError, match="^Buckets: a stat takes colour overrides only, not dashed"):
         build_panel(stat)
@@ -77,3 +77,32 @@ def test_an_override_a_kind_cannot_draw_is_named():
 def test_a_setting_the_kind_does_not_take_is_named():
     with pytest.raises(ValueError, match=r"^Hot OSDs: st\(\) got an unexpected keyword argument 'log'$"):
         build_panel(st("Hot OSDs", "none", [Query("up")], desc="d", runbook="r", log=10))
+
+
+def test_a_time_series_draws_a_series_in_a_fixed_colour():
+    built = build_panel(
+        ts("S3 ops", "ops", [Query("up")], desc="d", runbook="r", overrides=[coloured(".* x$", "purple")])
+    )
+    (override,) = built.build().field_config.overrides
+    assert override.matcher.options == ".* x$"
+    assert [(p.id_val, p.value) for p in override.properties] == [("color", {"mode": "fixed", "fixedColor": "purple"})]
+
+
+def test_a_row_link_on_a_column_the_table_does_not_show_is_named():
+    table = tbl("Tenants", "none", [Query("up", instant=True, fmt="table")], desc="d", runbook="r",
+                columns={"A": ("bytes", "bytes")}, keep=["cluster", "user"], sort_by="bytes",
+                row_links={"bucket": ("Its buckets", "/d/x")})  # fmt: skip
+    with pytest.raises(ValueError, match=r"^Tenants: a link on 'bucket', not a column shown \(cluster, user\)$"):
+        build_panel(table)
+
+
+def test_a_mark_the_boards_do_not_know_or_on_a_missing_panel_is_named():
+    from dashboards.board_frame import new_board
+
+    ops = ts("S3 ops", "ops", [Query("up")], desc="d", runbook="r")
+    with pytest.raises(
+        ValueError, match=r"^x: no annotation 'blinks' \(one of reshards, plunges, client_drops, osds_down\)$"
+    ):
+        new_board("x", "X", "d", [ops], marks={"blinks": ["S3 ops"]})
+    with pytest.raises(ValueError, match=r"^x: plunges annotations for panels the board does not have: \['Latency'\]$"):
+        new_board("x", "X", "d", [ops], marks={"plunges": ["S3 ops", "Latency"]})

@@ -122,15 +122,17 @@ def test_annotations_are_regions_titled_from_their_labels(fake_prometheus):
     r = Renderer(Prom(fake_prometheus), end - 900, end, {})
     board = load_boards()["load"]
     marks = r.annotations(board)
-    from dashboards.boards.load import PER_HDD_OPS, PLUNGE
+    from dashboards.annotations import MARKS
+    from dashboards.boards.load import S3_PANELS
 
-    plunged = {p["id"] for p in panels(board) if p["title"] in (PER_HDD_OPS, PLUNGE)}
-    assert len(plunged) == 2 and plunged == set(marks)
-    for i in plunged:
-        ((t0, t1, colour, title),) = marks[i]
-        assert t0 < t1 and colour == "red" and title == "S3 plunge, likely cause: reshard"
+    marked = {p["id"] for p in panels(board) if p["title"] in S3_PANELS}
+    assert len(marked) == len(S3_PANELS) and marked == set(marks)
+    for i in marked:
+        assert all(t0 < t1 for t0, t1, _colour, _title in marks[i])
+        assert ("red", "S3 plunge, likely cause: reshard") in {(colour, title) for *_t, colour, title in marks[i]}
     rgw = r.annotations(load_boards()["rgw-resharding"])
-    assert {title for regions in rgw.values() for *_x, title in regions} == {"", "S3 plunge, likely cause: reshard"}
+    titles = {title for regions in rgw.values() for *_x, title in regions}
+    assert titles == {m.title.replace("{{cause}}", "reshard") for m in MARKS.values()}
 
 
 @pytest.mark.parametrize("panel_h", range(4, 16))

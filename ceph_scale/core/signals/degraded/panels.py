@@ -3,8 +3,13 @@ test's degraded runs [004]."""
 
 from __future__ import annotations
 
+from ...config import Thresholds
 from ...panel_queries import CL, m
-from ...panel_spec import CRIT, OK, WARN, Panel, Query, runbook, st
+from ...panel_spec import CRIT, OK, WARN, Panel, Query, Step, runbook, st
+
+# Yellow from the study's smallest degraded run (2 % of HDDs down cost 6 % PUT [004]); red where
+# the expected drop is one the plunge detector calls a plunge (plunge_drop_ratio).
+EXPECTED_DROP: list[Step] = [(None, OK), (0.05, WARN), (Thresholds().plunge_drop_ratio, CRIT)]
 
 
 def expected_drop() -> Panel:
@@ -13,8 +18,8 @@ def expected_drop() -> Panel:
         "percentunit",
         [Query(m("ceph_scale_degraded_expected_drop_ratio"), f"{CL} {{{{op}}}}")],
         desc="From the 10B test's degraded runs: 2 % of HDDs down cost 6 % PUT / 8 % GET, one node "
-        "(17 %) 21 % / 25 % [004].",
+        "(17 %) 21 % / 25 % [004]. Red from plunge_drop_ratio: a drop that large is a plunge.",
         runbook=runbook("CephScaleOsdsDownExpectedDrop"),
-        thresholds=[(None, OK), (0.05, WARN), (0.2, CRIT)],
+        thresholds=EXPECTED_DROP,
         w=5,
     )

@@ -3,7 +3,7 @@ fill lines in force, the headroom left and the time to the fill target [000, 001
 
 from __future__ import annotations
 
-from ...panel_queries import CL, config, m, top
+from ...panel_queries import CL, PICKED_POOLS, config, m, top
 from ...panel_spec import (
     CRIT,
     DAY,
@@ -174,7 +174,7 @@ def pool_fill() -> Panel:
     return ts(
         "Pool fill vs the fill target",
         "percentunit",
-        [Query(m("ceph_scale_pool_used_ratio"), f"{CL} {{{{name}}}}"), *fill_lines()],
+        [Query(m("ceph_scale_pool_used_ratio", PICKED_POOLS), f"{CL} {{{{name}}}}"), *fill_lines()],
         desc="percent_used of `ceph df detail` per pool. Dashed: the fill lines in force (by default 70 / 80 / 90 %).",
         runbook=POOL,
         overrides=[dashed(".* line .*")],
@@ -195,7 +195,7 @@ def pools_table() -> Panel:
     return tbl(
         "Pools: headroom to the fill target, time to it, space amplification",
         "none",
-        [Query(m(name), instant=True, fmt="table") for name in families],
+        [Query(m(name, PICKED_POOLS), instant=True, fmt="table") for name in families],
         desc="Client bytes each pool can still take before the fill target, when it gets there, and raw/stored "
         "(EC 4+2 ideal 1.5; 64 KB objects on 64 KB min_alloc give more [000]).",
         runbook=POOL,

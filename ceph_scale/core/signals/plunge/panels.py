@@ -4,11 +4,32 @@ the plunges counted by their likely cause [000, 001, 004]."""
 from __future__ import annotations
 
 from ...panel_queries import CL, config, m, rate
-from ...panel_spec import Panel, Query, dashed, runbook, ts
+from ...panel_spec import CRIT, HIGH, INFO, OK, PURPLE, WARN, Panel, Query, coloured, dashed, runbook, ts
+from .causes import CAUSES, NO_KNOWN_CAUSE
 
 PLUNGE = runbook("CephScaleS3ThroughputPlunge")
 BELOW_BASELINE = "S3 ops below their recent baseline, and the clients' demand"
+COUNTED_TITLE = "Plunges counted, by likely cause"
 COUNTED = rate("ceph_scale_s3_plunges_total", fn="increase")
+CLIENTS = "clients"
+# One colour per cause, none shared, each the colour of its own annotation where the boards draw
+# one (reshards orange, OSDs down purple, client drops blue: dashboards/annotations.py).
+CAUSE_COLOURS: dict[str, str] = {
+    "reshard": HIGH,
+    "deep_scrub": WARN,
+    "spillover": "dark-red",
+    "osds_down": PURPLE,
+    "recovery": OK,
+    "fill": CRIT,
+    NO_KNOWN_CAUSE: "text",
+    CLIENTS: INFO,
+}
+if set(CAUSE_COLOURS) != {*CAUSES, NO_KNOWN_CAUSE, CLIENTS}:  # a new cause needs its own colour
+    raise ImportError(f"plunge panels: a colour for each cause of {CAUSES + (NO_KNOWN_CAUSE,)}")
+# The axis of the drop and the demand: a drop is 0..100 % below the baseline; the demand is drawn
+# up to twice the baseline. Past those (an op idle in the baseline, then busy, reads as thousands
+# of percent) the lines are held at the edge, so the plunge line stays readable.
+DEMAND_SHOWN_MAX = 2.0
 
 
 def below_baseline() -> Panel:
@@ -16,33 +37,41 @@ def below_baseline() -> Panel:
         BELOW_BASELINE,
         "percentunit",
         [
-            Query(m("ceph_scale_s3_plunge_drop_ratio"), f"{CL} {{{{op}}}} below the baseline"),
-            Query(m("ceph_scale_s3_plunge_demand_ratio"), f"{CL} {{{{op}}}} demand vs the baseline"),
+            Query(f"clamp({m('ceph_scale_s3_plunge_drop_ratio')}, 0, 1)", f"{CL} {{{{op}}}} below the baseline"),
+            Query(
+                f"clamp({m('ceph_scale_s3_plunge_demand_ratio')}, 0, {DEMAND_SHOWN_MAX:g})",
+                f"{CL} {{{{op}}}} demand vs the baseline",
+            ),
             Query(config("plunge_drop_ratio"), f"{CL} line {{{{option}}}}"),
         ],
         desc="How far each op's rate over the last plunge_window_seconds is below the median of its recent "
-        "windows, and the clients' demand against that baseline (ops in flight by Little's law, requests in "
-        "the RGW, requests received). Down past the dashed line with the demand near 100 %: the cluster is "
-        "slower (a plunge, red region titled with its likely cause); the demand down as much as the ops: "
-        "the clients asked less. The study: 5.4K to 3.9K ops/s with plunges at each reshard [000], a brief "
-        "significant drop from deep scrubs [001], 21 % PUT / 25 % GET with one node down [004].",
+        "windows (0 while at or above it), and the clients' demand against that baseline (ops in flight by "
+        "Little's law, requests in the RGW, requests received; drawn up to 200 %). Down past the dashed line "
+        "with the demand near 100 %: the cluster is slower (a plunge, red region titled with its likely "
+        "cause); the demand down as much as the ops: the clients asked less (blue region). The study: 5.4K "
+        "to 3.9K ops/s with plunges at each reshard [000], a brief significant drop from deep scrubs [001], "
+        "21 % PUT / 25 % GET with one node down [004].",
         runbook=PLUNGE,
         overrides=[dashed(".* line .*")],
+        min_val=0,
+        max_val=DEMAND_SHOWN_MAX,
         w=16,
     )
 
 
 def counted_by_cause() -> Panel:
     return ts(
-        "Plunges counted, by likely cause",
+        COUNTED_TITLE,
         "none",
         [
             Query(f"max by (cluster, cause) ({COUNTED})", f"{CL} {{{{cause}}}}"),
-            Query(f"max by (cluster) ({rate('ceph_scale_s3_demand_drops_total', fn='increase')})", f"{CL} clients"),
+            Query(f"max by (cluster) ({rate('ceph_scale_s3_demand_drops_total', fn='increase')})", f"{CL} {CLIENTS}"),
         ],
         desc="Plunges as they end, under the cause they were attributed to (none: no known cause was "
-        "active), and the drops the clients made (no cluster fault, no cause).",
+        "active), and the drops the clients made (no cluster fault, no cause). Each cause has its own "
+        "colour: reshard orange, OSDs down purple, clients blue, as their marks on the other panels.",
         runbook=PLUNGE,
+        overrides=[coloured(f".* {cause}$", colour) for cause, colour in CAUSE_COLOURS.items()],
         min_val=0,
         w=8,
     )

@@ -4,16 +4,57 @@ that is, and what to add to hold the target date with a failure domain lost (doc
 
 from __future__ import annotations
 
-from ...panel_queries import CL, C, config, m
-from ...panel_spec import CRIT, DAY, INFO, NONZERO_BAD, OK, WARN, Panel, Query, Step, bars, dashed, runbook, st, tbl, ts
+from ...config import Thresholds
+from ...panel_queries import CL, PICKED_POOLS, C, config, m
+from ...panel_spec import (
+    CRIT,
+    DAY,
+    INFO,
+    OK,
+    WARN,
+    Panel,
+    Query,
+    Step,
+    bars,
+    coloured,
+    dashed,
+    runbook,
+    st,
+    tbl,
+    ts,
+)
 
 SHORT = runbook("CephScaleRunwayShort")
 RUNWAY = f"min by (cluster, limit) (ceph_scale_runway_seconds{{{C}}})"
 # +Inf (fitted, not growing) would flatten every other bar and line: drawn at the cap.
 YEARS_10 = 10 * 365 * DAY
 YEARS_2 = 2 * 365 * DAY
-# Red under a month, yellow under the default target date (180 days), green past it.
-TARGET: list[Step] = [(None, CRIT), (30 * DAY, WARN), (180 * DAY, OK)]
+# Red under a month, yellow under the target date (runway_target_seconds), green past it.
+TARGET: list[Step] = [(None, CRIT), (30 * DAY, WARN), (float(Thresholds().runway_target_seconds), OK)]
+# A plan figure is something to add, not a fault: yellow while there is any, never red.
+TO_ADD: list[Step] = [(None, OK), (1, WARN)]
+# A runway fitted over less than 1/plan_max_extrapolation of the target date (the plan withholds
+# its figures then), or on unsteady growth, is a guess: the bars say so in its name, in grey.
+GUESS_NOTE = "short or unsteady fit, a guess"
+SHORT_FIT = (
+    f"max by (cluster, limit) ({m('ceph_scale_runway_fit_span_seconds')})"
+    f" * on (cluster) group_left () {config('plan_max_extrapolation')}"
+    f" < on (cluster) group_left () {config('runway_target_seconds')}"
+)
+UNSTEADY = f"max by (cluster, limit) ({m('ceph_scale_runway_growth_steady')}) == 0"
+GUESSES = f"({SHORT_FIT}) or ({UNSTEADY})"
+
+
+def flagged(runway: str) -> list[Query]:
+    """`runway` per (cluster, limit) as two queries: the limits whose fit is short or unsteady
+    (legend suffixed with GUESS_NOTE; the table beside says which), and the rest."""
+    limit = f"{CL} {{{{limit}}}}"
+    return [
+        Query(f"{runway} and on (cluster, limit) ({GUESSES})", f"{limit} ({GUESS_NOTE})", instant=True),
+        Query(f"{runway} unless on (cluster, limit) ({GUESSES})", limit, instant=True),
+    ]
+
+
 LIMITS = (
     "fill_cluster / fill_osd: raw fill at fill_target_ratio (80 % [001]), cluster and fullest OSD; "
     "db_levels: DB use past the RocksDB levels that fit whole (L5 did not on the 10B cluster [004]); "
@@ -26,7 +67,7 @@ LIMITS = (
 # A headline figure the plan withholds (a short or unsteady fit behind it) reads as this value,
 # which the stat maps to a word: no number is shown for it.
 WITHHELD_VALUE = -1
-WITHHELD: dict[float, str] = {WITHHELD_VALUE: "withheld: fit too short or unsteady (Plan caveats)"}
+WITHHELD: dict[float, str] = {WITHHELD_VALUE: "withheld: short or unsteady fit"}
 
 
 def withheld(figures: str) -> str:
@@ -35,22 +76,33 @@ def withheld(figures: str) -> str:
     return f"max by (cluster) ({m('ceph_scale_plan_caveat', *matchers)})"
 
 
+def or_withheld(figure: str, figures: str) -> str:
+    """`figure` (one series per cluster), or WITHHELD_VALUE while any of `figures` is withheld."""
+    return (
+        f"({figure} unless on (cluster) {withheld(figures)}) or on (cluster) ({WITHHELD_VALUE} * {withheld(figures)})"
+    )
+
+
 def to_add(plan: str, now: str, figures: str) -> str:
     """What the plan asks for beyond what runs now, never negative; WITHHELD_VALUE while any of
     `figures` (a regex of plan_caveat's figure) is withheld, rather than the figures left."""
-    add = f"clamp_min(max by (cluster) ({m(plan)}) - on (cluster) max by (cluster) ({m(now)}), 0)"
-    return f"({add} unless on (cluster) {withheld(figures)}) or on (cluster) ({WITHHELD_VALUE} * {withheld(figures)})"
+    return or_withheld(
+        f"clamp_min(max by (cluster) ({m(plan)}) - on (cluster) max by (cluster) ({m(now)}), 0)", figures
+    )
 
 
 def runway_per_limit() -> Panel:
     return bars(
         "Runway per limit",
         "s",
-        [Query(f"clamp_max({RUNWAY}, {YEARS_10:g})", f"{CL} {{{{limit}}}}", instant=True)],
+        flagged(f"clamp_max({RUNWAY}, {YEARS_10:g})"),
         desc="Time until each study limit is reached at the growth fitted over the exporter's own history; "
-        "0: reached now; not growing: drawn at 10 years. " + LIMITS,
+        f"0: reached now; not growing: drawn at 10 years. Grey, '{GUESS_NOTE}': fitted over less than "
+        "1/plan_max_extrapolation of the target date, or the older and newer thirds of the history grow "
+        "apart; the table beside says which, with the 95 % interval of each. " + LIMITS,
         runbook=SHORT,
         thresholds=TARGET,
+        overrides=[coloured(f".*\\({GUESS_NOTE}\\)$", "text")],
         w=10,
         h=9,
     )
@@ -114,7 +166,7 @@ def hdd_osds_to_add() -> Panel:
         "'withheld': the growth behind either was fitted over too short a history for the target date, or "
         "is not steady (Plan caveats): no number is shown for it.",
         runbook=SHORT,
-        thresholds=NONZERO_BAD,
+        thresholds=TO_ADD,
         mapped=WITHHELD,
     )
 
@@ -128,7 +180,7 @@ def rgw_instances_to_add() -> Panel:
         "domain's share of them lost (two per node [000, 004]), minus those running. 'withheld': the load "
         "growth behind it is too short or unsteady a fit (Plan caveats).",
         runbook=SHORT,
-        thresholds=NONZERO_BAD,
+        thresholds=TO_ADD,
         mapped=WITHHELD,
     )
 
@@ -137,11 +189,12 @@ def osds_spilling_by_then() -> Panel:
     return st(
         "OSDs whose DB spills by then",
         "none",
-        [Query(m("ceph_scale_plan_db_osds_spilling"), CL)],
+        [Query(or_withheld(f"max by (cluster) ({m('ceph_scale_plan_db_osds_spilling')})", "db_per_osd"), CL)],
         desc="OSDs spilling now or whose DB use passes the RocksDB levels that fit whole by the target date: "
-        "296 of 318 spilled at 10B [004].",
+        "296 of 318 spilled at 10B [004]. 'withheld': the DB growth behind it is too short or unsteady a fit.",
         runbook=SHORT,
-        thresholds=NONZERO_BAD,
+        thresholds=TO_ADD,
+        mapped=WITHHELD,
     )
 
 
@@ -149,11 +202,13 @@ def buckets_to_preshard() -> Panel:
     return st(
         "Buckets to pre-shard",
         "none",
-        [Query(m("ceph_scale_plan_buckets_to_preshard"), CL)],
+        [Query(or_withheld(f"max by (cluster) ({m('ceph_scale_plan_buckets_to_preshard')})", "bucket_shards"), CL)],
         desc="Buckets reaching their per-shard limit by the target date; each dynamic reshard was a "
-        "'sudden plunge' in throughput, pre-sharded buckets were deterministic [000].",
+        "'sudden plunge' in throughput, pre-sharded buckets were deterministic [000]. 'withheld': the bucket "
+        "growth behind it is too short or unsteady a fit.",
         runbook=SHORT,
-        thresholds=[(None, OK), (1, WARN)],
+        thresholds=TO_ADD,
+        mapped=WITHHELD,
     )
 
 
@@ -172,11 +227,13 @@ def level_base_for_planned_db() -> Panel:
     return st(
         "RocksDB level base for the planned DB",
         "bytes",
-        [Query(m("ceph_scale_plan_rocksdb_level_base_bytes"), CL)],
+        [Query(or_withheld(f"max by (cluster) ({m('ceph_scale_plan_rocksdb_level_base_bytes')})", "db_per_osd"), CL)],
         desc="max_bytes_for_level_base that makes the whole levels fitting the planned DB fill it: 'increase "
-        "max_bytes_for_level_base such that you can get most of your 4 %' [004].",
+        "max_bytes_for_level_base such that you can get most of your 4 %' [004]. 'withheld': the DB growth "
+        "behind the planned DB is too short or unsteady a fit.",
         runbook=SHORT,
         graph=False,
+        mapped=WITHHELD,
     )
 
 
@@ -251,7 +308,7 @@ def pools_needing_pgs() -> Panel:
     return tbl(
         "Pools that need more PGs",
         "none",
-        [Query(f"max by (cluster, pool_id, name) ({m('ceph_scale_plan_pool_pgs')})", "", instant=True, fmt="table")],
+        [Query(f"max by (cluster, pool_id, name) ({m('ceph_scale_plan_pool_pgs', PICKED_POOLS)})", "", True, "table")],
         desc="pg_num for the planned OSDs: mon_target_pg_per_osd spread by each pool's share of raw use, over "
         "its width, to a power of two.",
         runbook=SHORT,

@@ -4,6 +4,7 @@ main device (newer Ceph's BLUESTORE_BLUEFS_OVERSIZED)."""
 
 from __future__ import annotations
 
+from ...config import Thresholds
 from ...panel_queries import CL, OSD, config, m, top
 from ...panel_spec import CRIT, NONZERO_BAD, OK, SOON, WARN, Panel, Query, bars, dashed, right_axis, runbook, st, ts
 
@@ -12,6 +13,10 @@ SPREADING = runbook("CephScaleBluefsSpilloverSpreading")
 DB_SHARE = runbook("CephScaleBluefsDbShareBelowMin")
 DB_NEXT_LEVEL = runbook("CephScaleBluefsDbNextLevelSoon")
 OVERSIZED = runbook("CephScaleBluefsOversized")
+# A ratio's axis reaches at least twice its line's default, so the line sits mid-panel on a healthy
+# cluster too (Grafana does not widen an axis for a series past its edge either way).
+DB_SHARE_AXIS = 2 * Thresholds().bluefs_db_share_min_ratio
+MAIN_DEVICE_AXIS = 2 * Thresholds().bluefs_warn_ratio
 
 
 def spilling_osds_glance() -> Panel:
@@ -163,6 +168,7 @@ def db_share() -> Panel:
         runbook=DB_SHARE,
         overrides=[dashed(".*minimum.*")],
         min_val=0,
+        soft_max=DB_SHARE_AXIS,
     )
 
 
@@ -204,5 +210,6 @@ def main_device_share() -> Panel:
             right_axis(".*OSDs past the ratio", "none", "OSDs past the ratio"),
         ],
         min_val=0,
+        soft_max=MAIN_DEVICE_AXIS,
         w=24,
     )

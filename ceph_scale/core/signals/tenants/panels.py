@@ -4,7 +4,7 @@ row that sums the rest; and the buckets past the studies' ~100 K objects per buc
 
 from __future__ import annotations
 
-from ...panel_queries import CL, m
+from ...panel_queries import CL, PICKED_OWNER, m
 from ...panel_spec import INFO, OK, SOON, Panel, Query, runbook, st, tbl
 
 RUNWAY = runbook("CephScaleTenantQuotaRunwayShort")
@@ -13,8 +13,18 @@ UNBOUNDED = 'bounded="false"'
 TENANT = ["cluster", "tenant", "user"]
 BUCKET = ["cluster", "tenant", "bucket", "user"]
 OTHERS_NOTE = (
-    ' The row bucket="(others)" sums every other bucket with stats read, so the column sums to the cluster\'s total.'
+    ' The row bucket="(others)" sums every other bucket with stats read, so the column sums to the cluster\'s total '
+    "(with every owner picked)."
 )
+PICKED_NOTE = " Narrowed to the owner picked in the Tenant and Owner variables (a click on a tenant's row)."
+# A click on a tenant's row: this board again, same time range and clusters, with the Tenant and
+# Owner variables set to that row's, which narrow the bucket tables to its buckets. Grafana fills
+# ${__data.fields.X} from the clicked row (percent-encoded: a user id may hold any character).
+OWNER_BUCKETS_URL = (
+    "/d/${__dashboard.uid}/${__dashboard}?${__url_time_range}&${cluster:queryparam}&${datasource:queryparam}"
+    "&var-tenant=${__data.fields.tenant:percentencode}&var-user=${__data.fields.user:percentencode}"
+)
+OWNER_BUCKETS_LINK = ("Its top buckets (this board, narrowed to this owner)", OWNER_BUCKETS_URL)
 
 
 def _per_tenant(name: str, agg: str, *matchers: str) -> str:
@@ -42,8 +52,9 @@ def tenants_table() -> Panel:
         "Growth is fitted over runway_window_seconds. Runway: to the nearest of the tenant's bucket quotas "
         "(summed, where every bucket it owns has one; user quotas are not read) at that growth; 'held' where "
         'the fit is held to plan_max_extrapolation x its history (bounded="true": at least that long); '
-        "'at least' at the fastest growth the fit allows. Age: the oldest read among its buckets. Its "
-        "buckets are in the tables below, by the same tenant and user.",
+        "'at least' at the fastest growth the fit allows. Age: the oldest read among its buckets. A click on "
+        "a row's tenant or user narrows the bucket tables below to that owner's buckets (the Tenant and "
+        "Owner variables; All again for every bucket).",
         runbook=RUNWAY,
         columns={
             "A": ("bytes", "bytes"),
@@ -57,6 +68,7 @@ def tenants_table() -> Panel:
         },
         keep=TENANT,
         sort_by="bytes",
+        row_links={"tenant": OWNER_BUCKETS_LINK, "user": OWNER_BUCKETS_LINK},
         w=18,
         h=9,
     )
@@ -66,8 +78,8 @@ def _top_buckets(title: str, name: str, column: str, unit: str, desc: str) -> Pa
     return tbl(
         title,
         "none",
-        [Query(m(name), instant=True, fmt="table")],
-        desc=desc + OTHERS_NOTE,
+        [Query(m(name, *PICKED_OWNER), instant=True, fmt="table")],
+        desc=desc + OTHERS_NOTE + PICKED_NOTE,
         runbook=PAST_ADVISED,
         columns={"A": (column, unit)},
         keep=BUCKET,
@@ -127,9 +139,9 @@ def past_advised_list() -> Panel:
     return tbl(
         "Buckets past the advised objects, largest first",
         "none",
-        [Query(m("ceph_scale_rgw_bucket_past_objects_advised_objects"), instant=True, fmt="table")],
+        [Query(m("ceph_scale_rgw_bucket_past_objects_advised_objects", *PICKED_OWNER), instant=True, fmt="table")],
         desc="The rgw_bucket_usage_top largest buckets past rgw_bucket_objects_advised: pre-shard the ones "
-        "that keep growing, or spread new data over more buckets [000].",
+        "that keep growing, or spread new data over more buckets [000]." + PICKED_NOTE,
         runbook=PAST_ADVISED,
         columns={"A": ("objects", "short")},
         keep=BUCKET,
