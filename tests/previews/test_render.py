@@ -154,6 +154,7 @@ def test_legend_rows_fit_in_the_legend(panel_h, n_series):
         (1536, "bytes", "1.5 KiB"),
         (34e6, "Bps", "34.0 MB/s"),
         (90, "s", "1.5 min"),
+        (216, "dtdurations", "3.6 min"),
         (7 * 86400 * 2, "s", "2.0 week"),
         (2.5, "s", "2.5 s"),
         (0, "s", "0 s"),
