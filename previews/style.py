@@ -20,6 +20,8 @@ NAMED = {
     "blue": "#5794F2",
     "purple": "#B877D9",
     "dark-red": "#C4162A",
+    "dark-purple": "#8F3BB8",
+    "dark-blue": "#1F60C4",
     "text": TEXT,
 }
 # Grafana's classic palette without its red and purple: in the previews those mean a limit or a

@@ -1,4 +1,5 @@
-"""`pg dump pgs`: each PG's state and scrub stamps, with a fast path for the common record."""
+"""`pg dump pgs`: each PG's state, scrub stamps and acting set, with a fast path for the common
+record."""
 
 from __future__ import annotations
 
@@ -21,9 +22,36 @@ def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
     return PgPart(collected_at=collected_at, pgs=tuple(_pg_records(_list(stats, "pg_dump.pg_stats"))))
 
 
+# CRUSH_ITEM_NONE: the slot of an EC shard no OSD serves.
+NO_OSD = 2147483647
+
+
 def _pg_records(stats: Iterable[Any]) -> Iterator[PgScrubState]:
+    # One int object per OSD id for the whole dump: 21,760 acting sets of 6 share 318 of them.
+    osd_ids: dict[int, int] = {}
     for i, s in enumerate(stats):
-        yield _pg_fast(s) or _pg_checked(s, i)
+        yield _pg_fast(s, osd_ids) or _pg_checked(s, i, osd_ids)
+
+
+def _acting(raw: Any, osd_ids: dict[int, int] | None) -> tuple[int, ...]:
+    """The acting set's OSD ids; () where absent or not a list of them: unread, not an error.
+    Only the plunge's confirmation of its causes reads it (signals/plunge/placement.py), which
+    says "unconfirmed" without it: a malformed one must not fail the scrub stamps of the dump.
+    osd_ids: the ids seen in this dump, each to itself (a look-up is the fast path)."""
+    if type(raw) is not list:
+        return ()
+    ids = {} if osd_ids is None else osd_ids
+    try:
+        return tuple(map(ids.__getitem__, raw))
+    except (KeyError, TypeError):  # an id not seen yet, an empty EC slot, or no id at all
+        pass
+    out = []
+    for o in raw:
+        if type(o) is not int or o < 0:
+            return ()
+        if o != NO_OSD:
+            out.append(ids.setdefault(o, o))
+    return tuple(out)
 
 
 def _pool_of(pgid: str) -> int | None:
@@ -34,7 +62,7 @@ def _pool_of(pgid: str) -> int | None:
     return int(pool)
 
 
-def _pg_fast(s: Any) -> PgScrubState | None:
+def _pg_fast(s: Any, osd_ids: dict[int, int] | None = None) -> PgScrubState | None:
     """The common well-formed record without building error paths; None sends it to _pg_checked."""
     if type(s) is not dict:
         return None
@@ -48,10 +76,10 @@ def _pg_fast(s: Any) -> PgScrubState | None:
     scrub_t, deep_t = _pacific_stamp(scrub.strip()), _pacific_stamp(deep.strip())
     if scrub_t is None or deep_t is None:
         return None
-    return PgScrubState(pgid=pgid, pool_id=pool, state=state, last_scrub_stamp=scrub_t, last_deep_scrub_stamp=deep_t)
+    return PgScrubState(pgid, pool, state, scrub_t, deep_t, _acting(s.get("acting"), osd_ids))
 
 
-def _pg_checked(s: Any, i: int) -> PgScrubState:
+def _pg_checked(s: Any, i: int, osd_ids: dict[int, int] | None = None) -> PgScrubState:
     p = f"pg_dump.pg_stats[{i}]"
     pgid = _str(_get(s, "pgid", p), p + ".pgid")
     pool = _pool_of(pgid)
@@ -63,6 +91,7 @@ def _pg_checked(s: Any, i: int) -> PgScrubState:
         state=_str(_get(s, "state", p), p + ".state"),
         last_scrub_stamp=parse_stamp(_get(s, "last_scrub_stamp", p), p + ".last_scrub_stamp"),
         last_deep_scrub_stamp=parse_stamp(_get(s, "last_deep_scrub_stamp", p), p + ".last_deep_scrub_stamp"),
+        acting=_acting(s.get("acting"), osd_ids),
     )
 
 
@@ -70,7 +99,7 @@ def pg_part_from_json(raw: bytes, collected_at: float, decode: Callable[[bytes],
     """pg_part(decode(raw), collected_at), without ever holding the whole decoded dump.
 
     At 21,760 PGs `pg dump pgs` is ~50 MB of JSON that decodes to ~100 MB of
-    dicts, of which five fields per PG are kept; the PGs are decoded a chunk
+    dicts, of which six fields per PG are kept; the PGs are decoded a chunk
     at a time instead (see iter_json_array). Any input that is not the plain
     shape, or any error, goes through pg_part(decode(raw)): the same part,
     the same exception.

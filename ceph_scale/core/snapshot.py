@@ -145,6 +145,9 @@ class PgScrubState:
     state: str  # e.g. "active+clean+scrubbing+deep"
     last_scrub_stamp: float  # epoch seconds
     last_deep_scrub_stamp: float
+    # The OSDs serving it now (`acting`, without the empty slots of an EC PG missing a shard), ()
+    # where unread. Where a PG is, not what it is: left out of equality.
+    acting: tuple[int, ...] = field(default=(), compare=False)
 
 
 @_record

@@ -18,9 +18,10 @@ a 60 % plunge).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-CAUSES = ("reshard", "deep_scrub", "spillover", "osds_down", "recovery", "fill")
+# Ties go to the earlier: an OSD down is the root of the slow ops of the requests to its PGs.
+CAUSES = ("reshard", "deep_scrub", "spillover", "osds_down", "slow_ops", "recovery", "fill")
 NO_KNOWN_CAUSE = "none"
 
 # The drop the study measured for a cause, per op [study document].
@@ -34,6 +35,9 @@ STUDY_EFFECT: dict[str, dict[str, float]] = {
     # OSDs down: the degraded-state table for the share down [004], carried by each observation.
 }
 UNMEASURED = 0.5
+# A cause that follows from another when both are active: the requests an OSD holds until it is
+# marked down are slow ops on its peers too. It scores no more than the cause it follows from.
+FOLLOWS = {"slow_ops": "osds_down"}
 
 
 @dataclass(frozen=True)
@@ -102,5 +106,8 @@ def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[E
         others = len({e.subject for e in seen if e.subject} - {told.subject})
         text = told.text + (f" (and {others} more)" if others else "")
         out.append(Candidate(cause, share * weight, share, share_explained, text))
-    out.sort(key=lambda c: (-c.score, CAUSES.index(c.cause)))
-    return out
+    by_name = {c.cause: c for c in out}
+    for symptom, root in FOLLOWS.items():
+        if symptom in by_name and root in by_name:
+            by_name[symptom] = replace(by_name[symptom], score=min(by_name[symptom].score, by_name[root].score))
+    return sorted(by_name.values(), key=lambda c: (-c.score, CAUSES.index(c.cause)))

@@ -19,6 +19,11 @@ Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
 ends (a bucket poll may come later than the end of a short plunge); then the plunge is counted
 under its top cause. Everything is one series per cause, never per event.
+
+Each RGW is judged on its own counters too (per_rgw.py): some RGWs plunging while the cluster's
+ops hold is a plunge blamed on them (cause `rgw`), which cluster sums would hide. Slow ops come
+from the health checks (slow_ops.py); OSDs down or deep scrubbing are named only where they serve
+the S3 ops' pools, by the PG dump's acting sets (placement.py).
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ from ..signal_input import SignalInput
 from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
 from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
 from .evidence import EvidenceTracker
+from .per_rgw import RgwPlunges
 from .rates import RgwRates
 from .result import PlungeCause, PlungeResult
 
-ALL_CAUSES = (*CAUSES, NO_KNOWN_CAUSE)
+ONE_RGW = "rgw"  # a plunge of some RGWs while the cluster's ops held: the RGW, its host, its network
+ALL_CAUSES = (*CAUSES, ONE_RGW, NO_KNOWN_CAUSE)
 EVIDENCE_MAX_CHARS = 200
 
 
@@ -56,7 +63,7 @@ class Plunge:
     @property
     def evidence(self) -> str:
         if not self.candidates:
-            return "no reshard, deep-scrub burst, spillover growth, OSD down or out, recovery or fill seen"
+            return "no reshard, deep-scrub burst, spillover growth, OSD down or out, slow ops, recovery or fill seen"
         return self.candidates[0].text[:EVIDENCE_MAX_CHARS]
 
 
@@ -75,11 +82,13 @@ class PlungeState:
         self.demand_seen_at: float | None = None  # the last window read as the clients' drop
         self.counts = dict.fromkeys(ALL_CAUSES, 0)
         self.demand_drops = 0
+        self.rgws = RgwPlunges(th)
 
     def retuned(self, th: Thresholds) -> PlungeState:
         """New windows start a new history; the counts go on."""
         fresh = PlungeState(th)
         fresh.counts, fresh.demand_drops, fresh.last = dict(self.counts), self.demand_drops, self.last
+        fresh.rgws.ended = self.rgws.ended
         return fresh
 
     def step(self, w: Window, th: Thresholds) -> None:
@@ -172,7 +181,18 @@ class PlungeState:
 
     @property
     def active(self) -> bool:
-        return self.plunge is not None and self.plunge.end is None
+        """A plunge of the cluster's ops, or of some RGWs' while the cluster's held."""
+        return (self.plunge is not None and self.plunge.end is None) or bool(self.rgws.confined())
+
+    def confined(self) -> Plunge | None:
+        """The plunge of some RGWs while the cluster's ops held, as a plunge blamed on them."""
+        found = self.rgws.confined()
+        if not found or (self.plunge is not None and self.plunge.end is None):
+            return None
+        text = self.rgws.evidence()
+        return Plunge(
+            found[0].start, found[0].base, dict(found[0].peak), candidates=[Candidate(ONE_RGW, 1.0, 1.0, None, text)]
+        )
 
 
 def derive(given: SignalInput, state: PlungeState) -> list[Family]:
@@ -184,6 +204,8 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
     window = state.rates.add(perf.collected_at, perf.rgw_ops)
     if window is not None:
         state.step(window, th)
+    state.rgws.add(perf.collected_at, perf.rgw_ops, state.plunge is not None and state.plunge.end is None)
+    state.counts[ONE_RGW] = state.rgws.ended
     state.attribute(max(snap.taken_at, perf.collected_at), th)
 
     active = gauge("s3_plunge_active", "1 while S3 ops are down against their recent baseline, the demand still there.")
@@ -202,7 +224,7 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
             clients.add(v.demand, op)
     score = gauge("s3_plunge_cause_score", "How well each candidate cause explains the current plunge (0..1).", "cause")
     info = gauge("s3_plunge_info", "1 for the likely cause of the current plunge, its evidence.", "cause", "evidence")
-    p = state.plunge
+    p = state.plunge or state.confined()
     scores: list[tuple[str, float]] = []
     if p is not None:
         scores = [(c.cause, c.score) for c in p.candidates] or [(NO_KNOWN_CAUSE, 1.0)]

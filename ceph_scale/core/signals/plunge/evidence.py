@@ -8,7 +8,8 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
 
 - reshard: buckets the reshard signal saw reshard between two bucket polls, or entries of the
   reshard queue being processed (which bucket, shards before and after) [000], more of them than
-  usual at a poll: at 100,000 buckets some bucket is nearly always resharding;
+  usual at a poll: at 100,000 buckets some bucket is nearly always resharding. Whether the
+  bucket's own ops fell is not known (OWN_OPS_UNCONFIRMED), and said;
 - deep_scrub: PGs deep scrubbing now plus deep scrubs completed since the last PG poll (a scrub of
   a small PG lasts less than a poll), at least `plunge_deep_scrub_above_usual_ratio` times and one
   more than usual [001];
@@ -17,6 +18,9 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
   degraded-state table gives the drop expected for that share once they are marked down [004];
   one newly down stalled the requests to its PGs until then (up to osd_heartbeat_grace), which
   may explain any drop;
+- slow_ops: more slow requests than usual in Ceph's SLOW_OPS check (requests older than
+  osd_op_complaint_time, which closed-loop clients pile onto, so that they may explain any
+  drop), or more OSDs than usual with BlueStore's slow-operation alert (plunge/slow_ops.py);
 - recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual, or OSDs
   marked out or back in (their data starts to move at once);
 - fill: more up and in OSDs at or past `fill_target_ratio` than usual [001, 000].
@@ -33,12 +37,22 @@ from ..degraded.derive import expected_drop
 from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from .causes import Evidence
+from .placement import Placement
+from .slow_ops import bluestore_slow, slow_ops
 
 MIB = 1024**2
 RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
+# A bucket's own ops are what would confirm its reshard as the cause. RGW counts them only in
+# Reef's labeled per-bucket counters (`rgw_op` by bucket, with rgw_bucket_counters_cache on, off
+# by default, for the rgw_bucket_counters_cache_size busiest buckets), which the perf source does
+# not read: a reshard is named, and said unconfirmed.
+OWN_OPS_UNCONFIRMED = "its own ops unconfirmed (no per-bucket op counters read)"
 # Ceph's osd_heartbeat_grace default: how long an OSD that stopped answering may stall the requests
 # to its PGs before its peers have it marked down.
 OSD_HEARTBEAT_GRACE = 20.0
+# Ceph's osd_op_complaint_time default: a request is reported slow once it is this old.
+OSD_OP_COMPLAINT_TIME = 30.0
+STALL = {"put": 1.0, "get": 1.0}  # requests that wait: closed-loop clients pile onto them
 
 
 def percent(share: float) -> str:
@@ -76,6 +90,7 @@ class EvidenceTracker:
         self.deep_completed: int | None = None
         self.down_before: set[int] | None = None  # the in OSDs down at the last OSD map poll
         self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
+        self.placement = Placement()
 
     # --- helpers
 
@@ -110,10 +125,12 @@ class EvidenceTracker:
     def observe(self, snap: Snapshot, reshard: ReshardState | None, scrub: ScrubState | None, th: Thresholds) -> None:
         """Each cause's evidence in this snapshot, and in the states the reshard and scrub signals
         kept from it (the plunge signal declares both in its needs)."""
+        self.placement.observe(snap)
         self._reshard(snap, reshard)
         self._scrub_and_recovery(snap, scrub, th)
         self._spillover(snap)
         self._osds(snap, th)
+        self._slow(snap)
 
     def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
         # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
@@ -130,7 +147,8 @@ class EvidenceTracker:
                 for before, t, bucket, old, new in done:
                     shards = f"{old} -> {new}" if old else f"to {new}"
                     text = f"bucket {bucket} resharded {shards} shards ({len(done)} since the last poll, "
-                    self._seen("reshard", before, t, text + f"usually {usual:g})", subject=bucket)
+                    text += f"usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
+                    self._seen("reshard", before, t, text, subject=bucket)
         queue = snap.reshard
         if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
             return
@@ -142,7 +160,7 @@ class EvidenceTracker:
             bucket = f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
             text = (
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
-                f"({len(running)} resharding, usually {usual:g})"
+                f"({len(running)} resharding, usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
             )
             self._seen("reshard", before, queue.collected_at, text, subject=bucket)
 
@@ -158,11 +176,17 @@ class EvidenceTracker:
         deep = activity.get("deep_scrub", 0) + max(0, done)
         usual = self._usual("deep_scrub", t, deep)
         if deep >= max(usual * th.plunge_deep_scrub_above_usual_ratio, usual + 1):
-            self._seen(
-                "deep_scrub", before, t,
-                f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})",
-                strength=deep,
-            )  # fmt: skip
+            told = f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})"
+            osds, held = self.placement.scrubbing(snap)
+            why = self.placement.unknown(t) or ("" if osds else "none running now")
+            if why:
+                told += f", their OSDs unconfirmed ({why})"
+            elif not held:
+                told = ""  # none of their OSDs serves the S3 ops' pools: not their cause
+            else:
+                told += f", on {len(osds)} OSDs holding {held:,} RGW PGs"
+            if told:
+                self._seen("deep_scrub", before, t, told, strength=deep)
         moving = {k: activity.get(k, 0) for k in ("recovery", "backfill", "remapped")}
         recovering = sum(moving.values())
         usual = self._usual("recovery", t, recovering)
@@ -214,14 +238,17 @@ class EvidenceTracker:
         usual_out = self._usual("out", t, len(out))
         newly = [o for o in down if self.down_before is not None and o.osd_id not in self.down_before]
         self.down_before = {o.osd_id for o in down}
-        if newly or share > usual_share:
+        why = self.placement.unknown(t)
+        held = self.placement.holding([o.osd_id for o in down])
+        if (newly or share > usual_share) and (why or held):
             # The study's table is for failed disks: the in OSDs down. Unlike the degraded signal (HDDs
             # only), any class counts here: a down index OSD stalls bucket ops, so it is evidence too.
             effect = {"put": expected_drop(share, 0), "get": expected_drop(share, 1)}
             first = newly + [o for o in down if o not in newly]
             more = f" and {len(down) - 3} more" if len(down) > 3 else ""
             named = ", ".join(o.ceph_daemon for o in first[:3]) + more
-            told = f"{named} down: {len(down)} of {len(holding)} in OSDs ({percent(share)}); "
+            confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {sum(held.values())} RGW PGs"
+            told = f"{named} down: {len(down)} of {len(holding)} in OSDs ({percent(share)}), {confirmed}; "
             put, get = percent(effect["put"]), percent(effect["get"])
             table = f"the degraded-state table expects -{put} PUT, -{get} GET [004]"
             if newly:
@@ -231,7 +258,7 @@ class EvidenceTracker:
                 self._seen(
                     "osds_down", before - OSD_HEARTBEAT_GRACE, t,
                     told + f"requests to their PGs waited until marked down, then {table}",
-                    {"put": 1.0, "get": 1.0},
+                    STALL,
                     strength=share,
                 )  # fmt: skip
             else:
@@ -260,3 +287,25 @@ class EvidenceTracker:
                 f"at {ratio:.0%}",
                 strength=len(past),
             )  # fmt: skip
+
+    def _slow(self, snap: Snapshot) -> None:
+        health = snap.health
+        if health is None or (before := self._fresh("health", health.collected_at)) is None:
+            return
+        t = health.collected_at
+        seen = slow_ops(health)
+        ops = (seen.ops if seen.ops is not None else 1) if seen is not None else 0
+        usual = self._usual("slow_ops", t, ops)
+        if seen is not None and ops > usual:
+            # The requests slow now and not at the last poll were sent after the complaint time
+            # before it (else they would have been counted then); they have waited since.
+            self._seen(
+                "slow_ops", before - OSD_OP_COMPLAINT_TIME, t, seen.told() + f" (usually {usual:g})", STALL,
+                strength=ops,
+            )  # fmt: skip
+        slow_osds = bluestore_slow(health)
+        usual = self._usual("bluestore_slow", t, slow_osds)
+        if slow_osds > usual:
+            # Told after SLOW_OPS where both are raised (strength 0): the study gave it no number.
+            told = f"BLUESTORE_SLOW_OP_ALERT: {slow_osds} OSD(s) saw slow BlueStore operations (usually {usual:g})"
+            self._seen("slow_ops", before, t, told, strength=0.0)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ...panel_queries import CL, config, m, rate
 from ...panel_spec import CRIT, HIGH, INFO, OK, PURPLE, WARN, Panel, Query, coloured, dashed, runbook, ts
-from .causes import CAUSES, NO_KNOWN_CAUSE
+from .causes import NO_KNOWN_CAUSE
+from .derive import ALL_CAUSES, ONE_RGW
 
 PLUNGE = runbook("CephScaleS3ThroughputPlunge")
 BELOW_BASELINE = "S3 ops below their recent baseline, and the clients' demand"
@@ -19,13 +20,15 @@ CAUSE_COLOURS: dict[str, str] = {
     "deep_scrub": WARN,
     "spillover": "dark-red",
     "osds_down": PURPLE,
+    "slow_ops": "dark-purple",  # slow OSDs, beside the OSDs down
+    ONE_RGW: "dark-blue",
     "recovery": OK,
     "fill": CRIT,
     NO_KNOWN_CAUSE: "text",
     CLIENTS: INFO,
 }
-if set(CAUSE_COLOURS) != {*CAUSES, NO_KNOWN_CAUSE, CLIENTS}:  # a new cause needs its own colour
-    raise ImportError(f"plunge panels: a colour for each cause of {CAUSES + (NO_KNOWN_CAUSE,)}")
+if set(CAUSE_COLOURS) != {*ALL_CAUSES, CLIENTS}:  # a new cause needs its own colour
+    raise ImportError(f"plunge panels: a colour for each cause of {ALL_CAUSES}")
 # The axis of the drop and the demand: a drop is 0..100 % below the baseline; the demand is drawn
 # up to twice the baseline. Past those (an op idle in the baseline, then busy, reads as thousands
 # of percent) the lines are held at the edge, so the plunge line stays readable.

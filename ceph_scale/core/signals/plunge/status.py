@@ -20,6 +20,8 @@ def plunge(r: Judged, checks: Raised, top: int) -> JsonObject:
     lines = []
     if not drop:
         lines.append("no baseline yet (it takes three windows of plunge_window_seconds)")
+    elif active and likely is not None and likely.cause == "rgw":
+        lines.append(f"PLUNGE of some RGWs, each against its own baseline; the cluster's S3 ops: {ops} below")
     elif active:
         held = ", ".join(f"{op.upper()} {pct(d)}" for op, d in sorted(demand.items(), reverse=True))
         lines.append(f"PLUNGE: S3 ops below their recent baseline by {ops}; the clients' demand held ({held} of it)")

@@ -25,3 +25,14 @@ def test_a_plunge_with_its_likely_cause_and_the_scores_highest_first():
     assert section["lines"][1] == "likely cause: reshard (bucket b resharding 1 -> 11 shards)"
     assert [o["cause"] for o in section["offenders"]] == ["reshard", "scrub"]
     assert section["lines"][-1] == "plunges counted: reshard 2; drops the clients made: 1"
+
+
+def test_a_plunge_of_one_rgw_says_the_clusters_ops_held():
+    evidence = "RGW 14301 PUT -90% (1 of 12 RGWs, their clients still waiting); the other 11 held"
+    section = SECTION.build(judged(plunge=plunge(True, {"put": 0.075}, PlungeCause("rgw", evidence))), {}, 5)
+    assert section["status"] == "WARN"
+    assert (
+        section["lines"][0]
+        == "PLUNGE of some RGWs, each against its own baseline; the cluster's S3 ops: PUT 7.5 % below"
+    )
+    assert section["lines"][1] == f"likely cause: rgw ({evidence})"

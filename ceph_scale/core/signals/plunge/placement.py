@@ -1,0 +1,84 @@
+"""Which OSDs hold the PGs the S3 ops use, from the PG dump's acting sets: an OSD down or deep
+scrubbing is a plunge's cause only if it holds some [issue 27: confirm before naming].
+
+The S3 ops' pools are the RGW zones' bucket data pools (`<zone>.rgw.buckets.data`: the objects)
+and bucket index pools (`<zone>.rgw.buckets.index`: every PUT updates its bucket's index), by
+name, as an RGW zone creates them. An OSD leaves the acting sets once it is marked down and its
+PGs peer: what it held is what the last dump before that said, kept while it is down.
+
+The mapping is unknown where there is no PG dump with acting sets, no pool list to name the
+pools, or the pgs source failed at its last collection or is older than `PG_DUMP_STALE_AFTER`:
+evidence then says "unconfirmed" rather than guess.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ...snapshot import Snapshot
+
+RGW_POOL_SUFFIXES = (".rgw.buckets.data", ".rgw.buckets.index")
+# The pgs source's default interval is 120 s (exporter/sidecar/config_file.py): three missed
+# collections make its acting sets too old to confirm anything.
+PG_DUMP_STALE_AFTER = 3 * 120.0
+
+
+class Placement:
+    def __init__(self) -> None:
+        self.pgs_at: float | None = None  # collection time of the dump the counts are from
+        self.pgs_failed = False
+        self.held: dict[int, int] = {}  # OSD -> PGs of the S3 ops' pools it serves
+        self.pools: set[int] | None = None  # the S3 ops' pools; None: no pool list yet
+
+    def observe(self, snap: Snapshot) -> None:
+        status = next((s for s in snap.sources if s.name == "pgs"), None)
+        self.pgs_failed = status is not None and not status.success
+        pgs, capacity = snap.pgs, snap.capacity
+        if capacity is not None:
+            self.pools = {p.pool_id for p in capacity.pools if p.name.endswith(RGW_POOL_SUFFIXES)}
+        pools = self.pools
+        if pgs is None or pgs.collected_at == self.pgs_at or not pools:
+            return
+        counts: Counter[int] = Counter()
+        read = False
+        for pg in pgs.pgs:
+            if pg.acting:
+                read = True
+                if pg.pool_id in pools:
+                    counts.update(pg.acting)
+        if not read:
+            return
+        down = {o.osd_id for o in snap.osd_map.osds if not o.up} if snap.osd_map is not None else set()
+        # A down OSD keeps what it held before it went down (it is out of the acting sets now).
+        self.held = {o: n for o, n in counts.items() if o not in down} | {
+            o: self.held[o] for o in down if o in self.held
+        }
+        self.pgs_at = pgs.collected_at
+
+    def unknown(self, t: float) -> str:
+        """Why the mapping cannot confirm anything at `t`, or "" when it can."""
+        if self.pools is None:
+            return "no pool list"
+        if not self.pools:
+            return "no RGW bucket pool"
+        if self.pgs_at is None:
+            return "no PG dump with acting sets"
+        if self.pgs_failed:
+            return "the pgs source failed"
+        if t - self.pgs_at > PG_DUMP_STALE_AFTER:
+            return f"the PG dump is {t - self.pgs_at:.0f} s old"
+        return ""
+
+    def scrubbing(self, snap: Snapshot) -> tuple[set[int], int]:
+        """The OSDs of the PGs deep scrubbing in this dump, and how many PGs of the S3 ops' pools
+        are on those OSDs."""
+        pgs, pools = snap.pgs, self.pools or set()
+        if pgs is None:
+            return set(), 0
+        osds = {o for pg in pgs.pgs if "scrubbing" in pg.state and "deep" in pg.state for o in pg.acting}
+        on = sum(1 for pg in pgs.pgs if pg.pool_id in pools and not osds.isdisjoint(pg.acting)) if osds else 0
+        return osds, on
+
+    def holding(self, osd_ids: set[int] | list[int]) -> dict[int, int]:
+        """Those of the OSDs that serve PGs of the S3 ops' pools, with how many."""
+        return {o: self.held[o] for o in osd_ids if self.held.get(o)}

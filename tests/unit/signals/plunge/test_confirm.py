@@ -1,0 +1,133 @@
+"""Confirm before naming: an OSD down or deep scrubbing is a plunge's cause only if it serves PGs
+of the S3 ops' pools (the zone's bucket data and index pools), by the PG dump's acting sets; where
+the mapping is unknown the evidence says "unconfirmed". At the 10B study's scale
+(tests/unit/signals/plunge/study.py: bench/synth.py's 21,760 PGs, parsed by the pgs source's own
+parser)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+
+from ceph_scale.core.parse_pgs import pg_part, pg_part_from_json
+from ceph_scale.core.signals.plunge.placement import Placement
+from ceph_scale.core.snapshot import Snapshot, SourceStatus
+from tests.unit.signals.plunge.study import SynthStudy, study_parts
+from tests.unit.study_rounds import PUT
+
+STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % while the OSD's requests wait
+PG = {
+    "pgid": "7.1f",
+    "state": "active+clean",
+    "last_scrub_stamp": "2026-11-22T21:13:27.243640+0000",
+    "last_deep_scrub_stamp": "2026-11-22T21:13:27.243640+0000",
+}
+
+
+def test_the_pgs_source_keeps_each_pgs_acting_set_without_the_empty_ec_slots():
+    _, parts = study_parts()
+    pgs = parts["pgs"].pgs
+    assert len(pgs) == 21_760 and all(len(pg.acting) in (3, 6) for pg in pgs)
+    raw = json.dumps({"pg_ready": True, "pg_stats": [PG | {"acting": [4, 2147483647, 9]}, PG]}).encode()
+    fast, slow = pg_part_from_json(raw, 0.0).pgs, pg_part(json.loads(raw), 0.0).pgs
+    assert [pg.acting for pg in fast] == [pg.acting for pg in slow] == [(4, 9), ()]
+    # A malformed acting set is unread (the placement then says "unconfirmed"), not a failed dump:
+    # the scrub stamps beside it still count.
+    for bad in ([4, "x"], [-3], {"0": 4}, [True]):
+        assert pg_part({"pg_stats": [PG | {"acting": bad}]}, 0.0).pgs[0].acting == (), bad
+
+
+def rgw_pgs_of(c: SynthStudy, osd: int) -> int:
+    pools = c.rgw_pools()
+    return sum(1 for pg in c.pgs if pg.pool_id in pools and osd in pg.acting)
+
+
+def stall(c: SynthStudy, osd: int = 5) -> SynthStudy:
+    c.run(30, STALL)
+    c.down(osd)
+    return c.run(15, STALL)
+
+
+def test_an_osd_down_that_serves_the_s3_pools_is_named_with_the_pgs_it_held():
+    c = SynthStudy().run(450, PUT)
+    held = rgw_pgs_of(c, 5)
+    assert held > 200  # 16,384 data PGs of 6 and 4,096 index PGs of 3 on 318 OSDs
+    info = stall(c).info()
+    assert info is not None and info["cause"] == "osds_down", info
+    assert info["evidence"].startswith(f"osd.5 down: 1 of 318 in OSDs (0.3%), holding {held} RGW PGs; "), info
+
+
+def test_an_osd_down_that_serves_none_of_the_s3_pools_is_not_named():
+    """osd.5 serves only pools of another CRUSH rule: its stall is no S3 op's."""
+    c = SynthStudy()
+    pools = c.rgw_pools()
+    c.pgs = [
+        dataclasses.replace(pg, acting=tuple(6 if o == 5 else o for o in pg.acting)) if pg.pool_id in pools else pg
+        for pg in c.pgs
+    ]
+    assert rgw_pgs_of(c, 5) == 0
+    info = stall(c.run(450, PUT)).info()
+    assert info is not None and info["cause"] == "none", info
+    assert c.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
+
+
+def test_where_the_pg_dump_is_stale_the_osd_is_named_unconfirmed():
+    c = SynthStudy().run(450, PUT)
+    c.pgs_stale = True
+    c.run(420, PUT)
+    info = stall(c).info()
+    assert info is not None and info["cause"] == "osds_down", info
+    assert info["evidence"].startswith("osd.5 down: 1 of 318 in OSDs (0.3%), their PGs unconfirmed (the PG dump is "), (
+        info
+    )
+
+
+def test_a_failed_pgs_source_or_no_pool_list_leaves_the_mapping_unknown():
+    now, parts = study_parts()
+    placement = Placement()
+    assert placement.unknown(now) == "no pool list"
+    snap = Snapshot(now, pgs=parts["pgs"], capacity=parts["capacity"], osd_map=parts["osd_map"])
+    placement.observe(snap)
+    assert placement.unknown(now) == "" and placement.holding([5]) == {
+        5: Counter(o for pg in parts["pgs"].pgs if pg.pool_id in (6, 7) for o in pg.acting)[5]
+    }
+    placement.observe(dataclasses.replace(snap, sources=(SourceStatus("pgs", False, 1.0, now - 60, "timed out"),)))
+    assert placement.unknown(now) == "the pgs source failed"
+
+
+def calm(c: SynthStudy) -> SynthStudy:
+    """No PG scrubbing (the synthetic state has 0.2 % deep scrubbing at any time)."""
+    c.pgs = [dataclasses.replace(pg, state="active+clean") for pg in c.pgs]
+    return c
+
+
+def test_deep_scrubs_on_the_s3_pools_osds_are_named_and_on_other_osds_are_not():
+    c = calm(SynthStudy())
+    data = max(c.rgw_pools())
+    c.run(450, PUT)
+    scrubbing = [i for i, pg in enumerate(c.pgs) if pg.pool_id == data][:40]
+    for i in scrubbing:
+        c.pgs[i] = dataclasses.replace(c.pgs[i], state="active+clean+scrubbing+deep")
+    c.run(60, STALL)
+    info = c.info()
+    assert info is not None and info["cause"] == "deep_scrub", info
+    osds = {o for i in scrubbing for o in c.pgs[i].acting}
+    assert f"(usually 0), on {len(osds)} OSDs holding " in info["evidence"], info
+
+    # Another pool on three OSDs that the S3 ops' pools do not use.
+    quiet = calm(SynthStudy())
+    pools = quiet.rgw_pools()
+    apart = (300, 301, 302)
+    quiet.pgs = [
+        dataclasses.replace(pg, acting=tuple(o % 300 if o in apart else o for o in pg.acting))
+        if pg.pool_id in pools
+        else pg
+        for pg in quiet.pgs
+    ]
+    quiet.run(450, PUT)
+    others = [i for i, pg in enumerate(quiet.pgs) if pg.pool_id not in pools][:40]
+    for i in others:
+        quiet.pgs[i] = dataclasses.replace(quiet.pgs[i], acting=apart, state="active+clean+scrubbing+deep")
+    quiet.run(60, STALL)
+    assert (quiet.info() or {}).get("cause") == "none", quiet.info()

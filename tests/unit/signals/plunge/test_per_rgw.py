@@ -1,0 +1,50 @@
+"""A plunge confined to one RGW of 12 (tests/unit/signals/plunge/study.py: the 10B study's 12 RGWs):
+8 % of the cluster's ops, under plunge_drop_ratio, yet all of that RGW's. Each RGW is judged
+against its own baseline; no series is per RGW (the evidence names it)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tests.unit.signals.derived import samples
+from tests.unit.signals.plunge.study import SynthStudy
+from tests.unit.study_rounds import PUT
+
+
+def rgw_series(c: SynthStudy) -> list[str]:
+    """The families with a series per RGW (an instance_id label)."""
+    return [f.name for f in c.fams if "instance_id" in f.label_names and f.name.startswith("ceph_scale_s3_")]
+
+
+def test_one_rgw_of_twelve_stalling_is_a_plunge_blamed_on_it_and_counted_once_it_is_over():
+    c = SynthStudy().run(450, PUT)
+    assert rgw_series(c) == []
+    stalled = c.rgws[3]
+    c.slower = {stalled: 10.0}  # its ops -90 %, its clients' requests still in it
+    c.run(60, PUT)
+    cluster = c.value("ceph_scale_s3_plunge_drop_ratio", op="put")
+    assert cluster is not None and cluster < 0.1  # the cluster's sum: no plunge of its own
+    assert c.value("ceph_scale_s3_plunge_active") == 1
+    info = c.info()
+    assert info is not None and info["cause"] == "rgw", info
+    assert info["evidence"] == f"RGW {stalled} PUT -90% (1 of 12 RGWs, their clients still waiting); the other 11 held"
+    assert rgw_series(c) == [] and samples(c.fams, "ceph_scale_s3_plunges") is not None
+    c.slower = {}
+    c.run(120, PUT)
+    assert c.value("ceph_scale_s3_plunge_active") == 0 and c.info() is None
+    assert c.value("ceph_scale_s3_plunges", cause="rgw") == 1
+
+
+def test_a_cluster_wide_stall_is_the_clusters_plunge_not_twelve_rgw_ones():
+    c = SynthStudy().run(450, PUT)
+    stall = dataclasses.replace(PUT, slowdown=1 / 0.3)
+    c.run(30, stall)
+    c.down(5)
+    c.run(15, stall)
+    info = c.info()
+    assert info is not None and info["cause"] == "osds_down", info
+    assert rgw_series(c) == []
+    c.run(180, PUT)
+    assert c.value("ceph_scale_s3_plunge_active") == 0
+    assert c.value("ceph_scale_s3_plunges", cause="rgw") == 0
+    assert c.value("ceph_scale_s3_plunges", cause="osds_down") == 1
