@@ -41,10 +41,12 @@ def _acting(raw: Any, osd_ids: dict[int, int] | None) -> tuple[int, ...]:
     if type(raw) is not list:
         return ()
     ids = {} if osd_ids is None else osd_ids
-    try:
-        return tuple(map(ids.__getitem__, raw))
-    except (KeyError, TypeError):  # an id not seen yet, an empty EC slot, or no id at all
-        pass
+    # The look-up alone would take 2.0 or True for an id seen (equal keys): ints only.
+    if all(type(o) is int for o in raw):
+        try:
+            return tuple(map(ids.__getitem__, raw))
+        except KeyError:  # an id not seen yet, or an empty EC slot
+            pass
     out = []
     for o in raw:
         if type(o) is not int or o < 0:

@@ -146,8 +146,8 @@ class PgScrubState:
     last_scrub_stamp: float  # epoch seconds
     last_deep_scrub_stamp: float
     # The OSDs serving it now (`acting`, without the empty slots of an EC PG missing a shard), ()
-    # where unread. Where a PG is, not what it is: left out of equality.
-    acting: tuple[int, ...] = field(default=(), compare=False)
+    # where unread.
+    acting: tuple[int, ...] = ()
 
 
 @_record

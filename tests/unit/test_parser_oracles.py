@@ -422,7 +422,16 @@ def pg(s, path):
         text(get(s, "state", path), path + ("state",)),
         stamp(get(s, "last_scrub_stamp", path), path + ("last_scrub_stamp",)),
         stamp(get(s, "last_deep_scrub_stamp", path), path + ("last_deep_scrub_stamp",)),
+        acting(s.get("acting") if isinstance(s, dict) else None),
     )
+
+
+def acting(raw):
+    """The OSD ids serving the PG, the empty EC slots (CRUSH_ITEM_NONE) left out; unread (()) where
+    it is not a list of non-negative ints: the acting set never fails a PG's scrub stamps."""
+    if not isinstance(raw, list) or any(type(o) is not int or o < 0 for o in raw):
+        return ()
+    return tuple(o for o in raw if o != 2147483647)
 
 
 def pgs(doc, t=0.0):
