@@ -5,6 +5,8 @@ the other boards and to the runbooks, the annotations (dashboards/annotations.py
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,7 +15,8 @@ from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.models import dashboard as dm
 
 from ceph_scale.core.panel_queries import C
-from ceph_scale.core.panel_spec import Panel
+from ceph_scale.core.panel_spec import BoardRow, Panel
+from ceph_scale.core.registry import SIGNALS
 
 from .annotations import MARKS, Annotation
 from .common import DS, RUNBOOK_BASE
@@ -131,6 +134,16 @@ def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
     ]
 
 
+def folder_rows(board: str) -> list[BoardRow]:
+    """The rows the signals' own panels.py add to `board` (their `ROWS`), in registry order."""
+    rows = []
+    for signal in SIGNALS:
+        module = f"ceph_scale.core.signals.{signal.name}.panels"
+        if importlib.util.find_spec(module) is not None:
+            rows += [r for r in getattr(importlib.import_module(module), "ROWS", ()) if r.board == board]
+    return rows
+
+
 def new_board(
     name: str,
     title: str,
@@ -160,6 +173,8 @@ def new_board(
         .links(board_links())
     )
     ids: dict[str, int] = {}
+    for row in folder_rows(name):
+        panels = [*panels, db.Row(row.title), *row.panels]
     for i, item in enumerate(panels, start=1):
         p = (build(item) if isinstance(item, Panel) else item).id(i)
         d = d.with_row(p) if isinstance(p, db.Row) else d.with_panel(p)

@@ -129,3 +129,13 @@ def tbl(title: str, unit: str, queries: Sequence[Query], *, desc: str, runbook: 
     """A table joining instant queries on their labels (columns, keep, sort_by: see
     dashboards/panel_kinds.py tbl)."""
     return _panel("table", title, unit, queries, desc, runbook, (), options)
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """A row a signal's panels.py adds to a board by itself (its `ROWS`), below the rows the
+    board's own file lays out: how a new signal reaches a board without editing the board."""
+
+    board: str  # the board's name (dashboards/boards: "load", "rgw-resharding", ...)
+    title: str
+    panels: tuple[Panel, ...]

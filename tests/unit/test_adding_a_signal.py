@@ -8,6 +8,7 @@ module's checks all run with the copy first on the path)."""
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import shutil
 import subprocess
@@ -122,6 +123,32 @@ FOLDER = {
                       runbook_url: RUNBOOK#cephscaleiopssilent
         """
     ),
+    "panels.py": textwrap.dedent(
+        '''\
+        """The toy signal's row on the load board."""
+
+        from __future__ import annotations
+
+        from ...panel_queries import CL, m
+        from ...panel_spec import BoardRow, Query, runbook, ts
+
+        ROWS = (
+            BoardRow(
+                "load",
+                "OSDs reporting op counters",
+                (
+                    ts(
+                        "OSDs reporting op counters",
+                        "none",
+                        [Query(m("ceph_scale_iops_reporting_osds"), CL)],
+                        desc="How many OSDs report op counters.",
+                        runbook=runbook("CephScaleIopsSilent"),
+                    ),
+                ),
+            ),
+        )
+        '''
+    ),
     "runbook.md": "## Toy\n\n### CephScaleIopsSilent\n\nNo OSD reports op counters.\n\n",
     "catalog.md": (
         "## Toy\n| name | type | labels | meaning |\n|---|---|---|---|\n"
@@ -135,8 +162,8 @@ ROW = """        SignalSpec(
 
 
 def assembled_copy(root: Path) -> Path:
-    for part in ("rules", "ceph_scale"):
-        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("rules", "ceph_scale", "dashboards"):
+        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__", "json", "previews"))
     (root / "docs").mkdir()
     for doc in ("metrics.md", "mgr-module.md", "configuration.md"):
         shutil.copy(REPO / "docs" / doc, root / "docs" / doc)
@@ -233,6 +260,17 @@ def test_its_alert_is_shipped_routed_and_tested_by_promtool(added):
     assert routed.stdout.strip() == "ceph-scale-rgw", routed.stdout + routed.stderr
     assert "| `SCALE_IOPS_SILENT` |" in (added / "docs" / "mgr-module.md").read_text()
     assert "### CephScaleIopsSilent" in (added / "rules" / "runbooks.md").read_text()
+
+
+def test_its_panels_reach_their_board(added, tmp_path):
+    r = run_in(added, "-m", "dashboards.build", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    board = json.loads((tmp_path / "load.json").read_text())
+    titles = [p["title"] for p in board["panels"]]
+    assert titles[-2:] == ["OSDs reporting op counters", "OSDs reporting op counters"]  # its row, its panel
+    assert board["panels"][-2]["type"] == "row"
+    unchanged = json.loads((REPO / "dashboards" / "json" / "load.json").read_text())
+    assert titles[:-2] == [p["title"] for p in unchanged["panels"]]
 
 
 def test_it_is_derived_served_and_judged_by_the_modules_checks(added):
