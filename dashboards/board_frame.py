@@ -134,14 +134,18 @@ def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
     ]
 
 
-def folder_rows(board: str) -> list[BoardRow]:
-    """The rows the signals' own panels.py add to `board` (their `ROWS`), in registry order."""
-    rows = []
+def all_folder_rows() -> list[BoardRow]:
+    """The rows the signals' own panels.py add to boards (their `ROWS`), in registry order."""
+    rows: list[BoardRow] = []
     for signal in SIGNALS:
         module = f"ceph_scale.core.signals.{signal.name}.panels"
         if importlib.util.find_spec(module) is not None:
-            rows += [r for r in getattr(importlib.import_module(module), "ROWS", ()) if r.board == board]
+            rows += getattr(importlib.import_module(module), "ROWS", ())
     return rows
+
+
+def folder_rows(board: str) -> list[BoardRow]:
+    return [r for r in all_folder_rows() if r.board == board]
 
 
 def new_board(

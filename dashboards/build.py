@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 
+from .board_frame import all_folder_rows
 from .boards import BOARDS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,6 +30,10 @@ def render(name: str) -> str:
 
 
 def render_all() -> dict[str, str]:
+    stray = sorted({row.board for row in all_folder_rows()} - set(BOARDS))
+    if stray:
+        boards = ", ".join(BOARDS)
+        raise ValueError(f"a signal's panels.py adds rows to no board: {', '.join(stray)} (boards: {boards})")
     return {f"{name}.json": render(name) for name in BOARDS}
 
 
@@ -64,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="only compare with the files in the output directories")
     args = p.parse_args(argv)
     outs: list[Path] = args.out or [OUT, CHART_COPY]
-    files = render_all()
+    try:
+        files = render_all()
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if args.check:
         found = [line for out in outs for line in differences(files, out)]
         for line in found:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ceph_scale.core.panel_spec import Override, Panel, Query, coloured, dashed, st, tbl, ts
+from ceph_scale.core.panel_spec import BoardRow, Override, Panel, Query, coloured, dashed, st, tbl, ts
 from dashboards import build
 from dashboards.panel_kinds import build as build_panel
 
@@ -106,3 +106,11 @@ def test_a_mark_the_boards_do_not_know_or_on_a_missing_panel_is_named():
         new_board("x", "X", "d", [ops], marks={"blinks": ["S3 ops"]})
     with pytest.raises(ValueError, match=r"^x: plunges annotations for panels the board does not have: \['Latency'\]$"):
         new_board("x", "X", "d", [ops], marks={"plunges": ["S3 ops", "Latency"]})
+
+
+def test_a_row_a_signal_adds_to_no_board_is_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(build, "all_folder_rows", lambda: [BoardRow("lod", "A row", ())])
+    assert build.main(["--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: a signal's panels.py adds rows to no board: lod (boards: overview,")
+    assert err.count("\n") == 1
