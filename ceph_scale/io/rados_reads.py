@@ -9,26 +9,39 @@ from __future__ import annotations
 import errno
 import os
 import threading
-from typing import Any
+from typing import Any, Callable
 
 
 class ProbeError(RuntimeError):
     pass
 
 
-def stat_exists(ioctx: Any, pool: str, oid: str, timeout: float) -> bool:
+def stat_exists(ioctx: Any, pool: str, oid: str, timeout: float, on_settled: Callable[[], None] | None = None) -> bool:
     """Whether `oid` exists, by a python-rados asynchronous stat waited for at most `timeout`:
     without a cap on the pool the OSDs never answer, and a plain stat would wait
-    rados_osd_op_timeout. Both producers call it on their own librados handle; keep the
-    ioctx open afterwards, a stat given up on may still complete on it."""
+    rados_osd_op_timeout. Both producers call it on their own librados handle.
+
+    A stat given up on still completes later (an answer, or rados_osd_op_timeout), and its
+    completion reads the ioctx without holding it (IoCtxImpl::C_aio_stat_Ack::finish): the
+    ioctx must stay open until then. `on_settled` is called once librados is done with the
+    stat, whether it was waited for or not (on librados' callback thread: it must not shut
+    the handle down there)."""
     done = threading.Event()
     result: list[int] = []
+    settled = on_settled or (lambda: None)
 
     def complete(completion: Any, *_: Any) -> None:
-        result.append(completion.get_return_value())
-        done.set()
+        try:
+            result.append(completion.get_return_value())
+            done.set()
+        finally:
+            settled()
 
-    ioctx.aio_stat(oid, complete)
+    try:
+        ioctx.aio_stat(oid, complete)
+    except BaseException:
+        settled()  # never sent: no completion will come
+        raise
     if not done.wait(timeout):
         raise ProbeError(f"stat of {pool}/{oid}: no answer in {timeout:g}s")
     if result[0] == 0:

@@ -101,23 +101,50 @@ def _decode(prefix: str, raw: bytes) -> Any:
         raise CephCommandError(f"`ceph {prefix}` returned invalid JSON: {e}") from None
 
 
-COMMANDS, OBJECTS = "commands", "objects"  # RadosClient's two handles
+# RadosClient's three handles: monitor commands, manager commands, object reads.
+COMMANDS, MANAGER, OBJECTS = "commands", "manager", "objects"
 
 
 class _Handle:
-    """One librados handle and how many calls are in it."""
+    """One librados handle, the calls in it and the stat I/O contexts it keeps."""
 
     def __init__(self, cluster: Any) -> None:
         self.cluster = cluster
-        self.users = 0
+        self.users = 0  # calls in librados on it, a manager command given up on included
         self.retired = False
+        self.shut = False
+        # Stats given up on may still complete on these I/O contexts: librados' completion reads
+        # its I/O context without holding it (IoCtxImpl::C_aio_stat_Ack::finish, c->io), so each
+        # stays open until its stats have completed, and is closed before the handle's shutdown.
+        self.stat_ioctxs: dict[str, Any] = {}
+        self.stats_in_flight = 0
+
+    def claim_shutdown(self) -> bool:
+        """Whether the caller is the one to shut it down now (retired, and nothing in it)."""
+        if self.retired and not self.shut and self.users == 0 and self.stats_in_flight == 0:
+            self.shut = True
+            return True
+        return False
 
 
 class RadosClient(CephClient):
-    """One librados connection; reconnects after an error."""
+    """librados connections that reconnect after an error.
+
+    Manager commands go through a handle of their own with no librados timeout
+    (rados_mon_op_timeout 0), in a thread the caller stops waiting for at its deadline:
+    librados' mgr_command waits on a condition on its own stack for at most
+    rados_mon_op_timeout and returns -ETIMEDOUT while the manager client keeps pointers into
+    that frame, and resends the command to the next active manager, whose answer is then
+    written into a frame that is gone (`free(): invalid pointer` when both managers restart).
+    Without the timeout the call returns only once answered. Monitor commands keep librados'
+    timeout: the monitor client ends such a command itself before waking the caller."""
 
     # Commands the manager serves in Pacific and later; the rest go to the monitors.
     MGR_PREFIXES = ("pg dump", "osd df", "osd perf", "scale ", "service dump", "config show")
+    # Manager commands in librados at once, those given up on included: past this many no more
+    # are sent, so a long manager outage cannot pile up threads (four of the sidecar's sources
+    # send them, one at a time each, while the manager answers).
+    MAX_MANAGER_CALLS = 8
 
     def __init__(self, conf: str | None, user: str | None, keyring: str | None, connect_timeout: float = 10) -> None:
         import rados  # python3-rados
@@ -131,18 +158,19 @@ class RadosClient(CephClient):
         # were shutting down kept timing out for good in Pacific (150 s and more, while a new
         # one read at once), so after a failed read it is dropped and made anew, without
         # touching the handle the other sources' commands use at the same moment.
-        self._handles: dict[str, _Handle | None] = {COMMANDS: None, OBJECTS: None}
-        self._stat_ioctxs: dict[tuple[int, str], Any] = {}
+        self._handles: dict[str, _Handle | None] = {COMMANDS: None, MANAGER: None, OBJECTS: None}
+        self._manager_calls = 0  # manager commands in librados, those given up on included
         self._lock = threading.Lock()
 
-    def _connect(self):
+    def _connect(self, kind: str):
         conf = {"keyring": self.keyring} if self.keyring else {}
         cluster = self._rados_mod.Rados(conffile=self.conf or "", name=self.name, conf=conf)
         try:
             # python-rados ignores connect(timeout=...) while no monitor answers: without this a
             # client waits client_mount_timeout's default, 300 s.
             cluster.conf_set("client_mount_timeout", str(int(self.connect_timeout)))
-            cluster.conf_set("rados_mon_op_timeout", str(int(self.connect_timeout)))
+            op_timeout = "0" if kind == MANAGER else str(int(self.connect_timeout))  # see the class
+            cluster.conf_set("rados_mon_op_timeout", op_timeout)
             cluster.conf_set("rados_osd_op_timeout", str(int(self.connect_timeout)))
             cluster.connect(timeout=int(self.connect_timeout))
         except BaseException:
@@ -152,26 +180,30 @@ class RadosClient(CephClient):
             raise
         return cluster
 
-    def _acquire(self, kind: str) -> _Handle:
-        """The `kind` handle for one call, connected if need be; _release it after the call."""
-        with self._lock:
-            handle = self._handles[kind]
-            if handle is None:
-                handle = self._handles[kind] = _Handle(self._connect())
-            handle.users += 1
-            return handle
+    def _acquire(self, kind: str, what: str) -> _Handle:
+        """The `kind` handle for one call, connected if need be; _release it after the call.
+        A failed connect (it kept nothing) raises the call's error, naming `what`."""
+        try:
+            with self._lock:
+                handle = self._handles[kind]
+                if handle is None:
+                    handle = self._handles[kind] = _Handle(self._connect(kind))
+                handle.users += 1
+                return handle
+        except Exception as e:
+            raise CephCommandError(f"{what}: {type(e).__name__}: {e}") from None
 
     def _release(self, handle: _Handle, retire: bool = False) -> None:
         """The call is done with it; `retire`: the next call makes a new one. A retired handle
-        is shut down by the last call using it: never under another source's call still in
+        is shut down by the last call or stat in it: never under another call still in
         librados (a shutdown frees what that call is using)."""
         with self._lock:
             handle.users -= 1
             if retire:
                 self._retire(handle)
-            last = handle.retired and handle.users == 0
+            last = handle.claim_shutdown()
         if last:
-            _shutdown(handle.cluster)
+            _close_handle(handle)
 
     def _retire(self, handle: _Handle) -> None:
         handle.retired = True
@@ -180,33 +212,67 @@ class RadosClient(CephClient):
                 self._handles[kind] = None
 
     def command_raw(self, prefix: str, timeout: float, **args: Any) -> bytes:
-        cmd = {"prefix": prefix, "format": "json", **args}
-        try:
-            handle = self._acquire(COMMANDS)
-        except Exception as e:  # the connect failed; it kept nothing
-            raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
-        failed = True
-        try:
-            if prefix.startswith(self.MGR_PREFIXES):
-                ret, out, err = handle.cluster.mgr_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
-            else:
-                ret, out, err = handle.cluster.mon_command(json.dumps(cmd), b"", timeout=int(max(1, timeout)))
-            failed = False
-        except Exception as e:  # librados raises many types; all mean "this command failed"
-            raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
-        finally:
-            self._release(handle, retire=failed)
+        cmd = json.dumps({"prefix": prefix, "format": "json", **args})
+        if prefix.startswith(self.MGR_PREFIXES):
+            ret, out, err = self._manager_command(prefix, cmd, timeout)
+        else:
+            ret, out, err = self._monitor_command(prefix, cmd, timeout)
         if ret != 0:
             raise CephCommandError(f"`{prefix}` failed ({ret}): {err.strip()}")
         return out
 
+    def _monitor_command(self, prefix: str, cmd: str, timeout: float) -> tuple[int, bytes, str]:
+        """Bounded by rados_mon_op_timeout, which the monitor client enforces itself."""
+        handle = self._acquire(COMMANDS, f"`{prefix}`")
+        failed = True
+        try:
+            result = handle.cluster.mon_command(cmd, b"", timeout=int(max(1, timeout)))
+            failed = False
+            return result
+        except Exception as e:  # librados raises many types; all mean "this command failed"
+            raise CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}") from None
+        finally:
+            self._release(handle, retire=failed)
+
+    def _manager_command(self, prefix: str, cmd: str, timeout: float) -> tuple[int, bytes, str]:
+        """Waits at most `timeout`; a call given up on keeps its handle until librados returns."""
+        with self._lock:
+            if self._manager_calls >= self.MAX_MANAGER_CALLS:
+                raise CephCommandError(f"`{prefix}`: not sent, {self._manager_calls} manager commands still unanswered")
+            self._manager_calls += 1
+        try:
+            handle = self._acquire(MANAGER, f"`{prefix}`")
+        except CephCommandError:
+            with self._lock:
+                self._manager_calls -= 1
+            raise
+        outcome: list[Any] = []
+        answered = threading.Event()
+
+        def call() -> None:
+            failed = True
+            try:
+                outcome.append(handle.cluster.mgr_command(cmd, b""))
+                failed = False
+            except Exception as e:  # librados raises many types; all mean "this command failed"
+                outcome.append(CephCommandError(f"`{prefix}`: {type(e).__name__}: {e}"))
+            finally:
+                self._release(handle, retire=failed)
+                with self._lock:
+                    self._manager_calls -= 1
+                answered.set()
+
+        threading.Thread(target=call, name="rados-mgr-command", daemon=True).start()
+        if not answered.wait(timeout):
+            raise CephCommandError(f"`{prefix}` timed out after {round(timeout, 1):g}s: the manager did not answer")
+        if isinstance(outcome[0], CephCommandError):
+            raise outcome[0]
+        return outcome[0]
+
     def _object_read(self, pool: str, namespace: str, oid: str, kind: str, read: Callable[[Any], Any]) -> Any:
         """read(ioctx) on the objects' own handle. Bounded by rados_osd_op_timeout; a refusal raises."""
         rados = self._rados_mod
-        try:
-            handle = self._acquire(OBJECTS)
-        except Exception as e:  # the connect failed; it kept nothing
-            raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
+        handle = self._acquire(OBJECTS, f"open pool {pool}")
         retire = True
         try:
             try:
@@ -239,34 +305,56 @@ class RadosClient(CephClient):
 
     def object_exists(self, pool: str, oid: str, timeout: float) -> bool:
         """A stat that waits at most `timeout`: without a cap on the pool, the OSDs never
-        answer and a plain stat would wait rados_osd_op_timeout. The ioctx is kept (a stat
-        given up on may still complete on it), on the objects' handle of the moment."""
+        answer and a plain stat would wait rados_osd_op_timeout. The pool's I/O context is
+        the handle's, kept open while a stat given up on may still complete on it."""
+        handle = self._acquire(OBJECTS, f"stat of {pool}/{oid}")
         try:
-            handle = self._acquire(OBJECTS)
-        except Exception as e:  # the connect failed; it kept nothing
-            raise CephCommandError(f"stat of {pool}/{oid}: {type(e).__name__}: {e}") from None
-        try:
-            key = (id(handle), pool)
-            ioctx = self._stat_ioctxs.get(key)
+            with self._lock:
+                ioctx = handle.stat_ioctxs.get(pool)
             if ioctx is None:
                 try:
                     ioctx = handle.cluster.open_ioctx(pool)
                 except Exception as e:
                     raise CephCommandError(f"open pool {pool}: {type(e).__name__}: {e}") from None
-                self._stat_ioctxs = {k: v for k, v in self._stat_ioctxs.items() if k[0] == id(handle)}
-                self._stat_ioctxs[key] = ioctx
-            return stat_exists(ioctx, pool, oid, timeout)
+                with self._lock:
+                    handle.stat_ioctxs[pool] = ioctx
+            with self._lock:
+                handle.stats_in_flight += 1
+            return stat_exists(ioctx, pool, oid, timeout, on_settled=lambda: self._stat_settled(handle))
         finally:
             self._release(handle)
 
-    def close(self) -> None:
-        """Both handles retired: each is shut down now, or by the last call still using it."""
+    def _stat_settled(self, handle: _Handle) -> None:
+        """librados is done with one stat (from its completion callback, on librados' thread)."""
         with self._lock:
-            idle = [h for h in self._handles.values() if h is not None and h.users == 0]
+            handle.stats_in_flight -= 1
+            last = handle.claim_shutdown()
+        if last:
+            # Not on librados' callback thread: a shutdown waits for that thread to finish.
+            threading.Thread(target=_close_handle, args=(handle,), name="rados-shutdown", daemon=True).start()
+
+    def close(self) -> None:
+        """Every handle retired: each is shut down now, or by the last call or stat in it."""
+        idle = []
+        with self._lock:
             for handle in [h for h in self._handles.values() if h is not None]:
                 self._retire(handle)
+                if handle.claim_shutdown():
+                    idle.append(handle)
         for handle in idle:
-            _shutdown(handle.cluster)
+            _close_handle(handle)
+
+
+def _close_handle(handle: _Handle) -> None:
+    """Its stat I/O contexts closed first: one destroyed after its cluster's shutdown would
+    be freed against a client that is gone."""
+    for ioctx in handle.stat_ioctxs.values():
+        try:
+            ioctx.close()
+        except Exception:  # already broken; nothing more to release
+            log.debug("rados ioctx close failed", exc_info=True)
+    handle.stat_ioctxs.clear()
+    _shutdown(handle.cluster)
 
 
 def _shutdown(cluster) -> None:

@@ -490,3 +490,52 @@ def test_several_reshards_while_the_exporter_is_down_count_as_the_release_allows
     assert sidecar.value("ceph_scale_rgw_reshard_events_total") == expected
     state = json.loads(sidecar.state_file.read_text())
     assert state["reshard"]["events"] == expected
+
+
+def test_both_managers_churning_never_kill_it(ceph_cluster, scratch):
+    """Both managers hung past librados' command timeout, then answering, twice; then both
+    restarted. librados' mgr_command gives up on its own timeout (rados_mon_op_timeout) while
+    the manager client keeps the command and its answer is written where the call's frame was
+    (`free(): invalid pointer` on Reef, or a segfault): the exporter must stay up, report the
+    manager's sources failed, and recover by itself."""
+    exporter = Sidecar(ceph_cluster, scratch).start()
+    managers = [f"mgr.{i}" for i in ceph_cluster.mgr_ids]
+    try:
+        wait_until(lambda: all_sources_ok(exporter), 90, what="every source before the managers churn")
+        for rounds_left in (1, 0):
+            for name in managers:
+                ceph_cluster.freeze_daemon(name)
+            try:
+                # Past the 10 s of librados' own timeout for the commands sent at the freeze, and
+                # short of the 30 s beacon grace (no failover): the thaw answers them late.
+                time.sleep(11.5)
+                assert exporter.process.proc.poll() is None
+                assert sources(exporter)["pgs"] == 0  # the manager's source failed, not hung
+            finally:
+                for name in managers:
+                    ceph_cluster.thaw_daemon(name)
+            if rounds_left:
+                time.sleep(3)  # the late answers arrive (after the last round: during the restart)
+                assert exporter.process.proc.poll() is None, exporter.log()[-2000:]
+        for name in managers:
+            ceph_cluster.restart_daemon(name)
+        restarted_at = time.time()
+        wait_until(lambda: ceph_cluster.ceph("mgr", "stat", timeout=10).get("available"), 60, what="an active manager")
+        ceph_cluster.refresh_active_mgr()
+
+        def recovered_or_dead() -> bool | str:
+            """Every source works, and the manager's have answered since the restart."""
+            code = exporter.process.proc.poll()
+            if code is not None:
+                return f"the exporter died ({code})"
+            answered = [
+                exporter.value("ceph_scale_source_last_success_timestamp_seconds", source=name) or 0
+                for name in ("osd_map", "pgs", "perf", "settings")
+            ]
+            return all_sources_ok(exporter) and min(answered) > restarted_at
+
+        outcome = wait_until(recovered_or_dead, 90, what="every source after the churn")
+        assert outcome is True, f"{outcome}: {exporter.log()[-2000:]}"
+        assert_fresh(exporter, ("osd_map", "pgs", "health"))
+    finally:
+        exporter.stop()
