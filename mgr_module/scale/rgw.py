@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import threading
 from typing import Any, Callable
 
 from ceph_scale.core import reshard_queue
@@ -141,21 +142,69 @@ def rgw_index_pools(pool_names: list[str]) -> list[str]:
 PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap on the pool, or its PGs down
 
 
-def rados_exists_checker(
-    rados_handle: Any, pools: list[str], probe_timeout: Callable[[], float]
-) -> Callable[[str], bool]:
+class IndexStats:
     """exists(oid): the object is in one of `pools`, each stat waited for at most
-    `probe_timeout()` seconds (see stat_exists)."""
-    ioctxs: list[tuple[str, Any]] = []
-    try:
-        for pool in pools:
-            ioctxs.append((pool, rados_handle.open_ioctx(pool)))
-    except BaseException:  # the caller retries every poll: what was opened must not pile up
-        for _, ioctx in ioctxs:
+    `probe_timeout()` seconds (see stat_exists). A stat given up on may still complete in its I/O
+    context, and its completion reads that context: none is closed while a stat is pending in
+    it. `retire()` closes the idle ones at once; the others are closed by `close_settled()` on
+    the module's own thread once their stats complete, never on librados' callback thread."""
+
+    def __init__(self, rados_handle: Any, pools: list[str], probe_timeout: Callable[[], float]) -> None:
+        self.probe_timeout = probe_timeout
+        self.ioctxs: list[tuple[str, Any]] = []
+        self.pending = 0
+        self.lock = threading.Lock()
+        try:
+            for pool in pools:
+                self.ioctxs.append((pool, rados_handle.open_ioctx(pool)))
+        except BaseException:  # the caller retries every poll: what was opened must not pile up
+            self._close()
+            raise
+
+    def __call__(self, oid: str) -> bool:
+        return any(self._stat(pool, ioctx, oid) for pool, ioctx in self.ioctxs)
+
+    def _stat(self, pool: str, ioctx: Any, oid: str) -> bool:
+        with self.lock:
+            self.pending += 1
+        return stat_exists(ioctx, pool, oid, self.probe_timeout(), on_settled=self._settled)
+
+    def _settled(self) -> None:
+        with self.lock:
+            self.pending -= 1
+
+    def retire(self) -> None:
+        """No more stats: its I/O contexts are closed now, or once their stats settle."""
+        with self.lock:
+            idle = self.pending == 0
+        if idle:
+            self._close()
+        else:
+            with _RETIRED_LOCK:
+                _RETIRED.append(self)
+
+    def _close(self) -> None:
+        for _, ioctx in self.ioctxs:
             ioctx.close()
-        raise
+        self.ioctxs = []
 
-    def exists(oid: str) -> bool:
-        return any(stat_exists(ioctx, pool, oid, probe_timeout()) for pool, ioctx in ioctxs)
 
-    return exists
+_RETIRED: list[IndexStats] = []
+_RETIRED_LOCK = threading.Lock()
+
+
+def close_settled() -> int:
+    """Close the retired index stats none of whose stats is pending any more; how many are left."""
+    with _RETIRED_LOCK:
+        settled = [r for r in _RETIRED if r.pending == 0]
+        _RETIRED[:] = [r for r in _RETIRED if r.pending != 0]
+        left = len(_RETIRED)
+    for retired in settled:
+        retired._close()
+    return left
+
+
+def rados_exists_checker(rados_handle: Any, pools: list[str], probe_timeout: Callable[[], float]) -> IndexStats:
+    """exists(oid) over the pools' index objects (IndexStats)."""
+    close_settled()
+    return IndexStats(rados_handle, pools, probe_timeout)

@@ -219,6 +219,8 @@ class BucketPolling:
     def _exists(self, mgr: Any) -> Callable[[str], bool] | None:
         pools = rgw.rgw_index_pools([p.get("pool_name", "") for p in mgr_get(mgr, "osd_map").get("pools", [])])
         if pools != self.pools or self.exists is None:
+            if isinstance(self.exists, rgw.IndexStats):
+                self.exists.retire()
             try:
                 self.exists = rgw.rados_exists_checker(manager_rados(mgr), pools, self._probe_timeout)
                 self.exists_error = ""

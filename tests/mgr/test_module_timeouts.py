@@ -158,3 +158,59 @@ def test_the_reshard_queue_is_not_read_past_the_sources_time():
     read = rgw.rados_omap_reader(SilentHandle(), lambda: 0.0)
     with pytest.raises(rgw.RgwError, match="timed out before reading the omap of default.rgw.log/reshard/reshard.0"):
         read("default.rgw.log", "reshard.0000000000", "")
+
+
+class LateHandle:
+    """A librados handle whose stats complete only when the test says so; each I/O context
+    records whether it was closed, and a completion on a closed one is the use after free."""
+
+    def __init__(self):
+        self.pending: list = []
+        self.closed: list[str] = []
+        self.after_close: list[str] = []
+
+    def open_ioctx(self, pool):
+        handle = self
+
+        class Ioctx:
+            open = True
+
+            def aio_stat(self, oid, complete):
+                handle.pending.append((self, complete))
+
+            def close(self):
+                self.open = False
+                handle.closed.append(pool)
+
+        return Ioctx()
+
+    def complete_all(self):
+        for ioctx, complete in self.pending:
+            if not ioctx.open:
+                self.after_close.append("completion on a closed I/O context")
+
+            class Completion:
+                def get_return_value(self):
+                    return -2  # ENOENT
+
+            complete(Completion())
+        self.pending = []
+
+
+def test_a_retired_index_checker_keeps_its_io_context_until_its_given_up_stat_completes():
+    handle = LateHandle()
+    exists = rgw.rados_exists_checker(handle, ["default.rgw.buckets.index"], lambda: 0.05)
+    with pytest.raises(ProbeError, match="no answer in 0.05s"):
+        exists(".dir.x.0")
+    exists.retire()  # the index pools changed: a new checker replaces it
+    assert handle.closed == [] and rgw.close_settled() == 1
+    handle.complete_all()
+    assert handle.after_close == []
+    assert rgw.close_settled() == 0 and handle.closed == ["default.rgw.buckets.index"]
+
+
+def test_an_idle_index_checker_is_closed_when_retired():
+    handle = LateHandle()
+    exists = rgw.rados_exists_checker(handle, ["a.rgw.buckets.index", "b.rgw.buckets.index"], lambda: 0.05)
+    exists.retire()
+    assert handle.closed == ["a.rgw.buckets.index", "b.rgw.buckets.index"]
