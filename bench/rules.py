@@ -1,11 +1,13 @@
-"""Rule cost: the recording rules evaluated by a real Prometheus over 100 study-scale clusters.
+"""Rule cost: the rules evaluated by a real Prometheus over 100 study-scale clusters.
 
-    python -m bench.rules [--clusters 100] [--hours 3] [--rules FILE ...]
+    python -m bench.rules [--clusters 100] [--hours 3] [--alerting-share S] [--rules FILE ...]
 
 1. The series: the exporter's own exposition of the synthetic 1x study cluster
    (bench.synth, 318 OSDs), reduced to the families the rule files read, copied
    for --clusters clusters (label cluster="c000".."c099"), every 30 s over the
-   last --hours hours: gauges drift a little, counters grow.
+   last --hours hours: gauges drift a little, counters grow, the exporter's
+   timestamps advance. --alerting-share S of the clusters carry the study's
+   trouble, the others a quiet copy of the same series (bench/rules_fleet.py).
 2. Written as OpenMetrics and backfilled with
    `promtool tsdb create-blocks-from openmetrics`.
 3. A real Prometheus (/usr/bin/prometheus, free port, its own temporary
@@ -18,6 +20,8 @@
    rounds after the first (which also loads the blocks), divided by the
    rounds that elapsed (elapsed time / --interval). Nothing else runs in it:
    nothing is scraped, only this command's polls of /metrics and the rules API.
+   Then each rule, dearest first: its median evaluation, its expression alone
+   and the samples it reads, the rest being its annotations (bench/rules_profile.py).
 
 The data ends a little before Prometheus starts, so that the 5 m windows of
 the rules see it; nothing is scraped. Needs promtool and prometheus on PATH.
@@ -27,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import shutil
@@ -46,11 +49,12 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import run as bench_run  # noqa: E402
+from bench.rules_fleet import STEP, alerting_clusters, write_openmetrics  # noqa: E402
+from bench.rules_profile import RuleTimes, print_profile, profile  # noqa: E402
 from ceph_scale.core import exposition  # noqa: E402
 from ceph_scale.core.derive import derive  # noqa: E402
 from cluster.testcluster import free_port  # noqa: E402
 
-STEP = 30  # seconds between samples, the usual scrape interval
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$")
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 METRIC_TOKEN = re.compile(r"(?<![:\w])(ceph_scale_[a-z0-9_]+)(?![:\w])")
@@ -90,38 +94,6 @@ def rule_metrics(rule_files: list[Path]) -> set[str]:
     for f in rule_files:
         names |= set(METRIC_TOKEN.findall(f.read_text()))
     return names
-
-
-def write_openmetrics(path: Path, samples, types, clusters: int, start: int, end: int) -> int:
-    """Every series of every cluster, every STEP seconds in [start, end]; returns the sample count."""
-    times = list(range(start, end + 1, STEP))
-    by_family: dict[str, list] = {}
-    for fam, name, labels, value in samples:
-        by_family.setdefault(fam, []).append((name, labels, value))
-    count = 0
-    with open(path, "w", encoding="utf-8", buffering=1 << 22) as f:
-        for fam, rows in by_family.items():
-            kind = types[fam]
-            f.write(f"# TYPE {fam} {kind}\n")
-            for c in range(clusters):
-                cluster = f"c{c:03d}"
-                for k, (name, labels, value) in enumerate(rows):
-                    lab = ",".join(f'{key}="{cluster if key == "cluster" else v}"' for key, v in labels.items())
-                    prefix = f"{name}{{{lab}}} "
-                    # Per cluster and series, a different level and a slow drift (or growth for counters).
-                    wobble = 1.0 + 0.05 * math.sin(c * 1.3 + k * 0.7)
-                    if kind == "counter":
-                        base, slope = value * wobble, max(1.0, abs(value) / 86400.0)
-                        f.write("".join(f"{prefix}{base + slope * (t - start):.6g} {t}\n" for t in times))
-                    elif math.isinf(value) or math.isnan(value):
-                        text = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
-                        f.write("".join(f"{prefix}{text} {t}\n" for t in times))
-                    else:
-                        base, drift = value * wobble, value * 0.02 / max(1, end - start)
-                        f.write("".join(f"{prefix}{base + drift * (t - start):.6g} {t}\n" for t in times))
-                    count += len(times)
-        f.write("# EOF\n")
-    return count
 
 
 def query(port: int, expr: str) -> list:
@@ -176,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds the data extends past the moment it is written, so that it ends just before Prometheus "
         "starts (default: the expected write + backfill time, ~6 us a sample on 2 cores)",
     )
+    p.add_argument(
+        "--alerting-share",
+        type=float,
+        default=None,
+        help="share of the clusters in the study's trouble, the others quiet (default 1: all; bench/rules_fleet.py)",
+    )
+    p.add_argument("--top", type=int, default=25, help="rules shown in the per-rule profile (default 25)")
     p.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(), "ceph-scale-bench"))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", help="also write the figures to this file")
@@ -207,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         start = end - int(args.hours * 3600)
         om = work / "series.om"
         t0 = time.perf_counter()
-        n = write_openmetrics(om, kept, types, args.clusters, start, end)
+        alerting = alerting_clusters(args.clusters, args.alerting_share)
+        n = write_openmetrics(om, kept, types, args.clusters, alerting, start, end)
         t_write = time.perf_counter() - t0
         size = om.stat().st_size
         print(f"  wrote {n:,} samples ({size / 1e9:.2f} GB OpenMetrics) in {t_write:.0f} s", flush=True)
@@ -276,12 +256,15 @@ def main(argv: list[str] | None = None) -> int:
         written: dict[str, float] = {}
         seen: dict[str, float] = {}
         groups = len(rules_api(port))
+        rule_times = RuleTimes()
         first_round: tuple[float, float] | None = None  # (time, CPU seconds) once every group has run once
         while min((len(v) for v in durations.values()), default=0) < args.evaluations or len(durations) < groups:
             if time.time() > deadline:
                 raise RuntimeError("the rule groups did not evaluate in time")
             time.sleep(2)
-            for group in rules_api(port):
+            api = rules_api(port)
+            rule_times.add(api)
+            for group in api:
                 name, last = group["name"], group.get("lastEvaluation", "")
                 if last.startswith("0001") or seen.get(name) == last:
                     continue
@@ -295,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         own = own_metrics(port)
         cpu_end, t_end = process_cpu(port), time.time()
+        rules_profile = profile(port, rule_times)
         assert first_round is not None
         rounds = (t_end - first_round[0]) / parse_seconds(args.interval)
         cpu_per_round = (cpu_end - first_round[1]) / rounds
@@ -318,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
 
     result = {
         "clusters": args.clusters,
+        "alerting_clusters": alerting,
+        "rules": rules_profile,
         "series": per_cluster * args.clusters,
         "samples": n,
         "hours": args.hours,
@@ -348,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         f"rule cost: {args.clusters} clusters x {per_cluster:,} series ({result['series']:,} series, "
-        f"{args.hours:g} h of {STEP} s samples), {len(rule_files)} rule file(s), evaluation every {args.interval}"
+        f"{args.hours:g} h of {STEP} s samples), {len(rule_files)} rule file(s), evaluation every {args.interval}; "
+        f"{alerting} of the clusters in the study's trouble, {args.clusters - alerting} quiet"
     )
     print(f"  {'group':36s} {'last duration':>14s} {'median':>10s} {'max':>10s} {'samples out':>12s}")
     for g, v in result["groups"].items():
@@ -367,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         print("  active alerts (each expands its annotations, queries included, every round):")
         for (name, state), n in sorted(active.items()):
             print(f"    {name} {state}: {n}")
+    print_profile(rules_profile, args.top)
     if result["prometheus_rss_mb"]:
         print(f"  Prometheus RSS: {result['prometheus_rss_mb']:,.0f} MB")
     if args.json:
