@@ -14,25 +14,24 @@ import math
 from typing import Any
 
 from bench import synth
+from replay.buckets import BucketIndexes
+from replay.pgs import PgStates
+from replay.s3 import S3Traffic
 from replay.scenario import Cluster, Event
 
-DAY = 86400.0
-HOUR = 3600.0
-ROLLING_SCRUB = 5 * DAY  # a PG not held back is scrubbed (and deep-scrubbed) every 5 days
-PUT_LATENCY, GET_LATENCY = 0.51, 0.027  # the 10B cluster's at its load [004]
-SCRUBBING_FOR = 600.0  # a PG shows `scrubbing+deep` for 10 minutes after its stamp
 DOWN_OUT_INTERVAL = 600.0  # mon_osd_down_out_interval: a down OSD is marked out after 10 minutes
+SERVED_SLICE = 10.0  # seconds: the resolution of a stall within a step (a reshard may last 3 minutes)
 
 
 def lerp(pair: tuple[float, float], frac: float) -> float:
     return pair[0] + (pair[1] - pair[0]) * frac
 
 
-class SimCluster(synth.Synth):
+class SimCluster(PgStates, synth.Synth):
     """`spec` at times from `start` on (unix seconds), over a span of `span` seconds."""
 
     def __init__(self, spec: Cluster, start: float, span: float) -> None:
-        super().__init__(spec.osds, spec.pgs, spec.pools, spec.buckets, spec.rgws)
+        super().__init__(spec.osds, spec.pgs, spec.pools, spec.buckets, spec.most_rgws)
         self.spec, self.start, self.span = spec, start, span
         self.spilled, self.nearfull = set(), set()
         self.slow_used = {i: 0 for i in range(spec.osds)}
@@ -51,8 +50,10 @@ class SimCluster(synth.Synth):
             "tentative_new_num_shards": 0,
             "time": "",
         }
-        self.osd_ops = [[0.0, 0.0] for _ in range(spec.osds)]  # reads, writes since start
-        self.rgw_ops = [[0.0, 0.0] for _ in range(spec.rgws)]  # gets, puts
+        self.traffic = S3Traffic(spec.osds, spec.most_rgws)
+        self.traffic.hold(*self.workload(start), spec.rgws)
+        self.indexes = BucketIndexes(spec, start)
+        self.puts_in_span = self.puts_asked(span)
         self.t = start
         self.now = start
 
@@ -95,33 +96,88 @@ class SimCluster(synth.Synth):
             off -= s.duration
         return cycle[-1].put, cycle[-1].get
 
+    def puts_asked(self, off: float) -> float:
+        """The PUTs the clients asked for from the span's start to offset `off`."""
+        cycle = self.spec.workload
+        period = sum(s.duration for s in cycle)
+        whole, left = divmod(off, period)
+        done = whole * sum(s.put * s.duration for s in cycle)
+        for s in cycle:
+            done += s.put * min(s.duration, left)
+            left = max(0.0, left - s.duration)
+        return done
+
+    def objects(self, t: float) -> int:
+        """Objects per bucket at t: they grow with the PUTs asked."""
+        asked = self.puts_asked(t - self.start) / self.puts_in_span if self.puts_in_span else self.frac(t)
+        return int(lerp(self.spec.bucket_objects, min(1.0, asked)))
+
+    def served(self, t: float) -> tuple[float, float]:
+        """The share of the clients' PUTs and GETs the cluster completes at t: the scenario's pace;
+        fewer OSDs serve the same requests a little slower, the study's drop for a share down
+        [004]; the writes to a bucket being resharded wait [000]."""
+        down, _ = self.down_osds(t)
+        share = lerp(self.spec.pace, self.frac(t)) * max(0.0, 1.0 - 1.25 * len(down) / self.spec.osds)
+        for e in self.active("scrub_storm", t):
+            share *= e.served
+        if self.rebuilding(t) > 0:
+            share *= min(e.served for e in self.spec.events if e.kind == "power_outage")
+        for e in self.active("rebalance", t):
+            share *= e.served
+        if self.active("power_outage", t):
+            return 0.0, 0.0
+        resharding = len(self.indexes.running(t)) / max(1, self.spec.buckets)
+        return share * (1.0 - resharding), share
+
     def advance(self, t: float) -> None:
-        """Counters from the last call to t at the workload of the interval's start."""
+        """Counters from the last call to t at the workload of the interval's start, served at the
+        mean of its slices' shares."""
         dt = t - self.t
         if dt <= 0:
             return
-        put, get = self.workload(self.t)
         down, _ = self.down_osds(self.t)
         up = [i for i in range(self.spec.osds) if i not in down] or [0]
-        # Fewer OSDs serve the same requests a little slower: the study's drop for a share down [004].
-        served = 1.0 - 1.25 * len(down) / self.spec.osds
-        put, get = put * served, get * served
-        for i in up:
-            weight = 0.9 + 0.2 * ((i * 104729) % 100) / 100
-            self.osd_ops[i][0] += get * synth.EC_K / len(up) * weight * dt
-            self.osd_ops[i][1] += put * (synth.EC_K + synth.EC_M) / len(up) * weight * dt
-        for r in self.rgw_ops:
-            r[0] += get / self.spec.rgws * dt
-            r[1] += put / self.spec.rgws * dt
+        slices = max(1, math.ceil(dt / SERVED_SLICE))
+        shares = [self.served(self.t + dt * (k + 0.5) / slices) for k in range(slices)]
+        put_share, get_share = (sum(s[i] for s in shares) / slices for i in (0, 1))
+        self.traffic.serve(dt, *self.workload(self.t), (put_share, get_share), up, self.rgws_at(self.t))
         self.t = t
 
+    def rgws_at(self, t: float) -> int:
+        return self.spec.rgws + sum(
+            e.count for e in self.spec.events if e.kind == "add_rgws" and e.at <= t - self.start
+        )
+
+    def deleted(self, t: float) -> float:
+        """The fill the rebalances took away by t: each one's `fill_drop`, linearly over its `for`."""
+        off = t - self.start
+        return sum(
+            e.fill_drop * min(1.0, max(0.0, (off - e.at) / e.duration))
+            for e in self.spec.events
+            if e.kind == "rebalance"
+        )
+
+    def mgr_prometheus_text(self, uptime: float = 0.0) -> str:
+        """The RGWs running now: those of the scenario's start and the ones added since."""
+        every = self.rgw_list
+        self.rgw_list = every[: self.rgws_at(self.now)]
+        self.n_rgws = len(self.rgw_list)
+        try:
+            return super().mgr_prometheus_text(uptime)
+        finally:
+            self.rgw_list, self.n_rgws = every, len(every)
+
     def move_to(self, t: float) -> None:
+        if self.active("power_outage", t):  # every daemon restarts with its counters at zero
+            self.traffic = S3Traffic(self.spec.osds, self.spec.most_rgws)
+            self.traffic.hold(*self.workload(t), self.rgws_at(t))
         self.advance(t)
         self.now = t
+        self.indexes.update(t, [self.objects(t)] * self.spec.buckets)
         frac = self.frac(t)
         spec = self.spec
         for i in range(spec.osds):
-            self.fill[i] = lerp(spec.fill, frac) + 0.01 * (((i * 7919) % 21) - 10) / 10
+            self.fill[i] = lerp(spec.fill, frac) - self.deleted(t) + 0.01 * (((i * 7919) % 21) - 10) / 10
         self.nearfull = {i for i, f in self.fill.items() if f >= 0.85}
         spilled = round(lerp(spec.spilled_osds, frac))
         self.spilled = set(self.spill_order[:spilled])
@@ -137,34 +193,17 @@ class SimCluster(synth.Synth):
 
     def osd_counters(self, i: int, uptime: float) -> dict[str, float]:
         c = super().osd_counters(i, 0.0)
-        r, w = self.osd_ops[i]
         c.update(
             db_total_bytes=float(self.spec.db_bytes),
             db_used_bytes=float(self.db_used[i]),
             slow_used_bytes=float(self.slow_used[i]),
-            op_r=float(int(r)),
-            op_w=float(int(w)),
-            op_r_latency_count=float(int(r)),
-            op_r_latency_sum=int(r) * GET_LATENCY,
-            op_w_latency_count=float(int(w)),
-            op_w_latency_sum=int(w) * PUT_LATENCY,
+            **self.traffic.osd_counters(i),
         )
         return c
 
     def rgw_counters(self, n: int, uptime: float) -> dict[str, float]:
         c = super().rgw_counters(n, 0.0)
-        get, put = (int(v) for v in self.rgw_ops[n])
-        c.update(
-            get=float(get),
-            get_b=float(get * synth.OBJECT_BYTES),
-            get_initial_lat_count=float(get),
-            get_initial_lat_sum=get * GET_LATENCY,
-            put=float(put),
-            put_b=float(put * synth.OBJECT_BYTES),
-            put_initial_lat_count=float(put),
-            put_initial_lat_sum=put * PUT_LATENCY,
-            req=float(put + get),
-        )
+        c.update(self.traffic.rgw_counters(n))
         return c
 
     def osd_df(self) -> dict:
@@ -187,65 +226,6 @@ class SimCluster(synth.Synth):
             out["flags"] += ",noout"
             out["flags_set"] = sorted(out["flags_set"] + ["noout"])
         return out
-
-    def scrub_stamps(self, k: int, t: float) -> tuple[float, float]:
-        """(last scrub, last deep scrub) of PG k at t."""
-        spec = self.spec
-        if spec.scrub_window is not None:  # weekly, each PG on its night, in the night's window
-            start_hour, hours = spec.scrub_window
-            day = math.floor((t - start_hour * HOUR) / DAY)
-            offset = start_hour * HOUR + (k // 7) / max(1, len(self.pg_ids) // 7 + 1) * hours * HOUR
-            last = (day - ((day - k) % 7)) * DAY + offset
-            if last > t:
-                last -= 7 * DAY
-            rolling = last
-        else:
-            phase = (k * 7919.0) % ROLLING_SCRUB
-            rolling = t - ((t + phase) % ROLLING_SCRUB)
-        return (
-            min(rolling, self.held_back(k, spec.overdue_scrub, synth.SCRUB_OVERDUE)),
-            min(rolling, self.held_back(k, spec.overdue_deep, synth.DEEP_OVERDUE)),
-        )
-
-    def held_back(self, k: int, overdue: tuple[int, int], limit: float) -> float:
-        """The stamp PG k keeps when the backlog holds it: it turns overdue when the backlog's
-        count, growing linearly over the span, reaches it; never, when it does not."""
-        first, last = overdue
-        if k < first:
-            return self.start - limit - HOUR - k
-        if k >= last or last == first:
-            return math.inf
-        return self.start + self.span * (k - first + 1) / (last - first) - limit
-
-    def pg_dump(self) -> dict:
-        down, _ = self.down_osds(self.now)
-        stats = []
-        base = self.pg_template
-        for k, pgid in enumerate(self.pg_ids):
-            scrub, deep = self.scrub_stamps(k, self.now)
-            pg = dict(base)
-            state = "active+clean"
-            if down and k % self.spec.nodes == 0:
-                state = "active+undersized+degraded"
-            elif self.now - deep < SCRUBBING_FOR:
-                state = "active+clean+scrubbing+deep"
-            pg.update(
-                pgid=pgid,
-                state=state,
-                last_scrub_stamp=synth.stamp(scrub),
-                last_clean_scrub_stamp=synth.stamp(scrub),
-                last_deep_scrub_stamp=synth.stamp(deep),
-            )
-            stats.append(pg)
-        return {"pg_ready": True, "pg_stats": stats}
-
-    def overdue_counts(self) -> tuple[int, int]:
-        scrub = deep = 0
-        for k in range(len(self.pg_ids)):
-            s, d = self.scrub_stamps(k, self.now)
-            scrub += self.now - s > synth.SCRUB_OVERDUE
-            deep += self.now - d > synth.DEEP_OVERDUE
-        return scrub, deep
 
     def health(self) -> dict:
         counts = self.overdue_counts()
@@ -277,25 +257,16 @@ class SimCluster(synth.Synth):
         out["status"] = "HEALTH_WARN" if out["checks"] else "HEALTH_OK"
         return out
 
-    def shards_of(self, b: int, t: float) -> tuple[int, bool]:
-        """(num_shards, resharded) of bucket b at t: its last reshard's, or the default."""
-        shards, resharded = synth.DEFAULT_SHARDS, False
-        for e in self.spec.events:
-            if e.kind == "reshard" and e.bucket == b and e.at + e.duration <= t - self.start:
-                shards, resharded = e.shards, True
-        return shards, resharded
-
     def bucket_stats(self) -> list[dict[str, Any]]:
         out = []
-        per_bucket = self.spec.bucket_objects
+        objects = self.objects(self.now)
         for b in range(self.spec.buckets):
-            shards, resharded = self.shards_of(b, self.now)
+            shards, generation = self.indexes.shards[b], self.indexes.generation[b]
             bucket = copy.deepcopy(self.bucket_template)
             marker = f"{synth.ZONE}.{self.rgw_list[b % self.spec.rgws][1]}.{b + 1}"
-            objects = int(per_bucket * (1 + 0.002 * self.frac(self.now)))
             bucket.update(
                 bucket=self.bucket_name(b),
-                id=f"{marker}.{shards}" if resharded else marker,
+                id=f"{marker}.{generation}" if generation else marker,
                 marker=marker,
                 num_shards=shards,
                 master_ver=",".join(f"{s}#0" for s in range(shards)),
@@ -308,18 +279,44 @@ class SimCluster(synth.Synth):
 
     def reshard_queue(self) -> list[dict[str, Any]]:
         out = []
-        for e in self.spec.events:
-            if e.kind == "reshard" and e.at <= self.now - self.start < e.at + e.duration:
-                entry = dict(self.reshard_template)
-                entry.update(
-                    bucket_id=f"{synth.ZONE}.{self.rgw_list[e.bucket % self.spec.rgws][1]}.{e.bucket + 1}",
-                    bucket_name=self.bucket_name(e.bucket),
-                    old_num_shards=self.shards_of(e.bucket, self.start + e.at)[0],
-                    tentative_new_num_shards=e.shards,
-                    time=synth.stamp_z(self.start + e.at),
-                )
-                out.append(entry)
+        for r in self.indexes.queue():
+            entry = dict(self.reshard_template)
+            bucket_id = f"{synth.ZONE}.{self.rgw_list[r.bucket % self.spec.rgws][1]}.{r.bucket + 1}"
+            generation = self.indexes.generation[r.bucket]
+            entry.update(
+                bucket_id=f"{bucket_id}.{generation}" if generation else bucket_id,
+                bucket_name=self.bucket_name(r.bucket),
+                # Set while the reshard thread copies the index: the new instance being built.
+                new_instance_id=f"{bucket_id}.{generation + 1}" if r.start is not None and r.start <= self.now else "",
+                old_num_shards=r.old_shards,
+                tentative_new_num_shards=r.new_shards,
+                time=synth.stamp_z(r.queued_at),
+            )
+            out.append(entry)
         return out
+
+    def incidents(self) -> list[tuple[float, float | None, str]]:
+        """(start, end, what) of each stall the span held: the timeline the alerts are judged by."""
+        out: list[tuple[float, float | None, str]] = []
+        for e in self.spec.events:
+            if e.kind == "node_down":
+                what = f"node {e.node} down ({self.spec.osds_per_node} OSDs{', noout' if e.noout else ''})"
+                out.append((self.start + e.at, self.start + e.at + e.duration, what))
+            if e.kind == "power_outage":
+                out.append((self.start + e.at, self.start + e.at + e.duration, "power outage: the cluster dark"))
+                back = self.start + e.at + e.duration
+                out.append((back, back + e.rebuild, f"rebuilding ({e.served:.0%} of the ops served)"))
+            if e.kind == "rebalance":
+                what = f"old objects deleted, rebalancing ({e.pgs} PGs backfilling, fill -{e.fill_drop:.0%})"
+                out.append((self.start + e.at, self.start + e.at + e.duration, what))
+            if e.kind == "scrub_storm":
+                what = f"deep-scrub storm ({e.pgs} PGs, {e.served:.0%} of the ops served)"
+                out.append((self.start + e.at, self.start + e.at + e.duration, what))
+        for r in self.indexes.reshards:
+            if r.start is not None and r.start < (r.end or r.start):
+                what = f"bucket {self.bucket_name(r.bucket)} resharding {r.old_shards} -> {r.new_shards}"
+                out.append((r.start, r.end if r.end is not None and r.end <= self.now else None, what))
+        return sorted(out, key=lambda i: i[0])
 
     def answers(self, t: float, pgs: bool) -> dict[str, Any]:
         """Each parser input at t (the pg dump only when `pgs`: its source is read less often)."""

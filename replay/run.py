@@ -1,6 +1,6 @@
 """A scenario replayed end to end, and its report.
 
-    python -m replay.run replay/scenarios/study_10b.yml [--keep DIR]
+    python -m replay.run replay/scenarios/study_10b.yml [--keep DIR] [--markdown]
 
 Simulate (replay.simulate), backfill (promtool), evaluate the shipped rules (replay/ruler),
 route (replay.alertmanager); prints the figures and every notification with its receiver,
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from replay import alertmanager, engine, scenario, simulate  # noqa: E402
+from replay import alertmanager, engine, scenario, simulate, timeline  # noqa: E402
 
 
 @dataclass
@@ -34,6 +34,7 @@ class Result:
     fired: list[alertmanager.Firing]
     notifications: list[alertmanager.Notification]
     seconds: dict[str, float] = field(default_factory=dict)
+    incidents: list[tuple[str, float, float | None, str]] = field(default_factory=list)
 
     def offset(self, t: float | None) -> str:
         if t is None:
@@ -68,7 +69,16 @@ def replay(path: Path, work: Path) -> Result:
     seconds["route"] = time.perf_counter() - began
     seconds["evaluations"] = summary["evaluations"]
     return Result(
-        sc, len(counts.series), counts.samples, counts.scrapes, counts.stale_markers, events, fired, notes, seconds
+        sc,
+        len(counts.series),
+        counts.samples,
+        counts.scrapes,
+        counts.stale_markers,
+        events,
+        fired,
+        notes,
+        seconds,
+        counts.incidents,
     )
 
 
@@ -79,8 +89,11 @@ def report(r: Result) -> str:
         f"  {r.scrapes} scrapes, {r.series} series, {r.samples} samples, {r.stale_markers} staleness markers; "
         f"{int(r.seconds['evaluations'])} rule evaluations",
         "  seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in r.seconds.items() if k != "evaluations"),
-        "  alerts that fired:",
+        "  stalls simulated:",
     ]
+    for cluster, start, end, what in r.incidents:
+        lines.append(f"    {r.offset(start)} - {r.offset(end)}  {cluster}: {what}")
+    lines.append("  alerts that fired:")
     for f in r.fired:
         labels = dict(f.labels)
         extra = {k: v for k, v in labels.items() if k not in ("alertname", "severity", "signal")}
@@ -96,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m replay.run", description=__doc__.split("\n")[0])
     p.add_argument("scenario", type=Path)
     p.add_argument("--keep", type=Path, help="keep the series, markers and blocks in this directory")
+    p.add_argument(
+        "--markdown", action="store_true", help="print the notifications and a timeline in Markdown (replay/README.md)"
+    )
     args = p.parse_args(argv)
     try:
         if args.keep:
@@ -107,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     except (scenario.ScenarioError, engine.EngineError) as e:
         print(f"replay: {e}", file=sys.stderr)
         return 2
-    print(report(result))
+    print(timeline.markdown(result) if args.markdown else report(result))
     return 0
 
 

@@ -14,13 +14,19 @@ from typing import Any
 
 import yaml
 
+from bench import synth
+
 EVENT_KINDS = (
     "node_down",  # every OSD of one node down for `for`; `noout: true` keeps them in
     "failed_scrape",  # one scrape of the exporter fails: up 0, every series stale once
     "exporter_restart",  # the exporter restarts: one scrape missed, its counters from zero, its saved state restored
     "mgr_failover",  # the active manager moves: the perf source fails for `for`
     "leave_fleet",  # the cluster is decommissioned: its target leaves Prometheus for good
-    "reshard",  # one bucket reshards to `shards`, and sits in the reshard queue for `for` before
+    "reshard",  # one bucket reshards to `shards`: queued for `for`, its last `running` in progress
+    "scrub_storm",  # `pgs` PGs deep scrub at once for `for`, the cluster serving the share `served` of the ops
+    "power_outage",  # the cluster and its exporter dark for `for`, then `rebuild` of recovery at the share `served`
+    "rebalance",  # old objects deleted: fill down `fill_drop` over `for`, `pgs` PGs backfilling, ops at `served`
+    "add_rgws",  # `count` more RGWs from `at` on, the clients spread over all of them
 )
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
@@ -46,6 +52,12 @@ class Event:
     noout: bool = False
     bucket: int = 0
     shards: int = 0
+    running: float = 0.0  # a reshard's time in progress, at the end of `for` (the bucket's writes wait)
+    pgs: int = 0  # a scrub storm's PGs deep scrubbing
+    served: float = 1.0  # the share of the clients' ops the cluster completes meanwhile
+    rebuild: float = 0.0  # after a power outage: how long PGs recover
+    fill_drop: float = 0.0  # a rebalance's fall of the fill
+    count: int = 0  # RGWs added
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,7 @@ class Cluster:
     pools: int
     rgws: int
     buckets: int
-    bucket_objects: int
+    bucket_objects: tuple[int, int]  # per bucket, at the start and at the end of the span (with the PUTs)
     fill: tuple[float, float]  # OSD fill at the start and at the end of the span
     spilled_osds: tuple[int, int]  # OSDs with BlueFS spillover, start and end
     spilled_bytes: tuple[float, float]  # spilled bytes per spilled OSD, start and end
@@ -76,10 +88,18 @@ class Cluster:
     scrub_window: tuple[float, float] | None  # nightly: (start hour, hours) when scrubs run
     workload: tuple[WorkloadStep, ...]
     events: tuple[Event, ...] = ()
+    shards: tuple[int, ...] = ()  # each bucket's index shards at the start
+    dynamic_reshard: tuple[float, float] | None = None  # (thread interval, index entries copied per second)
+    pace: tuple[float, float] = (1.0, 1.0)  # the share of the clients' healthy rate served, start and end
 
     @property
     def osds(self) -> int:
         return self.nodes * self.osds_per_node
+
+    @property
+    def most_rgws(self) -> int:
+        """RGWs once every add_rgws event happened."""
+        return self.rgws + sum(e.count for e in self.events if e.kind == "add_rgws")
 
 
 @dataclass(frozen=True)
@@ -126,7 +146,34 @@ def read_event(raw: Any, what: str, span: float) -> Event:
         bool(raw.get("noout", False)),
         number(raw, "bucket", what, 0),
         number(raw, "shards", what, 0),
+        seconds(raw.get("running", 0), f"{what}.running"),
+        number(raw, "pgs", what, 0),
+        number(raw, "served", what, 1.0, float),
+        seconds(raw.get("rebuild", 0), f"{what}.rebuild"),
+        number(raw, "fill_drop", what, 0.0, float),
+        number(raw, "count", what, 0),
     )
+
+
+def read_shards(raw: dict[str, Any], what: str) -> tuple[int, ...]:
+    """Each bucket's index shards at the start: one number for all, or a list of one per bucket."""
+    value = raw.get("shards", synth.DEFAULT_SHARDS)
+    values = value if isinstance(value, list) else [value] * int(raw.get("buckets") or 0)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
+        raise ScenarioError(f"{what}.shards: {value!r} is not a shard count of at least 1 (or a list of them)")
+    return tuple(values)
+
+
+def read_dynamic_reshard(raw: Any, what: str) -> tuple[float, float] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{what}.dynamic_reshard: a mapping {{thread_interval, entries_per_second}}")
+    interval = seconds(raw.get("thread_interval", "10m"), f"{what}.dynamic_reshard.thread_interval")
+    rate = number(raw, "entries_per_second", f"{what}.dynamic_reshard", kind=float)
+    if interval <= 0 or rate <= 0:
+        raise ScenarioError(f"{what}.dynamic_reshard: thread_interval and entries_per_second must be above 0")
+    return interval, rate
 
 
 def read_cluster(raw: Any, what: str, span: float) -> Cluster:
@@ -163,7 +210,7 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
         number(raw, "pools", what, 7),
         number(raw, "rgws", what),
         number(raw, "buckets", what, 0),
-        number(raw, "bucket_objects", what, 50_000),
+        pair(raw, "bucket_objects", what, 50_000, int),
         pair(raw, "fill", what, 0.5),
         pair(raw, "spilled_osds", what, 0, int),
         pair(raw, "spilled_gb", what, 0.0),
@@ -172,9 +219,16 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
         scrub_window,
         workload,
         events,
+        read_shards(raw, what),
+        read_dynamic_reshard(raw.get("dynamic_reshard"), what),
+        pair(raw, "pace", what, 1.0),
     )
     # Spilled sizes are given in GB, kept in bytes.
     cluster = replace(cluster, spilled_bytes=(cluster.spilled_bytes[0] * 1e9, cluster.spilled_bytes[1] * 1e9))
+    if not 0 < min(cluster.pace) <= max(cluster.pace) <= 1:
+        raise ScenarioError(f"{what}.pace: a share of the healthy rate, above 0 and at most 1")
+    if len(cluster.shards) != cluster.buckets:
+        raise ScenarioError(f"{what}.shards: one number for every bucket, or a list of {cluster.buckets}")
     if cluster.osds < 6 or cluster.pgs < cluster.pools:
         raise ScenarioError(f"{what}: at least 6 OSDs and one PG per pool")
     if max(cluster.spilled_osds) > cluster.osds or max(cluster.overdue_scrub + cluster.overdue_deep) > cluster.pgs:
@@ -184,6 +238,18 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
             raise ScenarioError(f"{what}: node_down of node {e.node}, but the cluster has {cluster.nodes}")
         if e.kind == "reshard" and e.bucket >= cluster.buckets:
             raise ScenarioError(f"{what}: reshard of bucket {e.bucket}, but the cluster has {cluster.buckets}")
+        if e.kind == "rebalance" and not (e.duration > 0 and 0 < e.pgs <= cluster.pgs and 0 < e.served <= 1):
+            raise ScenarioError(
+                f"{what}: a rebalance needs `for` above 0, 0 < pgs <= the cluster's PGs, 0 < served <= 1"
+            )
+        if e.kind == "add_rgws" and e.count < 1:
+            raise ScenarioError(f"{what}: add_rgws needs a `count` of at least 1")
+        if e.kind == "power_outage" and not (e.duration > 0 and 0 < e.served <= 1):
+            raise ScenarioError(f"{what}: a power_outage needs `for` above 0 and 0 < served <= 1")
+        if e.kind == "scrub_storm" and not (0 < e.pgs <= cluster.pgs and 0 < e.served <= 1):
+            raise ScenarioError(f"{what}: a scrub_storm needs 0 < pgs <= the cluster's PGs and 0 < served <= 1")
+        if e.kind == "reshard" and e.running > e.duration:
+            raise ScenarioError(f"{what}: a reshard's `running` is part of its `for`, not longer")
     return cluster
 
 

@@ -54,6 +54,7 @@ class Exporter:
     last_read: dict[str, float] = field(default_factory=dict)
     served: dict[str, dict[str, str]] = field(default_factory=dict)  # series key -> labels of the last scrape
     gone: bool = False
+    dark: bool = False  # its host without power (a power outage)
 
     def events_at(self, kind: str, off: float, step: float) -> bool:
         return any(e.kind == kind and off <= e.at < off + step for e in self.spec.events)
@@ -114,6 +115,8 @@ class Counts:
     samples: int = 0
     scrapes: int = 0
     stale_markers: int = 0
+    # (cluster, start, end, what): the stalls the simulator made, an end of None past the span's
+    incidents: list[tuple[str, float, float | None, str]] = field(default_factory=list)
 
 
 def write_scrape(out: IO[str], t: float, samples: list[tuple[str, dict[str, str], float]]) -> None:
@@ -140,6 +143,19 @@ def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
                     ex.gone = True
                     counts.stale_markers += mark_stale(st, t, ex, leaving=True)
                     continue
+                dark = bool(ex.sim.active("power_outage", t))
+                if dark and not ex.dark:
+                    counts.stale_markers += mark_stale(st, t, ex)
+                if dark:  # the exporter's host has no power: every scrape fails
+                    ex.sim.move_to(t)
+                    write_scrape(om, t, [("up", target, 0.0)])
+                    counts.samples += 1
+                    counts.scrapes += 1
+                    ex.dark = True
+                    continue
+                if ex.dark:  # back from the outage: a new process, its saved state restored
+                    ex.dark = False
+                    ex.restart()
                 restarting = ex.events_at("exporter_restart", off, scenario.step)
                 if restarting:
                     ex.restart()
@@ -164,6 +180,8 @@ def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
                 counts.samples += len(samples)
                 counts.scrapes += 1
         om.write("# EOF\n")
+    for ex in exporters:
+        counts.incidents += [(ex.spec.name, *i) for i in ex.sim.incidents()]
     return counts
 
 

@@ -11,7 +11,16 @@ import pytest
 from replay.run import REPO, Result, replay
 
 SCENARIOS = REPO / "replay" / "scenarios"
-REPLAYED = ("healthy_days.yml", "study_10b.yml", "reboot_without_noout.yml")
+# The longest first: two at a time, the short ones fill in behind them.
+REPLAYED = (
+    "healthy_days.yml",
+    "study_10b.yml",
+    "study_1b_end.yml",
+    "power_outage_10b_short.yml",
+    "scrub_storm_10b.yml",
+    "resharding_rounds.yml",
+    "reboot_without_noout.yml",
+)
 
 
 def replay_in_temp(name: str) -> Result:
@@ -39,3 +48,23 @@ def study_10b(replays) -> Result:
 @pytest.fixture(scope="session")
 def reboot_without_noout(replays) -> Result:
     return replays["reboot_without_noout.yml"]
+
+
+@pytest.fixture(scope="session")
+def resharding_rounds(replays) -> Result:
+    return replays["resharding_rounds.yml"]
+
+
+@pytest.fixture(scope="session")
+def scrub_storm_10b(replays) -> Result:
+    return replays["scrub_storm_10b.yml"]
+
+
+@pytest.fixture(scope="session")
+def power_outage_10b(replays) -> Result:
+    return replays["power_outage_10b_short.yml"]
+
+
+@pytest.fixture(scope="session")
+def study_1b(replays) -> Result:
+    return replays["study_1b_end.yml"]
