@@ -307,3 +307,9 @@ def test_the_board_builder_scan_finds_an_import(tmp_path, statement):
     (tmp_path / "ceph_scale" / "core" / "signals" / "fill" / "panels.py").write_text(statement + "\n")
     module = statement.split()[1]
     assert board_builder_imports(tmp_path) == [f"ceph_scale/core/signals/fill/panels.py:1: {module}"]
+
+
+def test_no_merge_leftover_is_tracked():
+    """A conflict's leftovers (`*.orig`, `*.rej`) would ship in the image and the wheel."""
+    tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert [p for p in tracked.splitlines() if p.endswith((".orig", ".rej"))] == []
