@@ -18,7 +18,7 @@ The scenarios run on Pacific only, to keep the test command within its hour: the
 the same RGW counters on Reef, and Tentacle's renamed rgw_op set is read from counters captured on
 Tentacle (tests/golden/tentacle, the perf fixtures); the causes' evidence comes from signals tested
 on every release elsewhere. A run on Reef found the clients' burst after a pause read as a slower
-cluster; tests/unit/signals/test_plunge.py holds that case.
+cluster; tests/unit/signals/plunge/test_plunge.py holds that case.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from ceph_scale.core.advisor.model import Growth, OsdDb, PoolPgs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.signals.reshard.derive import recommended_shards
 from ceph_scale.core.snapshot import Bucket
-from tests.unit.signals.test_runway import samples
+from tests.unit.signals.runway.test_runway import samples
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
 from tests.unit.test_advisor import measured
 

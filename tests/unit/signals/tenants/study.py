@@ -1,4 +1,4 @@
-"""The study's 100,000 buckets (tests/unit/signals/test_tenants.py's cluster) polled four times
+"""The study's 100,000 buckets (tests/unit/signals/tenants/test_tenants.py's cluster) polled four times
 20 minutes apart while four tenants with bucket quotas grow or hold, derived by the real
 derivation: what the usage signal's check and status section judge."""
 
@@ -13,7 +13,7 @@ from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.tenants.result import UsageSummary
 from ceph_scale.core.snapshot import BucketsPart, Snapshot
 from tests.unit.bucket_reader import MemoryBuckets
-from tests.unit.signals.test_tenants import EVERYTHING, skewed_cluster
+from tests.unit.signals.tenants.test_tenants import EVERYTHING, skewed_cluster
 
 HOUR, DAY = 3600.0, 86400.0
 GROWTH = 10**9 / HOUR  # bytes per second of each growing tenant, into its first bucket

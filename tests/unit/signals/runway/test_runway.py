@@ -10,7 +10,7 @@ from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from tests.unit.study_snapshot import study_snapshot
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "pacific"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "pacific"
 
 TH = Thresholds(forecast_min_span_seconds=120, runway_window_seconds=3600)
 

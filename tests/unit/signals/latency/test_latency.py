@@ -14,7 +14,7 @@ from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.snapshot import PerfPart, RgwOpCounters, Snapshot
 from tests.unit.signals.derived import samples
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures"
+FIX = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 @pytest.mark.parametrize("release", ["pacific", "reef", "tentacle"])
