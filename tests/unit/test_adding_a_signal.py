@@ -78,6 +78,27 @@ FOLDER = {
         CHECKS = (HealthCheck("SCALE_IOPS_SILENT", silent),)
         '''
     ),
+    "status.py": textwrap.dedent(
+        '''\
+        """The toy signal's section of `ceph scale status`."""
+
+        from __future__ import annotations
+
+        from ..judging import JsonObject, Judged, Raised, StatusSection, section
+        from .result import IopsResult
+
+
+        def iops(r: Judged, checks: Raised, top: int) -> JsonObject:
+            judged = r.results.get(IopsResult)
+            if judged is None:
+                return section("NO DATA", ["no perf counters yet"], {}, [])
+            status = "WARN" if "SCALE_IOPS_SILENT" in checks else "OK"
+            return section(status, [f"{judged.reporting} OSDs report op counters"], {"reporting": judged.reporting}, [])
+
+
+        SECTION = StatusSection("OSDs reporting", iops)
+        '''
+    ),
     "checks.md": "| `SCALE_IOPS_SILENT` | no OSD reports op counters | `0 OSDs report` |\n",
     "rules.yml": textwrap.dedent(
         """\
@@ -156,7 +177,13 @@ FOLDER = {
     ),
 }
 ROW = """        SignalSpec(
-            "iops", iops, team="rgw", inputs=("perf",), result=IopsResult, checks=iops_check.CHECKS
+            "iops",
+            iops,
+            team="rgw",
+            inputs=("perf",),
+            result=IopsResult,
+            checks=iops_check.CHECKS,
+            status=iops_status.SECTION,
         ),
 """
 
@@ -184,6 +211,7 @@ def add_signal(root: Path) -> None:
     imports = (
         "from .signals.iops import check as iops_check\n"
         "from .signals.iops import derive as iops\n"
+        "from .signals.iops import status as iops_status\n"
         "from .signals.iops.result import IopsResult\n"
     )
     text = text.replace("from .snapshot import Snapshot\n", imports + "from .snapshot import Snapshot\n", 1)
@@ -273,7 +301,7 @@ def test_its_panels_reach_their_board(added, tmp_path):
     assert titles[:-2] == [p["title"] for p in unchanged["panels"]]
 
 
-def test_it_is_derived_served_and_judged_by_the_modules_checks(added):
+def test_it_is_derived_served_judged_by_the_modules_checks_and_in_its_status(added):
     program = textwrap.dedent(
         """\
         from tests.mgr import fake_mgr
@@ -284,14 +312,17 @@ def test_it_is_derived_served_and_judged_by_the_modules_checks(added):
         from ceph_scale.core.derive import DerivationState, derive
         from ceph_scale.core.snapshot import PerfPart, Snapshot
         from scale.checks import health_checks
+        from scale.report import build_report, render_text
 
         th = Thresholds()
         state = DerivationState(th)
         families = derive(Snapshot(taken_at=10.0, perf=PerfPart(10.0)), state, th)
         served = {f.name: [value for _, _, value in f.samples] for f in families}
         print(served.get("ceph_scale_iops_reporting_osds"), sorted(health_checks(state.results, th)))
+        report = build_report(families, state.results, th)
+        print(report["signals"]["iops"]["status"], "OSDs reporting" in render_text(report))
         """
     )
     r = run_in(added, "-c", program)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "[0.0] ['SCALE_IOPS_SILENT']", r.stdout
+    assert r.stdout.strip().splitlines() == ["[0.0] ['SCALE_IOPS_SILENT']", "WARN True"], r.stdout
