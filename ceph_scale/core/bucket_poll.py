@@ -12,6 +12,8 @@ poll reads instead, each time:
   be read: new ones, those whose instances changed, those in the reshard queue (and once
   more after they left it), and those whose growth bound says they may have crossed a line
   (`rgw_shard_warn_ratio` or the limit itself) since their last read;
+- each owner's user quota once per `rgw_bucket_stats_max_age_seconds` (core/user_quotas.py),
+  with a share of what the budget leaves, before the buckets never read;
 - with what the budget leaves, the generation of buckets never probed, then the buckets
   read longest ago (a sweep: every bucket is read again within the sweep's period).
 
@@ -44,8 +46,9 @@ from .config import Thresholds
 from .derive import shard_limit_and_origin
 from .index_generation import GenerationProber
 from .snapshot import Bucket, BucketPollReport, BucketsPart, ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+from .user_quotas import UserQuotaReader, UserQuotaReads
 
-READ_KINDS = ("list", "meta", "stats", "probe")
+READ_KINDS = ("list", "meta", "stats", "probe", "quota")
 IN_QUEUE, LEFT_QUEUE = 2, 1
 # Reads of a generation probe kept in reserve with a stats read: shard 0 of the known
 # generation and of the next two (one reshard since the last read; each further one costs a read more).
@@ -64,7 +67,7 @@ LIST_SHARE = 0.5
 SAVE_EVERY = 600.0
 
 
-class BucketReader(Protocol):
+class BucketReader(UserQuotaReader, Protocol):
     stats_overhead: int  # RADOS reads of a stats read beyond one per index shard
     meta_reads: int  # RADOS reads of reading one instance's shard count
 
@@ -155,6 +158,7 @@ class BucketPoll:
         self.reads_total = dict.fromkeys(READ_KINDS, 0)
         self.buckets_read_total = dict.fromkeys(READ_REASONS, 0)
         self.prober = GenerationProber()
+        self.users = UserQuotaReads()
 
     # --- the budget -----------------------------------------------------------------
 
@@ -192,7 +196,10 @@ class BucketPoll:
         read_now: set[str] = set()
         overdue = 0
         for reason, key in self._must_read(now, lim):
-            if self._read(key, reason, reader, budget, spent, time_left, probe, lim):
+            if reason == "quota":  # after what may have crossed a line, before the buckets never read
+                owners = (e.bucket.owner for e in self.entries.values() if e.bucket is not None)
+                spent.reads["quota"] += self.users.read(now, owners, reader, budget - spent.total, time_left, lim)
+            elif self._read(key, reason, reader, budget, spent, time_left, probe, lim):
                 read_now.add(key)
             elif reason != "unread":
                 overdue += 1
@@ -256,15 +263,9 @@ class BucketPoll:
                 at = may_cross_at(b, e.rate, lim)
                 if at <= now:
                     due.append((at, key))
-        due.sort()
-        overdue = [k for _, k in due]
-        for reason, keys in (
-            ("new", new),
-            ("changed", changed),
-            ("queued", queued),
-            ("due", overdue),
-            ("unread", unread),
-        ):
+        overdue = [k for _, k in sorted(due)]
+        groups = {"new": new, "changed": changed, "queued": queued, "due": overdue, "quota": [""], "unread": unread}
+        for reason, keys in groups.items():
             for key in keys:
                 yield reason, key
 
@@ -375,15 +376,14 @@ class BucketPoll:
             oldest_stats_at=min((b.stats_at for b in buckets), default=None),
             bound_exceeded_total=self.bound_exceeded,
         )
-        return BucketsPart(
-            collected_at=now, buckets=buckets, generation_error=self.prober.error, unread=unread, poll=report
-        )
+        return BucketsPart(now, buckets, self.prober.error, unread, report, self.users.part())
 
     # --- durable state --------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The state a restart goes on from (core/bucket_entries.py has the bucket table's format)."""
-        return {"version": 1, "tokens": self.tokens, "refilled_at": self.refilled_at, "buckets": to_table(self.entries)}
+        out = {"version": 1, "tokens": self.tokens, "refilled_at": self.refilled_at, "buckets": to_table(self.entries)}
+        return {**out, "users": self.users.to_dict()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BucketPoll:
@@ -395,4 +395,5 @@ class BucketPoll:
         poll.refilled_at = float(data.get("refilled_at", 0.0))
         poll.entries = from_table(dict(data.get("buckets", {})))
         poll.listed = bool(poll.entries)
+        poll.users = UserQuotaReads.from_dict(data.get("users"))  # absent in a state saved before: all due
         return poll

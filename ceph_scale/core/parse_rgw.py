@@ -1,4 +1,4 @@
-"""The RGW parsers: bucket stats, the metadata listings, the reshard queue and the service map's RGWs.
+"""The RGW parsers: bucket stats, user quotas, the metadata listings, the reshard queue and the service map's RGWs.
 
 Shapes: tests/fixtures/README.md (RGW); every release's captures are in tests/fixtures/<release>/.
 """
@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 
 from .parse_base import InputError, _count, _get, _int, _list, _obj, _opt_str, _str, refuses_bad_shapes
-from .snapshot import Bucket, BucketsPart, ReshardEntry, ReshardPart, RgwRunningOption
+from .snapshot import Bucket, BucketsPart, ReshardEntry, ReshardPart, RgwRunningOption, UserQuota
 
 # --- the service map's RGWs and what each one runs with ---------------------------
 
@@ -156,8 +156,12 @@ def _quota_checked(b: dict[str, Any], p: str) -> tuple[int, int]:
     RGW reads a negative max_size or max_objects as unlimited, and applies neither while disabled."""
     if "bucket_quota" not in b:
         return NO_QUOTA, NO_QUOTA
-    p += ".bucket_quota"
-    q = _obj(b["bucket_quota"], p)
+    return _quota_object(b["bucket_quota"], p + ".bucket_quota")
+
+
+def _quota_object(quota: Any, p: str) -> tuple[int, int]:
+    """(max bytes, max objects) of one of RGW's quota objects, each NO_QUOTA where none applies."""
+    q = _obj(quota, p)
     enabled = _get(q, "enabled", p)
     if type(enabled) is not bool:
         raise InputError(f"{p}.enabled: expected true or false, got {enabled!r:.40}")
@@ -165,6 +169,17 @@ def _quota_checked(b: dict[str, Any], p: str) -> tuple[int, int]:
     if not enabled:
         return NO_QUOTA, NO_QUOTA
     return (size if size >= 0 else NO_QUOTA), (objects if objects >= 0 else NO_QUOTA)
+
+
+@refuses_bad_shapes
+def user_quota(answer: Any, owner: str, read_at: float) -> UserQuota:
+    """An owner's user quota from `GET /admin/user?quota&uid=U&quota-type=user` (the quota
+    object itself) or `radosgw-admin user info --uid U` (its `user_quota`)."""
+    p = f"user {owner}"
+    if isinstance(answer, dict) and "user_quota" in answer:
+        answer, p = answer["user_quota"], p + ".user_quota"
+    size, objects = _quota_object(answer, p)
+    return UserQuota(owner, size, objects, read_at)
 
 
 def _bucket_checked(b: Any, i: int, p: str = "", stats_at: float = 0.0) -> Bucket:

@@ -228,6 +228,16 @@ class BucketPollReport:
 
 
 @_record
+class UserQuota:
+    """A bucket owner's own (user) quota: what all its buckets together may hold."""
+
+    owner: str  # RGW's `tenant$user`, as a bucket's owner names it
+    max_bytes: int  # -1 (NO_QUOTA): none (unset, unlimited, or the quota disabled)
+    max_objects: int
+    read_at: float
+
+
+@_record
 class BucketsPart:
     collected_at: float
     buckets: tuple[Bucket, ...]
@@ -236,6 +246,7 @@ class BucketsPart:
     # Listed buckets without stats yet (a first start without saved state): known to exist, not judged.
     unread: frozenset[str] = frozenset()
     poll: BucketPollReport | None = None  # None: every bucket read in one request (fixtures, `bucket stats`)
+    user_quotas: tuple[UserQuota, ...] = ()  # the owners' user quotas last read (at most one read per max age)
 
 
 @_record

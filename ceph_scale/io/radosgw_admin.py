@@ -9,7 +9,8 @@ import time
 from typing import Any, Callable
 
 from ..core import inputs, json_bound
-from ..core.snapshot import Bucket
+from ..core.parse_rgw import user_quota
+from ..core.snapshot import Bucket, UserQuota
 from . import child_output
 from .admin_ops import LIST_PAGE, instances_by_bucket, listing_reads
 
@@ -72,6 +73,7 @@ class RadosgwAdminBuckets:
 
     stats_overhead = PROCESS_READS + 5
     meta_reads = PROCESS_READS + 2
+    user_quota_reads = PROCESS_READS + 2
 
     def __init__(self, argv: Callable[[list[str]], list[str]]) -> None:
         self.argv = argv
@@ -106,6 +108,14 @@ class RadosgwAdminBuckets:
     def stats(self, key: str, time_left: Callable[[], float]) -> Bucket | None:
         try:
             return inputs.bucket_record(self._json(["bucket", "stats", "--bucket", key], time_left), time.time())
+        except RadosgwAdminError as e:
+            if e.returncode in GONE:
+                return None
+            raise
+
+    def user_quota(self, owner: str, time_left: Callable[[], float]) -> UserQuota | None:
+        try:
+            return user_quota(self._json(["user", "info", "--uid", owner], time_left), owner, time.time())
         except RadosgwAdminError as e:
             if e.returncode in GONE:
                 return None

@@ -318,6 +318,8 @@ class FixtureRgw(AdminOps):
             return json.dumps(list(self.records)).encode()
         if path == "/admin/metadata/bucket.instance":
             return json.dumps([f"{k}:{json.loads(v)['id']}" for k, v in self.records.items()]).encode()
+        if path == "/admin/user" and params["quota-type"] == "user":  # each owner's user quota: none set
+            return b'{"check_on_raw": false, "enabled": false, "max_objects": -1, "max_size": -1, "max_size_kb": 0}'
         assert path == "/admin/bucket" and params["stats"] == "true"
         return b"[{" if params["bucket"] in self.broken else self.records[params["bucket"]]
 

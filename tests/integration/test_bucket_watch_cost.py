@@ -24,7 +24,9 @@ Usage per tenant (signals/tenants) from the same reads, not one more: every tena
 exposes is a real owner, labelled `tenant`/`user` as RGW writes it, never with more buckets or
 objects than it owns, and exactly its own where the producer has read all its buckets. A tenant
 whose buckets are made while watched (`wlate$ops`: read at once, as new buckets are) shows the
-same figures from the sidecar and from the module, and the cluster's.
+same figures from the sidecar and from the module, and the cluster's; its user quota, set as the
+runbook sets one (`radosgw-admin quota set --quota-scope=user`), read by the same poll within the
+same budget, gives it a runway to that quota (`quota="user_objects"`) from both producers.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ THRESHOLDS = {
     # Test buckets hold 100 objects per shard at most (rgw_max_objs_per_shard): a bucket never
     # seen growing is assumed to grow by at most one object in 100 s.
     "rgw_bucket_growth_floor": 0.01,
+    # The late tenant's runway once four polls of it span this (its buckets live a few minutes).
+    "forecast_min_span_seconds": 30,
 }
 HOT = {"sidecar": "watch-hot-sidecar", "mgr": "watch-hot-mgr"}
 QUOTA_SYNC = ("rgw_bucket_quota_ttl", "rgw_user_quota_bucket_sync_interval", "rgw_user_quota_sync_interval")
@@ -71,6 +75,7 @@ OWNERS = tuple(f"watch-u{i:02d}" for i in range(24)) + tuple(f"wt{i:02d}$watch" 
 # Made while a producer watches, so it reads them at once: the largest tenant by bytes.
 LATE_OWNER = "wlate$ops"
 LATE_BUCKETS, LATE_OBJECTS, LATE_SIZE = 3, 4, 1 << 20
+LATE_USER_QUOTA = 1000  # objects: its user quota, far above what it holds
 TENANT_FAMILIES = ("ceph_scale_rgw_tenant_bytes", "ceph_scale_rgw_tenant_objects", "ceph_scale_rgw_tenant_buckets")
 SEEN: dict[str, dict] = {}  # producer -> the late tenant's figures, for the two producers to agree
 
@@ -156,6 +161,8 @@ def many_buckets(ceph_cluster, clusters):
 
     try:
         make_owners(c, (*OWNERS, LATE_OWNER), pop)
+        for action, *limit in (("set", f"--max-objects={LATE_USER_QUOTA}"), ("enable",)):
+            c.radosgw_admin("quota", action, "--quota-scope=user", f"--uid={LATE_OWNER}", *limit, fmt_json=False)
         create("eleven", BUCKETS["eleven"], 11)
         create("empty", BUCKETS["empty"], 1)
         create("filled", BUCKETS["filled"], 1)
@@ -302,7 +309,7 @@ def watch_and_count(c, producer: str, reads: ClusterReads, background: dict, val
         return value("ceph_scale_source_last_success_timestamp_seconds", source="buckets") or 0
 
     def estimated() -> float:
-        kinds = ("list", "meta", "stats", "probe")
+        kinds = ("list", "meta", "stats", "probe", "quota")
         return sum(value("ceph_scale_rgw_bucket_poll_reads_total", kind=k) or 0 for k in kinds)
 
     hot = HOT[producer]
@@ -332,6 +339,12 @@ def watch_and_count(c, producer: str, reads: ClusterReads, background: dict, val
                what=f"the producer to show {LATE_OWNER}'s buckets")  # fmt: skip
     figures = tenant_figures(metrics())
     check_tenants(figures, pop, c.radosgw_admin("metadata", "list", "user"))
+    # Its user quota, read by the poll once (within the budget checked above), and its runway to it.
+    user_quota = {**late_owner, "quota": "user_objects"}
+    wait_until(lambda: value("ceph_scale_rgw_tenant_quota_runway_seconds", **user_quota) is not None, 6 * INTERVAL,
+               what=f"the producer to show {LATE_OWNER}'s runway to its user quota")  # fmt: skip
+    assert value("ceph_scale_rgw_tenant_quota", **user_quota) == LATE_USER_QUOTA
+    assert value("ceph_scale_rgw_bucket_poll_reads_total", kind="quota") > 0
     SEEN[producer] = {name: figures[name][split_owner(LATE_OWNER)] for name in TENANT_FAMILIES}
     for other, seen_there in SEEN.items():  # the sidecar's, when it ran before in this module
         assert seen_there == SEEN[producer], (other, producer)

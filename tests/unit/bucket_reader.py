@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ceph_scale.core import inputs
 from ceph_scale.core.index_generation import shard0_oid
-from ceph_scale.io.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, listing_reads
+from ceph_scale.core.parse_rgw import user_quota
+from ceph_scale.io.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, USER_QUOTA_READS, listing_reads
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 OBJECT_BYTES = 4096  # the captures' 300 objects hold 1,228,800 bytes
@@ -32,6 +33,7 @@ class Clock:
 class MemoryBuckets:
     stats_overhead = STATS_OVERHEAD_READS
     meta_reads = META_READS
+    user_quota_reads = USER_QUOTA_READS
 
     def __init__(self, clock: Clock, release: str = "pacific") -> None:
         self.clock = clock
@@ -44,6 +46,10 @@ class MemoryBuckets:
         self.stats_read: list[str] = []
         self.meta_read: list[str] = []
         self.listings = 0
+        # What `GET /admin/user?quota&uid=U&quota-type=user` answers (the captured answer), per owner.
+        self.quota_template = json.loads((FIXTURES / release / "admin_api_user_quota_only_acme_ops.json").read_text())
+        self.user_quotas: dict[str, dict] = {}
+        self.quota_read: list[str] = []
         self.with_generation = "index_generation" in json.loads(
             (FIXTURES / release / "admin_api_bucket.json").read_text()
         )
@@ -123,6 +129,17 @@ class MemoryBuckets:
             return None
         raw = {**b, "index_generation": self.gens[b["id"]]} if self.with_generation else b
         return inputs.bucket_record(raw, self.clock())
+
+    def set_user_quota(self, owner: str, max_size: int = -1, max_objects: int = -1) -> None:
+        """The user quota as `radosgw-admin quota set --quota-scope=user` and `quota enable` leave it."""
+        kb = max(0, -(-max_size // 1024))
+        self.user_quotas[owner] = {**self.quota_template, "enabled": True, "max_size": max_size,
+                                   "max_objects": max_objects, "max_size_kb": kb}  # fmt: skip
+
+    def user_quota(self, owner, time_left):
+        self.quota_read.append(owner)
+        unset = {**self.quota_template, "enabled": False, "max_size": -1, "max_objects": -1, "max_size_kb": 0}
+        return user_quota(self.user_quotas.get(owner, unset), owner, self.clock())
 
     def exists(self, oid: str) -> bool:
         """A stat in the index pool."""

@@ -22,7 +22,7 @@ def derive(given: SignalInput, state: None = None) -> list[Family]:
     report = part.poll
     reads = counter(
         "rgw_bucket_poll_reads",
-        "RADOS reads the bucket poll caused since the producer started, by kind (list, meta, stats, probe).",
+        "RADOS reads the bucket poll caused since the producer started, by kind (list, meta, stats, probe, quota).",
         "kind",
     )
     for kind, n in report.reads_total:

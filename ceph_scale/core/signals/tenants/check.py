@@ -1,4 +1,4 @@
-"""SCALE_TENANT_QUOTA_RUNWAY: a tenant reaching its bucket quotas within
+"""SCALE_TENANT_QUOTA_RUNWAY: a tenant reaching its bucket quotas (summed) or its user quota within
 `rgw_tenant_quota_warn_seconds` (a week) at its fitted growth; soonest first.
 
 Judged as its alerts judge it (CephScaleTenantQuotaRunwayShort and, under
@@ -6,8 +6,8 @@ Judged as its alerts judge it (CephScaleTenantQuotaRunwayShort and, under
 thresholds, which the rules read from ceph_scale_config: only a runway the history supports (a
 bounded one is held to plan_max_extrapolation x its history, so it says "at least this long",
 never "soon"), only figures read within `rgw_tenant_stats_judged_seconds` (older ones may
-describe a tenant that has since changed), and an error under the critical runway (at 0 RGW
-refuses the tenant's writes with QuotaExceeded)."""
+describe a tenant that has since changed; for a user quota, its own read too), and an error
+under the critical runway (at 0 RGW refuses the tenant's writes with QuotaExceeded)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def short_runways(usage: UsageSummary | None, th: Thresholds) -> list[TenantRunw
             continue
         if usage.age(tenant) >= th.rgw_tenant_stats_judged_seconds:
             continue
+        if r.quota_read_at and usage.collected_at - r.quota_read_at >= th.rgw_tenant_stats_judged_seconds:
+            continue  # a user quota read too long ago (the budget left it unread): it may have changed
         out.append(r)
     out.sort(key=lambda r: (r.seconds, r.lower_seconds, r.owner, r.quota))
     return out

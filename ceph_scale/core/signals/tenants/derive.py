@@ -10,11 +10,13 @@ Freshness: at 100,000 buckets the poll does not read every bucket every time, so
 figures are as old as the oldest last read of its buckets. Buckets listed but never read yet
 belong to no tenant (their owner is not known): `ceph_scale_rgw_bucket_stats_unread` counts them.
 
-Quotas: a bucket's quota is in its stats. A user's own quota is in none of the poll's reads on
-any release (only in `GET /admin/user?uid=U`): reading it would be one Admin Ops call per owner,
-measured at 0 to 2 RADOS ops (catalog.md), within the poll's budget, but the poll does not make
-it, so user quotas are left out; a tenant is bounded here when every one of its buckets has a
-quota, by their sum. The runway is the room left over the
+Quotas: a bucket's quota is in its stats; a tenant is bounded by them when every one of its
+buckets has one, by their sum. Its user quota is in none of the buckets' reads: the poll reads it
+once per `rgw_bucket_stats_max_age_seconds` per owner (core/user_quotas.py, 0 to 2 RADOS ops
+each, catalog.md). Of the two, per kind (bytes, objects), the smaller is the one the tenant
+reaches first and the one exposed (`quota` "bytes"/"objects": its buckets'; "user_bytes"/
+"user_objects": its user quota), so a tenant has at most the same quota series either way.
+The runway is the room left over the
 growth fitted like the other trends (core/trend.py), withheld while the history is short, and
 held to `plan_max_extrapolation` times the history it was fitted over (`bounded="true"`: at least
 that long).
@@ -29,7 +31,7 @@ from typing import Any
 
 from ...config import Thresholds
 from ...families import Family, gauge
-from ...snapshot import Bucket
+from ...snapshot import Bucket, UserQuota
 from ...trend import Fit, fit
 from ..signal_input import SignalInput
 from .buckets import OTHERS, bucket_families
@@ -120,23 +122,43 @@ def runway(owner: str, kind: str, room: float, growth: Fit, th: Thresholds) -> T
     return TenantRunway(owner, kind, seconds, fastest, bounded)
 
 
-def tenant_runways(state: TenantsState, top: tuple[TenantUsage, ...], th: Thresholds) -> list[TenantRunway]:
+def binding_quotas(u: TenantUsage, user: UserQuota | None) -> list[tuple[int, str, int, int, float]]:
+    """Per kind the quota the tenant reaches first, of its buckets' (summed) and its user's:
+    (trend column, `quota` label, quota, used, when the user quota was read or 0)."""
+    out = []
+    for i, kind, buckets_quota, user_quota, used in (
+        (0, "bytes", u.quota_bytes, user.max_bytes if user else -1, u.bytes),
+        (1, "objects", u.quota_objects, user.max_objects if user else -1, u.objects),
+    ):
+        if user is not None and user_quota >= 0 and (buckets_quota is None or user_quota < buckets_quota):
+            out.append((i, f"user_{kind}", user_quota, used, user.read_at))
+        elif buckets_quota is not None:
+            out.append((i, kind, buckets_quota, used, 0.0))
+    return out
+
+
+def tenant_runways(
+    state: TenantsState, top: tuple[TenantUsage, ...], users: dict[str, UserQuota], th: Thresholds
+) -> list[TenantRunway]:
     out = []
     for u in top:
         trend = state.trends.get(u.owner)
         if trend is None:
             continue
-        for i, kind, quota, used in ((0, "bytes", u.quota_bytes, u.bytes), (1, "objects", u.quota_objects, u.objects)):
-            if quota is None:
-                continue
+        for i, kind, quota, used, read_at in binding_quotas(u, users.get(u.owner)):
             growth = fit(trend.column(i), th.forecast_min_span_seconds)
             if growth is not None:
-                out.append(runway(u.owner, kind, quota - used, growth, th))
+                out.append(dataclasses.replace(runway(u.owner, kind, quota - used, growth, th), quota_read_at=read_at))
     return out
 
 
 def tenant_families(
-    now: float, top: tuple[TenantUsage, ...], others: TenantUsage | None, state: TenantsState, th: Thresholds
+    now: float,
+    top: tuple[TenantUsage, ...],
+    others: TenantUsage | None,
+    users: dict[str, UserQuota],
+    state: TenantsState,
+    th: Thresholds,
 ) -> tuple[list[Family], list[TenantRunway], list[TenantGrowth]]:
     size_f = gauge("rgw_tenant_bytes", "Bytes (size_actual) of the tenant's buckets; user=\"(others)\" sums "
                    "the tenants past rgw_tenant_series.", *TENANT_LABELS)  # fmt: skip
@@ -150,8 +172,9 @@ def tenant_families(
                            "(0 within noise).", *TENANT_LABELS)  # fmt: skip
     objects_growth_f = gauge("rgw_tenant_growth_objects_per_second", "The tenant's fitted object growth "
                              "(0 within noise).", *TENANT_LABELS)  # fmt: skip
-    quota_f = gauge("rgw_tenant_quota", "The tenant's bucket quotas summed, where every bucket it owns has "
-                    "one of that kind.", *TENANT_LABELS, "quota")  # fmt: skip
+    quota_f = gauge("rgw_tenant_quota", "The quota the tenant reaches first per kind: its bucket quotas summed "
+                    "(quota=\"bytes\"/\"objects\", where every bucket it owns has one) or its user quota "
+                    "(quota=\"user_bytes\"/\"user_objects\").", *TENANT_LABELS, "quota")  # fmt: skip
     growths: list[TenantGrowth] = []
     for u in (*top, *((others,) if others is not None else ())):
         labels = split_owner(u.owner) if u is not others else ("", OTHERS)
@@ -171,10 +194,10 @@ def tenant_families(
                 slopes.append(growth.slope)
         if len(slopes) == 2:
             growths.append(TenantGrowth(u.owner, slopes[0], slopes[1]))
-        for kind, quota in (("bytes", u.quota_bytes), ("objects", u.quota_objects)):
-            if quota is not None:
-                quota_f.add(quota, *labels, kind)
-    runways = tenant_runways(state, top, th)
+    for u in top:
+        for _, kind, quota, _, _ in binding_quotas(u, users.get(u.owner)):
+            quota_f.add(quota, *split_owner(u.owner), kind)
+    runways = tenant_runways(state, top, users, th)
     runway_f = gauge("rgw_tenant_quota_runway_seconds", "Seconds until the tenant reaches its quota at its "
                      "fitted growth (+Inf: not growing); bounded=\"true\": held to plan_max_extrapolation x its "
                      "history, at least this long.", *TENANT_LABELS, "quota", "bounded")  # fmt: skip
@@ -215,7 +238,8 @@ def derive(given: SignalInput, state: TenantsState) -> list[Family]:
         gauge("rgw_tenants", "Bucket owners among the buckets with stats read.").add(len(usages)),
         gauge("rgw_tenants_summed", 'Tenants past rgw_tenant_series, summed into user="(others)".').add(len(rest)),
     ]
-    tenant_fams, runways, growths = tenant_families(now, top, others, state, th)
+    users = {q.owner: q for q in part.user_quotas}
+    tenant_fams, runways, growths = tenant_families(now, top, others, users, state, th)
     bucket_fams, past, named = bucket_families(part.buckets, rates, th)
     state.summary = UsageSummary(
         len(usages), len(part.buckets), top, others, tuple(runways), past, named, now, tuple(growths)

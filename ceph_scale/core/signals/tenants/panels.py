@@ -50,7 +50,7 @@ def tenants_table() -> Panel:
         queries,
         desc='The rgw_tenant_series largest bucket owners by bytes, and user="(others)" summing the rest (exact). '
         "Growth is fitted over runway_window_seconds. Runway: to the nearest of the tenant's bucket quotas "
-        "(summed, where every bucket it owns has one; user quotas are not read) at that growth; 'held' where "
+        "(summed, where every bucket it owns has one) or its user quota at that growth; 'held' where "
         'the fit is held to plan_max_extrapolation x its history (bounded="true": at least that long); '
         "'at least' at the fastest growth the fit allows. Age: the oldest read among its buckets. A click on "
         "a row's tenant or user narrows the bucket tables below to that owner's buckets (the Tenant and "
@@ -156,7 +156,7 @@ def runway_soonest() -> Panel:
         "Shortest tenant quota runway",
         "s",
         [Query(f"min by (cluster) ({m('ceph_scale_rgw_tenant_quota_runway_seconds', UNBOUNDED)})", CL)],
-        desc="The soonest any exposed tenant reaches its bucket quotas at its fitted growth (runways held to "
+        desc="The soonest any exposed tenant reaches its bucket or user quotas at its fitted growth (runways held to "
         "what the history supports left out); red under a week, as CephScaleTenantQuotaRunwayShort.",
         runbook=RUNWAY,
         thresholds=SOON,

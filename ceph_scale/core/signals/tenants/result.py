@@ -32,10 +32,11 @@ class TenantGrowth:
 @dataclass(frozen=True)
 class TenantRunway:
     owner: str
-    quota: str  # "bytes" or "objects"
+    quota: str  # "bytes" or "objects" (its buckets' quotas summed), "user_bytes" or "user_objects"
     seconds: float  # to the quota at the fitted growth; +Inf when not growing
     lower_seconds: float  # at the fastest growth the fit allows
     bounded: bool  # held to plan_max_extrapolation x the history: at least this long
+    quota_read_at: float = 0.0  # when its user quota was read; 0: a bucket quota, read with the stats
 
 
 @dataclass(frozen=True)
