@@ -22,7 +22,7 @@ from ceph_scale.core.user_quotas import QUOTA_SHARE
 from ceph_scale.io.admin_ops import USER_QUOTA_READS
 from tests.unit.bucket_reader import Clock, MemoryBuckets
 from tests.unit.signals.derived import samples
-from tests.unit.signals.test_tenants import EVERYTHING, TH, skewed_cluster
+from tests.unit.signals.tenants.test_tenants import EVERYTHING, TH, skewed_cluster
 
 HOUR, DAY = 3600.0, 86400.0
 RUNWAY = "ceph_scale_rgw_tenant_quota_runway_seconds"
