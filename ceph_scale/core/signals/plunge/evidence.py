@@ -47,9 +47,11 @@ RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would sa
 # by default, for the rgw_bucket_counters_cache_size busiest buckets), which the perf source does
 # not read: a reshard is named, and said unconfirmed.
 OWN_OPS_UNCONFIRMED = "its own ops unconfirmed (no per-bucket op counters read)"
-# Ceph's osd_heartbeat_grace default: how long an OSD that stopped answering may stall the requests
-# to its PGs before its peers have it marked down.
-OSD_HEARTBEAT_GRACE = 20.0
+# How long an OSD that stopped answering may stall the requests to its PGs before its peers have it
+# marked down: Ceph's osd_heartbeat_grace default (20 s), counted from the oldest unanswered
+# heartbeat, plus osd_heartbeat_interval's (6 s) for the second reporter. A hung OSD of the test
+# cluster was marked down 25.0, 26.9 and 27.0 s after it froze.
+OSD_STALL_BEFORE_DOWN = 20.0 + 6.0
 # Ceph's osd_op_complaint_time default: a request is reported slow once it is this old.
 OSD_OP_COMPLAINT_TIME = 30.0
 STALL = {"put": 1.0, "get": 1.0}  # requests that wait: closed-loop clients pile onto them
@@ -253,10 +255,10 @@ class EvidenceTracker:
             table = f"the degraded-state table expects -{put} PUT, -{get} GET [004]"
             if newly:
                 # The table is the steady state once the OSD is marked down. Before that, for up to
-                # osd_heartbeat_grace, every request to its PGs waits, and closed-loop clients pile
+                # OSD_STALL_BEFORE_DOWN, every request to its PGs waits, and closed-loop clients pile
                 # onto them: the stall can take any share of the ops, however few OSDs it is.
                 self._seen(
-                    "osds_down", before - OSD_HEARTBEAT_GRACE, t,
+                    "osds_down", before - OSD_STALL_BEFORE_DOWN, t,
                     told + f"requests to their PGs waited until marked down, then {table}",
                     STALL,
                     strength=share,
