@@ -324,18 +324,23 @@ def main(argv: list[str] | None = None) -> int:
     # Said once everything is known to start: a refusal is then the only line.
     for line in notes.warnings:
         log.warning("%s", line)
-    collector.start()
-    log.info("serving %s on %s (version %s)", args.path, args.listen, VERSION)
     done = threading.Event()
 
     def stop(_signum, _frame):
         done.set()
 
+    # Before "serving" is said, so that a stop sent on that line is heard.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     # As a Go exporter on SIGQUIT: every thread's stack on stderr (it runs on), to see what a hang waits on.
     faulthandler.register(signal.SIGQUIT, all_threads=True)
-    done.wait()
+    collector.start()
+    log.info("serving %s on %s (version %s)", args.path, args.listen, VERSION)
+    # Woken every half second: Python runs a signal's handler only in the main thread, and a
+    # SIGTERM the kernel hands to a worker thread does not wake a main thread blocked in an
+    # untimed wait (seen: still waiting 17 s after SIGTERM, its handler never run).
+    while not done.wait(0.5):
+        pass
     # Armed before anything that could block (a log line into a full pipe, a stuck call at exit):
     # the process is gone within the grace, whatever it was doing.
     grace = threading.Timer(STOP_GRACE_SECONDS, os._exit, args=(0,))

@@ -3,6 +3,7 @@ a traceback; a risky one starts, with one warning line."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -135,3 +136,49 @@ def test_a_stop_is_prompt_whatever_holds_the_process(tmp_path):
         proc.kill()
         proc.wait()
     assert time.monotonic() - started <= STOP_GRACE_SECONDS + 10
+
+
+def test_a_stop_the_kernel_hands_to_a_worker_thread_is_heard(tmp_path):
+    """A SIGTERM sent to the process may be delivered to any of its threads; Python runs the
+    handler in the main thread only, which an untimed wait never left (the process then ran on
+    after SIGTERM). Here the signal goes to a worker thread on purpose (tgkill)."""
+    web = tmp_path / "web.yml"
+    web.write_text("")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "exporter", "--web.listen-address=127.0.0.1:0", "--ceph-client=cli",
+         f"--web.config.file={web}"],
+        cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    lines: list[str] = []
+    sent = False
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any("msg=serving " in line for line in lines):
+            lines.append(proc.stderr.readline())
+        workers = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
+        assert workers, "no worker thread to hand the signal to"
+        sys_tgkill = 234  # x86_64
+        sent = ctypes.CDLL(None, use_errno=True).syscall(sys_tgkill, proc.pid, workers[0], signal.SIGTERM) == 0
+        assert sent, f"tgkill: errno {ctypes.get_errno()}"
+    finally:
+        if not sent:
+            proc.kill()
+        stopped_after(proc, lines)
+
+
+def stopped_after(proc: subprocess.Popen, lines: list[str]) -> None:
+    """The process gone within the grace after a SIGTERM already sent (else its threads' stacks)."""
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    try:
+        proc.wait(STOP_GRACE_SECONDS + 10)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGQUIT)
+        time.sleep(2)
+        proc.kill()
+        proc.wait()
+        reader.join(5)
+        raise AssertionError("still running after a SIGTERM to a worker thread:\n" + "".join(lines)) from None
+    reader.join(5)
