@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from rules.rule_set import CHART_RULES_DIR, SIGNALS_DIR
+from tests.rules.test_assemble import repo_copy
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDER = {
@@ -189,14 +190,11 @@ ROW = """        SignalSpec(
 
 
 def assembled_copy(root: Path) -> Path:
-    for part in ("rules", "ceph_scale", "dashboards"):
-        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__", "json", "previews"))
-    (root / "docs").mkdir()
-    for doc in ("metrics.md", "mgr-module.md", "configuration.md"):
-        shutil.copy(REPO / "docs" / doc, root / "docs" / doc)
-    (root / "mgr_module").mkdir()
-    shutil.copy(REPO / "mgr_module" / "checks.md", root / "mgr_module" / "checks.md")
-    shutil.copytree(REPO / CHART_RULES_DIR, root / CHART_RULES_DIR)
+    """What the assembler reads and writes (tests/rules/test_assemble.py), and the boards' code."""
+    repo_copy(root)
+    shutil.copytree(
+        REPO / "dashboards", root / "dashboards", ignore=shutil.ignore_patterns("__pycache__", "json", "previews")
+    )
     return root
 
 

@@ -78,22 +78,8 @@ def stopped(proc: subprocess.Popen, lines: list[str]) -> None:
     """SIGTERM, and the process gone within the grace (plus a loaded machine's slack). Its stderr
     is read meanwhile, so a full pipe is never what holds it; one that hangs dumps its threads
     (SIGQUIT), which the failure shows, and is killed."""
-    assert proc.stderr is not None
-    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
-    reader.start()
-    started = time.monotonic()
     proc.terminate()
-    try:
-        proc.wait(STOP_GRACE_SECONDS + 10)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGQUIT)
-        time.sleep(2)
-        proc.kill()
-        proc.wait()
-        reader.join(5)
-        said = "".join(lines)
-        raise AssertionError(f"still running {time.monotonic() - started:.0f} s after SIGTERM:\n{said}") from None
-    reader.join(5)
+    stopped_after(proc, lines)
 
 
 @pytest.mark.parametrize(
@@ -172,6 +158,7 @@ def stopped_after(proc: subprocess.Popen, lines: list[str]) -> None:
     assert proc.stderr is not None
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
     reader.start()
+    started = time.monotonic()
     try:
         proc.wait(STOP_GRACE_SECONDS + 10)
     except subprocess.TimeoutExpired:
@@ -180,5 +167,6 @@ def stopped_after(proc: subprocess.Popen, lines: list[str]) -> None:
         proc.kill()
         proc.wait()
         reader.join(5)
-        raise AssertionError("still running after a SIGTERM to a worker thread:\n" + "".join(lines)) from None
+        said = "".join(lines)
+        raise AssertionError(f"still running {time.monotonic() - started:.0f} s after SIGTERM:\n{said}") from None
     reader.join(5)
