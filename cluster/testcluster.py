@@ -423,13 +423,22 @@ class TestCluster(
         for name in names:
             self.stop_daemon(name, timeout=30)
         # Otherwise the map from before the restart can still say "all up", and the PG stats
-        # "all clean", and this returns while the OSDs are still booting.
-        wait_for(lambda: self.ceph("osd", "stat", timeout=10).get("num_up_osds") == 0, timeout, interval=0.5,
-                 what="the OSDs seen down")  # fmt: skip
+        # "all clean", and this returns while the OSDs are still booting. An OSD whose mark-me-down
+        # did not reach the monitor in time (CI's loaded Reef: 120 s with the OSDs gone, still up)
+        # has no peer left to report it, and the monitor would wait mon_osd_report_timeout
+        # (900 s): every OSD is stopped, so mark them down as an operator would.
+        ids = [str(i) for i in range(self.osds)]
+        wait_for(lambda: self._marked_down(ids), timeout, interval=0.5, what="the OSDs seen down")
         for name in names:
             self.start_daemon(name)
         wait_for(self._all_osds_up, timeout, interval=0.5, what="the OSDs back up")
         wait_for(self._pgs_clean, timeout, interval=0.5, what="every PG active+clean")
+
+    def _marked_down(self, ids: list[str]) -> bool:
+        if self.ceph("osd", "stat", timeout=10).get("num_up_osds") == 0:
+            return True
+        self.ceph("osd", "down", *ids, fmt_json=False, timeout=10)
+        return False
 
     def _start_mon(self) -> None:
         d = self.dir
