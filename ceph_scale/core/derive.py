@@ -11,7 +11,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from .config import Thresholds
 from .failure_kind import failure_kind
@@ -23,10 +23,12 @@ from .snapshot import Snapshot
 
 VERSION = "0.1.0"
 
+Kept = TypeVar("Kept")
+
 
 class DerivationState:
     """Everything the signals remember between snapshots: one state per signal that keeps
-    one (registry.SIGNALS), reached by the signal's name (`state.reshard`)."""
+    one (registry.SIGNALS), reached by its class (`state.of(ReshardState)`)."""
 
     def __init__(self, th: Thresholds) -> None:
         self.thresholds = th
@@ -38,11 +40,12 @@ class DerivationState:
         self.results = SignalResults()
         self._reported_errors: dict[str, str] = {}
 
-    def __getattr__(self, name: str) -> Any:
-        signals = self.__dict__.get("signals", {})
-        if name in signals:
-            return signals[name]
-        raise AttributeError(name)
+    def of(self, kind: type[Kept]) -> Kept:
+        """The state of the signal whose registry row keeps a `kind`, typed as such."""
+        found = self.signals[OWNERS[kind]]
+        if not isinstance(found, kind):
+            raise TypeError(f"signal {OWNERS[kind]} keeps a {type(found).__name__}, not a {kind.__name__}")
+        return found
 
     def retune(self, th: Thresholds) -> None:
         """New thresholds: what each signal keeps across them (its `retuned`), else a fresh state."""

@@ -16,6 +16,7 @@ from ceph_scale.core.advisor import render, whatif_render
 from ceph_scale.core.config import SETTINGS, ConfigError
 from ceph_scale.core.derive import VERSION
 from ceph_scale.core.registry import SOURCES
+from ceph_scale.core.signals.runway.derive import RunwayState
 from ceph_scale.io import discovery
 from ceph_scale.io.admin_ops import AdminOps
 
@@ -256,9 +257,15 @@ def build_admin_ops(args: argparse.Namespace, cfg: config_file.FileConfig, notes
     )
 
 
+class NoPlan(Exception):
+    """The derivation gave no advice to print."""
+
+
 def plan_text(collector: Collector, form: str) -> str:
     """The advice of the derivation just made, as `ceph scale plan` prints it."""
-    advice = collector.state.runway.advice
+    advice = collector.state.of(RunwayState).advice
+    if advice is None:  # the runway signal failed: said, never a plan of nothing
+        raise NoPlan(f"no plan: {collector.state.signal_errors.get('runway', 'the runway signal gave none')}")
     cluster = next((f.samples[0][1][0] for f in collector.families if f.label_names[:1] == ("cluster",)), "")
     return render.as_json(advice, cluster, pretty=True) + "\n" if form == "json" else render.as_text(advice, cluster)
 
@@ -321,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, OSError, CephCommandError) as e:
         log.error("cannot start: %s", e)
         return 2
+    except NoPlan as e:
+        log.error("%s", e)
+        return 1
     # Said once everything is known to start: a refusal is then the only line.
     for line in notes.warnings:
         log.warning("%s", line)

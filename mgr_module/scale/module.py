@@ -30,11 +30,8 @@ try:
 
     from . import statestore
     from .options import (
-        DEFAULT_PORT,
-        MODULE_SPECS,
         ModuleSettings,
         all_specs,
-        check_value,
         read_module_settings,
         read_thresholds,
     )
@@ -44,6 +41,8 @@ except ImportError as e:  # the bundled core is missing: a copy of the module ma
 
 if not _IMPORT_ERROR:
     from ceph_scale.core.derive import DerivationState
+    from ceph_scale.core.signals.reshard.derive import ReshardState
+    from ceph_scale.core.signals.runway.derive import RunwayState
 
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, source_schedule
@@ -51,7 +50,7 @@ if not _IMPORT_ERROR:
     from .report import build_report, render_json, render_text
     from .rgw import with_stored_keys
     from .sources import RGW_SOURCES, counters_reply, manager_rados, source_functions
-    from .webserver import INDEX, MetricsServer, default_addr, url_for
+    from .webserver import INDEX, MetricsServer, server_addr_port, url_for
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -61,15 +60,6 @@ def _options() -> list[Option]:
     if all_specs is None:
         return []
     return [Option(**spec.as_kwargs()) for spec in all_specs()]
-
-
-def _server_addr_port(mod: Any) -> tuple[str, int]:
-    """server_addr / server_port, per manager first (mgr/scale/<id>/server_port) as the stock modules."""
-    specs = {s.name: s for s in MODULE_SPECS}
-    addr = mod.get_localized_module_option("server_addr", "")
-    port = mod.get_localized_module_option("server_port", DEFAULT_PORT)
-    addr = str(check_value(specs["server_addr"], addr) or "") or default_addr()
-    return addr, int(check_value(specs["server_port"], port if port is not None else DEFAULT_PORT))
 
 
 class Module(MgrModule):
@@ -207,13 +197,13 @@ class Module(MgrModule):
             pass
         self._writer.stored = stored
         self._saved_marker = statestore.without_clock(collector.state.durable())
-        r = collector.state.reshard
+        r = collector.state.of(ReshardState)
         self.log.info("scale: restored state: %d reshard event(s), %d bucket(s) known", r.events, len(r.buckets))
 
     def _save_state(self) -> None:
         if self.collector is None:
             return
-        events = self.collector.state.reshard.events
+        events = self.collector.state.of(ReshardState).events
         if self._events_logged is not None and events != self._events_logged:
             self.log.info(
                 "scale: %d completed bucket reshard(s) seen in all (+%d)", events, events - self._events_logged
@@ -241,7 +231,7 @@ class Module(MgrModule):
     def _ensure_server(self) -> None:
         assert self.server is not None
         try:
-            addr, port = _server_addr_port(self)
+            addr, port = server_addr_port(self.get_localized_module_option)
             error = self.server.ensure(addr, port) or ""
         except ConfigError as e:
             error = f"server_addr/server_port rejected: {e}"
@@ -348,7 +338,7 @@ class Module(MgrModule):
         if size_for is not None:
             return size_reply(size_for, self.thresholds, format)
         collector = self.collector
-        latest = collector.state.runway.advice if collector is not None else None
+        latest = collector.state.of(RunwayState).advice if collector is not None else None
         if latest is None:
             return -errno.EAGAIN, "", "mgr/scale: no data collected yet"
         return plan_reply(latest, self._cluster_label() or self._fsid_value(), format)
@@ -384,7 +374,7 @@ class StandbyModule(MgrStandbyModule):
         server = MetricsServer(self._respond, self.log)
         while True:
             try:
-                addr, port = _server_addr_port(self)
+                addr, port = server_addr_port(self.get_localized_module_option)
                 error = server.ensure(addr, port) or ""
             except Exception as e:
                 error = str(e)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import socket
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 from ceph_scale.io.http_gzip import GzipCache, accepts_gzip
 from ceph_scale.io.http_serving import BoundedHandler, BoundedServer
+
+from .options import DEFAULT_PORT, MODULE_SPECS, check_value
 
 # (status, content type, body)
 Response = tuple[int, str, bytes]
@@ -25,6 +27,15 @@ def default_addr() -> str:
         return "::"
     except OSError:
         return "0.0.0.0"
+
+
+def server_addr_port(localized_option: Callable[[str, Any], Any]) -> tuple[str, int]:
+    """server_addr / server_port, per manager first (mgr/scale/<id>/server_port) as the stock modules."""
+    specs = {s.name: s for s in MODULE_SPECS}
+    addr = localized_option("server_addr", "")
+    port = localized_option("server_port", DEFAULT_PORT)
+    addr = str(check_value(specs["server_addr"], addr) or "") or default_addr()
+    return addr, int(check_value(specs["server_port"], port if port is not None else DEFAULT_PORT))
 
 
 def make_handler(respond: Callable[[str], Response]) -> type:

@@ -13,6 +13,7 @@ import pytest
 from scale import statestore
 from scale.module import Module, StandbyModule
 
+from ceph_scale.core.signals.reshard.derive import ReshardState
 from cluster.helpers import free_port, wait_for
 from tests.mgr.fake_mgr import COMMANDS, load_fixture_data
 
@@ -195,7 +196,7 @@ def test_state_is_saved_when_it_changes(serving):
     since = mod.collector.snapshot.taken_at
     wait_for(lambda: mod.collector.snapshot.taken_at > since + 2.5, 20, 0.1)  # collections every second
     assert mod.store[statestore.HEADER_KEY] == header
-    mod.collector.state.reshard.events = 6
+    mod.collector.state.of(ReshardState).events = 6
     mod.collector.poke()
     wait_for(lambda: json.loads(mod.store[statestore.HEADER_KEY])["reshard"]["events"] == 6, 20, 0.1)
 
@@ -208,8 +209,8 @@ def test_derivations_go_on_while_a_state_write_waits_for_the_monitors(serving):
     write = mod._writer._set_store
     mod._writer._set_store = lambda key, value: (away.wait(30), write(key, value))
     try:
-        mod.collector.state.reshard.events += 1  # a change worth writing
-        events = mod.collector.state.reshard.events
+        mod.collector.state.of(ReshardState).events += 1  # a change worth writing
+        events = mod.collector.state.of(ReshardState).events
         mod.collector.poke()
         wait_for(lambda: mod._writer._running, 20, 0.1, what="a write waiting for the monitors")
         since = mod.collector.snapshot.taken_at
