@@ -415,13 +415,14 @@ def test_client_drops_and_osds_down_are_marked_from_the_exporters_series():
 def test_the_plunge_annotations_name_a_recorded_real_plunge_by_its_cause(tmp_path):
     """The plunge series exist only while a plunge lasts, so the real-cluster panel test cannot
     count on one: each board's annotation query runs here, in Prometheus' engine (promtool), over
-    the series recorded from a real plunge run (rules/tests/plunge_recorded.yml), and marks the
+    the series recorded from a real plunge run (ceph_scale/core/signals/plunge/rules_tests/recorded.yml), and marks the
     OSD-down plunge as such, while no plunge is marked during the clients' pause."""
     import subprocess
 
     import yaml
 
-    recorded = yaml.safe_load((REPO / "rules" / "tests" / "plunge_recorded.yml").read_text())
+    recorded_file = REPO / "ceph_scale" / "core" / "signals" / "plunge" / "rules_tests" / "recorded.yml"
+    recorded = yaml.safe_load(recorded_file.read_text())
     series = recorded["tests"][0]["input_series"]
     annotations = [q for q in QUERIES if q.panel == "annotation: Plunges"]
     assert {q.board for q in annotations} == {"overview", "rgw-resharding", "scrub", "load"}

@@ -2,7 +2,7 @@
 
 A thread scrapes the exporter every second and keeps the plunge families; `promtool_series`
 turns them into promtool `input_series` at a fixed interval (the last value seen at or before each
-step, or none for a series that was not exported then). rules/tests/plunge_recorded.yml was made
+step, or none for a series that was not exported then). ceph_scale/core/signals/plunge/rules_tests/recorded.yml was made
 this way from a run of tests/integration/test_plunge_cluster.py (`write_test`).
 """
 

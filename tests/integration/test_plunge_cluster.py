@@ -64,7 +64,8 @@ RECORDED_HEADER = """\
 # promtool unit tests on series recorded from a real run of tests/integration/test_plunge_cluster.py
 # (Pacific test cluster under a steady S3 load: a pause, deep scrubs, an OSD stopped for a minute
 # and more, recovery after an OSD out and in, a bucket resharding under writes), every 5 s, made with
-# CEPH_SCALE_PLUNGE_RECORDING=rules/tests/plunge_recorded.yml. The held OSD-down plunge alerts
+# CEPH_SCALE_PLUNGE_RECORDING=ceph_scale/core/signals/plunge/rules_tests/recorded.yml.
+# The held OSD-down plunge alerts
 # with its cause; the pause never alerts.
 """
 
@@ -406,9 +407,10 @@ def test_the_alert_rules_on_the_recorded_series(run, tmp_path):
     write_test(path, series, RECORD_INTERVAL, cases, order)
     r = subprocess.run(["promtool", "test", "rules", path.name], cwd=path.parent, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-    keep = os.environ.get("CEPH_SCALE_PLUNGE_RECORDING")  # how rules/tests/plunge_recorded.yml was made
+    # How the plunge folder's rules_tests/recorded.yml was made; its rule files are the repository's.
+    keep = os.environ.get("CEPH_SCALE_PLUNGE_RECORDING")
     if keep:
-        Path(keep).write_text(RECORDED_HEADER + path.read_text())
+        Path(keep).write_text(RECORDED_HEADER + path.read_text().replace("\n- ../", "\n- ../../../../../rules/"))
 
 
 def alert_time(run: Run, cause: str) -> float:
