@@ -1,4 +1,4 @@
-"""`ceph scale status`: the five signals for a human (or as JSON), worst offenders first.
+"""`ceph scale status`: each signal's section for a human (or as JSON), worst offenders first.
 
 Assembled from the signals' sections (each signal's `status.py`, as the registry lists them),
 the sources' errors and the module's health checks, then rendered as text or JSON. A pure

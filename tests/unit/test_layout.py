@@ -28,9 +28,6 @@ IO_MODULES = (
     "socket", "socketserver", "select", "selectors", "ssl", "threading", "_thread", "multiprocessing",
     "subprocess", "urllib", "http.client", "http.server", "concurrent", "asyncio", "rados",
 )  # fmt: skip
-# The Helm chart's link into rules/: Helm's .Files reads only inside the chart directory, and the
-# rules the chart loads are not yet assembled from the signals' folders (issue 25, Must 1); its
-# boards are (python -m dashboards.build). Any other symlink fails.
 # What the core may not import: the boards' builder and the Grafana SDK under it. The core ships in
 # the wheel and inside the manager module, which have neither; its panels are plain data
 # (core/panel_spec.py) that dashboards/ builds.
