@@ -7,8 +7,9 @@ offending field, so a source can report one clear line and keep its last
 good part instead of serving a half-built one; a missing or mistyped field
 is never read as 0 (parse_base.py).
 
-The parsers live by source (parse_cluster, parse_pgs, parse_rgw, parse_perf);
-this module is the one name the producers import them by. Ceph versions
+The parsers live one module per source (parse_osd_map, parse_capacity, parse_perf, parse_pgs,
+parse_settings, parse_health, parse_buckets, parse_reshard); this module is the one name the
+producers import them by. Ceph versions
 differ; the differences known and handled are listed where they are read
 (every release's captures are in tests/fixtures/<release>/).
 """
@@ -23,18 +24,7 @@ from .parse_base import (
     refuses_bad_shapes,
     stamp_by_formats,
 )
-from .parse_cluster import (
-    SCRUB_HEALTH_OPTIONS,
-    SETTING_OPTIONS,
-    capacity_part,
-    health_part,
-    osd_map_part,
-    settings_part,
-)
-from .parse_perf import AVERAGED_COUNTERS, PERF_COUNTERS, RENAMED_COUNTERS, counters_from_prometheus_text, perf_part
-from .parse_pgs import _pg_checked, _pg_fast, pg_part, pg_part_from_json
-from .parse_rgw import (
-    RGW_RUNNING_OPTIONS,
+from .parse_buckets import (
     _bucket_checked,
     _bucket_fast,
     bucket_record,
@@ -42,9 +32,20 @@ from .parse_rgw import (
     instance_key,
     instance_shards,
     metadata_page,
+)
+from .parse_capacity import capacity_part
+from .parse_health import health_part
+from .parse_osd_map import osd_map_part
+from .parse_perf import AVERAGED_COUNTERS, PERF_COUNTERS, RENAMED_COUNTERS, counters_from_prometheus_text, perf_part
+from .parse_pgs import _pg_checked, _pg_fast, pg_part, pg_part_from_json
+from .parse_reshard import reshard_part
+from .parse_settings import (
+    RGW_RUNNING_OPTIONS,
+    SCRUB_HEALTH_OPTIONS,
+    SETTING_OPTIONS,
     read_rgw_running,
-    reshard_part,
     rgw_daemon_names,
+    settings_part,
 )
 from .snapshot import BucketsPart, PgPart
 

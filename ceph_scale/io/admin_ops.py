@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 
 from ..core import inputs, json_bound
-from ..core.parse_rgw import user_quota
+from ..core.parse_buckets import user_quota
 from ..core.snapshot import Bucket, UserQuota
 from . import bounded_http
 from .sigv4 import sigv4_headers

@@ -9,7 +9,7 @@ import time
 from typing import Any, Callable
 
 from ..core import inputs, json_bound
-from ..core.parse_rgw import user_quota
+from ..core.parse_buckets import user_quota
 from ..core.snapshot import Bucket, UserQuota
 from . import child_output
 from .admin_ops import LIST_PAGE, instances_by_bucket, listing_reads

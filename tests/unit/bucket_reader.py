@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ceph_scale.core import inputs
 from ceph_scale.core.index_generation import shard0_oid
-from ceph_scale.core.parse_rgw import user_quota
+from ceph_scale.core.parse_buckets import user_quota
 from ceph_scale.io.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, USER_QUOTA_READS, listing_reads
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

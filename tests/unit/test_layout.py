@@ -175,6 +175,17 @@ def test_no_product_module_imports_development_tooling():
     )
 
 
+def test_each_source_has_a_parser_module_of_its_own():
+    from ceph_scale.core.registry import SOURCES
+
+    for source in SOURCES:
+        assert source.parser.__module__ == f"ceph_scale.core.parse_{source.name}", source.name
+    parsers = {p.stem for p in (REPO / CORE).glob("parse_*.py")}
+    # parse_base: the field readers every parser uses; parse_orch: the orchestrators' answers,
+    # which find the counters' daemons, not a snapshot part.
+    assert parsers == {f"parse_{s.name}" for s in SOURCES} | {"parse_base", "parse_orch"}
+
+
 def test_the_core_imports_no_io():
     assert not io_imports(REPO), "core files importing I/O (it belongs in ceph_scale/io):\n" + "\n".join(
         io_imports(REPO)

@@ -1,4 +1,4 @@
-"""The user-quota parser (parse_rgw.user_quota) over every release's captured answers, and
+"""The user-quota parser (parse_buckets.user_quota) over every release's captured answers, and
 mutated: the right value or one line naming the field, never a silent zero."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ceph_scale.core.parse_base import InputError
-from ceph_scale.core.parse_rgw import user_quota
+from ceph_scale.core.parse_buckets import user_quota
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RELEASES = ("pacific", "reef", "tentacle")

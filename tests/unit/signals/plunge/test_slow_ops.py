@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from bench import synth
-from ceph_scale.core.parse_cluster import health_part
+from ceph_scale.core.parse_health import health_part
 from ceph_scale.core.signals.plunge.slow_ops import bluestore_slow, slow_ops
 from ceph_scale.core.snapshot import HealthCheck
 from tests.unit.signals.plunge.study import SynthStudy

@@ -13,7 +13,7 @@ import pytest
 
 from ceph_scale.core import inputs
 from ceph_scale.core.config import Thresholds
-from ceph_scale.core.parse_rgw import NO_QUOTA
+from ceph_scale.core.parse_buckets import NO_QUOTA
 from ceph_scale.core.signals.signal_input import SignalInput
 from ceph_scale.core.signals.tenants import derive as tenants
 from ceph_scale.core.snapshot import Snapshot

@@ -1,4 +1,4 @@
-"""The RGW parsers: bucket stats, user quotas, the metadata listings, the reshard queue and the service map's RGWs.
+"""The buckets source's parsers: bucket stats, user quotas and the metadata listings.
 
 Shapes: tests/fixtures/README.md (RGW); every release's captures are in tests/fixtures/<release>/.
 """
@@ -6,64 +6,10 @@ Shapes: tests/fixtures/README.md (RGW); every release's captures are in tests/fi
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Callable
+from typing import Any
 
 from .parse_base import InputError, _count, _get, _int, _list, _obj, _opt_str, _str, refuses_bad_shapes
-from .snapshot import Bucket, BucketsPart, ReshardEntry, ReshardPart, RgwRunningOption, UserQuota
-
-# --- the service map's RGWs and what each one runs with ---------------------------
-
-# What each running RGW holds, read with `config show rgw.<name> <option>` (mgr 'allow r'):
-# a ceph.conf section or a runtime change is invisible to `config get`.
-RGW_RUNNING_OPTIONS = ("rgw_max_objs_per_shard", "rgw_reshard_num_logs")
-
-
-@refuses_bad_shapes
-def rgw_daemon_names(service_map: Any) -> list[str]:
-    """The RGWs of a service map (`service dump`, or the manager's service_map), named as
-    `config show rgw.<name>` wants them."""
-    if not isinstance(service_map, dict):
-        raise InputError(f"service map: expected an object with 'services', got {type(service_map).__name__}")
-    if "services" not in service_map:
-        raise InputError("service map: services: missing")
-    services = service_map["services"]
-    if not isinstance(services, dict):
-        raise InputError(f"service map: services: expected an object, got {type(services).__name__}")
-    if "rgw" not in services:  # the map lists a service once a daemon of it has registered
-        return []
-    rgw = services["rgw"]
-    if not isinstance(rgw, dict) or not isinstance(rgw.get("daemons"), dict):
-        raise InputError("service map: services.rgw.daemons: expected an object")
-    # A restarted RGW registers under a new gid; its old entry stays until the manager's beacon
-    # grace ends. Of entries for the same daemon (host and name), the latest start is the running one.
-    latest: dict[tuple[str, str], tuple[int, str]] = {}
-    for name, d in rgw["daemons"].items():
-        if name == "summary":  # the service's status text (service_dump.json: "")
-            continue
-        p = f"service map: services.rgw.daemons.{name}"
-        meta = _obj(_get(d, "metadata", p), p + ".metadata")
-        # Pacific on key the daemons by gid and name them in metadata.id; before, the key is the name.
-        key = (_str(_get(meta, "hostname", p + ".metadata"), p + ".metadata.hostname"),
-               _opt_str(meta, "id", p + ".metadata") or name)  # fmt: skip
-        started = _count(_get(d, "start_epoch", p), p + ".start_epoch")
-        if key not in latest or started > latest[key][0]:
-            latest[key] = (started, name)
-    return sorted(name for _, name in latest.values())
-
-
-def read_rgw_running(names: list[str], config_show: Callable[[str, str], Any]) -> tuple[RgwRunningOption, ...]:
-    """config_show(who, option) for every RGW; an RGW the manager has no config state for yet
-    (just started) or that cannot be read is left out and counted as unread by the signals."""
-    out = []
-    for name in names:
-        try:
-            values = [(option, config_show(f"rgw.{name}", option)) for option in RGW_RUNNING_OPTIONS]
-        except Exception:  # noqa: BLE001 - one RGW unread is shown by the unread count, not a failed source
-            continue
-        out += [RgwRunningOption(name, option, _count(raw, f"config show rgw.{name} {option}"))
-                for option, raw in values]  # fmt: skip
-    return tuple(out)
-
+from .snapshot import Bucket, BucketsPart, UserQuota
 
 # --- bucket stats ------------------------------------------------------------------
 
@@ -247,35 +193,3 @@ def instance_shards(meta: Any) -> int:
     p = "bucket.instance.data.bucket_info"
     info = _get(_get(meta, "data", "bucket.instance"), "bucket_info", "bucket.instance.data")
     return _count(_get(info, "num_shards", p), p + ".num_shards")
-
-
-# --- the reshard queue ---------------------------------------------------------------
-
-
-@refuses_bad_shapes
-def reshard_part(reshard_list: Any, collected_at: float) -> ReshardPart:
-    """`radosgw-admin reshard list`.
-
-    Pacific 16.2.8+ and Quincy name the target `tentative_new_num_shards`;
-    Octopus and Pacific up to 16.2.7 `new_num_shards` (ceph/ceph #44386,
-    #45509). `new_instance_id` is set once processing has begun; Reef's
-    entries leave it out (reef/reshard_list_queued.json).
-    """
-    entries = []
-    for i, e in enumerate(_list(reshard_list, "reshard_list")):
-        p = f"reshard_list[{i}]"
-        e = _obj(e, p)
-        new_key = "new_num_shards" if "new_num_shards" in e else "tentative_new_num_shards"
-        if new_key not in e:
-            raise InputError(f"{p}.tentative_new_num_shards: missing (nor new_num_shards)")
-        entries.append(
-            ReshardEntry(
-                bucket=_str(_get(e, "bucket_name", p), p + ".bucket_name"),
-                tenant=_opt_str(e, "tenant", p),
-                bucket_id=_str(_get(e, "bucket_id", p), p + ".bucket_id"),
-                old_num_shards=_count(_get(e, "old_num_shards", p), p + ".old_num_shards"),
-                new_num_shards=_count(e[new_key], f"{p}.{new_key}"),
-                in_progress=bool(_opt_str(e, "new_instance_id", p)),
-            )
-        )
-    return ReshardPart(collected_at=collected_at, entries=tuple(entries))
