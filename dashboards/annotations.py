@@ -1,25 +1,19 @@
 """The boards' annotations: events read from the exporter's own series, each drawn on the panels a
-board names (a board's `marks`, dashboards/board_frame.py new_board).
-
-- reshards: completed bucket reshards (the study's "sudden plunges" came with each [000]);
-- plunges: S3 throughput plunges, a region each, titled with the likely cause and its evidence
-  (the plunge signal, core/signals/plunge/derive.py);
-- client_drops: the drops the clients made (ops and demand fell together: no fault, no cause), so
-  that a fall on an ops or latency panel that is not a plunge reads as such;
-- osds_down: OSDs down and still in, a region while any is (the stall before an OSD is marked
-  down, and the degraded state after, are the most common cause of a plunge at scale [004]).
+board names (a board's `marks`, dashboards/board_frame.py new_board). Each signal's panels.py
+offers its own (its `MARKS`: reshards, plunges and client drops, OSDs down and in).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import importlib.util
 
 from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.models import dashboard as dm
 
-from ceph_scale.core.panel_queries import m, rate
-from ceph_scale.core.panel_spec import CRIT, HIGH, INFO, PURPLE
+from ceph_scale.core.panel_spec import Mark
+from ceph_scale.core.registry import SIGNALS
 
 from .common import DS
 
@@ -39,55 +33,20 @@ class PrometheusAnnotation(dm.AnnotationQuery):
         return payload
 
 
-@dataclass(frozen=True)
-class Mark:
-    """One kind of annotation: its name in Grafana's annotation list, colour, query, and the
-    title, text and tags Grafana makes from each series' labels."""
+def folder_marks() -> dict[str, Mark]:
+    """The marks the signals' own panels.py offer (their `MARKS`), in registry order."""
+    marks: dict[str, Mark] = {}
+    for signal in SIGNALS:
+        module = f"ceph_scale.core.signals.{signal.name}.panels"
+        if importlib.util.find_spec(module) is not None:
+            for name, mark in getattr(importlib.import_module(module), "MARKS", {}).items():
+                if name in marks:
+                    raise ValueError(f"signal {signal.name} offers the mark {name!r} another signal offers")
+                marks[name] = mark
+    return marks
 
-    name: str
-    colour: str
-    expr: str
-    title: str
-    text: str
-    tags: str
 
-
-DOWN_IN = m("ceph_scale_osds", 'state="down_in"')
-MARKS: dict[str, Mark] = {
-    "reshards": Mark(
-        "Reshards",
-        HIGH,
-        f"max by (cluster) ({rate('ceph_scale_rgw_reshard_events_total', fn='increase')}) > 0",
-        "Bucket reshard completed",
-        "A bucket's index was resharded (cluster {{cluster}})",
-        "cluster",
-    ),
-    "plunges": Mark(
-        "Plunges",
-        CRIT,
-        f"max by (cluster, cause, evidence) ({m('ceph_scale_s3_plunge_info')})",
-        "S3 plunge, likely cause: {{cause}}",
-        "{{evidence}} (cluster {{cluster}})",
-        "cause",
-    ),
-    "client_drops": Mark(
-        "Client drops",
-        INFO,
-        f"max by (cluster) ({m('ceph_scale_s3_demand_drop_active')}) > 0",
-        "S3 ops fell with the clients' demand: not a plunge",
-        "The clients asked less; no cluster fault (cluster {{cluster}})",
-        "cluster",
-    ),
-    "osds_down": Mark(
-        "OSDs down",
-        PURPLE,
-        f"sum by (cluster) (max by (cluster, device_class) ({DOWN_IN})) > 0",
-        "OSDs down and in",
-        "OSDs down while still in: their PGs' requests stall until marked down, then run degraded "
-        "(cluster {{cluster}})",
-        "cluster",
-    ),
-}
+MARKS = folder_marks()
 
 
 class Annotation(cogbuilder.Builder[dm.AnnotationQuery]):

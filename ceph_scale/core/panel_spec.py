@@ -139,3 +139,17 @@ class BoardRow:
     board: str  # the board's name (dashboards/boards: "load", "rgw-resharding", ...)
     title: str
     panels: tuple[Panel, ...]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One kind of annotation a signal's panels.py offers the boards (its `MARKS`): its name in
+    Grafana's annotation list, colour, query, and the title, text and tags Grafana makes from each
+    series' labels. A board names the marks it draws and on which panels."""
+
+    name: str
+    colour: str
+    expr: str
+    title: str
+    text: str
+    tags: str

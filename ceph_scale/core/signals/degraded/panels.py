@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...config import Thresholds
 from ...panel_queries import CL, m
-from ...panel_spec import CRIT, OK, WARN, Panel, Query, Step, runbook, st
+from ...panel_spec import CRIT, OK, PURPLE, WARN, Mark, Panel, Query, Step, runbook, st
 
 # Yellow from the study's smallest degraded run (2 % of HDDs down cost 6 % PUT [004]); red where
 # the expected drop is one the plunge detector calls a plunge (plunge_drop_ratio).
@@ -23,3 +23,19 @@ def expected_drop() -> Panel:
         thresholds=EXPECTED_DROP,
         w=5,
     )
+
+
+# The stall before an OSD is marked down, and the degraded state after, are the most common cause
+# of a plunge at scale [004]: a region while any OSD is down and still in.
+DOWN_IN = m("ceph_scale_osds", 'state="down_in"')
+MARKS = {
+    "osds_down": Mark(
+        "OSDs down",
+        PURPLE,
+        f"sum by (cluster) (max by (cluster, device_class) ({DOWN_IN})) > 0",
+        "OSDs down and in",
+        "OSDs down while still in: their PGs' requests stall until marked down, then run degraded "
+        "(cluster {{cluster}})",
+        "cluster",
+    ),
+}

@@ -4,7 +4,7 @@ the plunges counted by their likely cause [000, 001, 004]."""
 from __future__ import annotations
 
 from ...panel_queries import CL, config, m, rate
-from ...panel_spec import CRIT, HIGH, INFO, OK, PURPLE, WARN, Panel, Query, coloured, dashed, runbook, ts
+from ...panel_spec import CRIT, HIGH, INFO, OK, PURPLE, WARN, Mark, Panel, Query, coloured, dashed, runbook, ts
 from .causes import NO_KNOWN_CAUSE
 from .derive import ALL_CAUSES, ONE_RGW
 
@@ -78,3 +78,26 @@ def counted_by_cause() -> Panel:
         min_val=0,
         w=8,
     )
+
+
+# A plunge is a region titled with its likely cause and evidence; the drops the clients made (ops
+# and demand fell together: no fault, no cause) are marked too, so that a fall on an ops or latency
+# panel that is not a plunge reads as such.
+MARKS = {
+    "plunges": Mark(
+        "Plunges",
+        CRIT,
+        f"max by (cluster, cause, evidence) ({m('ceph_scale_s3_plunge_info')})",
+        "S3 plunge, likely cause: {{cause}}",
+        "{{evidence}} (cluster {{cluster}})",
+        "cause",
+    ),
+    "client_drops": Mark(
+        "Client drops",
+        INFO,
+        f"max by (cluster) ({m('ceph_scale_s3_demand_drop_active')}) > 0",
+        "S3 ops fell with the clients' demand: not a plunge",
+        "The clients asked less; no cluster fault (cluster {{cluster}})",
+        "cluster",
+    ),
+}

@@ -7,10 +7,12 @@ from ...config import Thresholds
 from ...panel_queries import CL, S3_OPS, m, rate, top
 from ...panel_spec import (
     CRIT,
+    HIGH,
     INFO,
     NONZERO_BAD,
     OK,
     WARN,
+    Mark,
     Panel,
     Query,
     Step,
@@ -251,3 +253,16 @@ def next_to_reshard() -> Panel:
         w=24,
         h=8,
     )
+
+
+# The study's "sudden plunges" came with each reshard [000]: each completed one is marked.
+MARKS = {
+    "reshards": Mark(
+        "Reshards",
+        HIGH,
+        f"max by (cluster) ({rate('ceph_scale_rgw_reshard_events_total', fn='increase')}) > 0",
+        "Bucket reshard completed",
+        "A bucket's index was resharded (cluster {{cluster}})",
+        "cluster",
+    ),
+}
