@@ -101,7 +101,7 @@ def test_a_mark_the_boards_do_not_know_or_on_a_missing_panel_is_named():
 
     ops = ts("S3 ops", "ops", [Query("up")], desc="d", runbook="r")
     with pytest.raises(
-        ValueError, match=r"^x: no annotation 'blinks' \(one of reshards, plunges, client_drops, osds_down\)$"
+        ValueError, match=r"^x: no annotation 'blinks' \(one of reshards, osds_down, plunges, client_drops\)$"
     ):
         new_board("x", "X", "d", [ops], marks={"blinks": ["S3 ops"]})
     with pytest.raises(ValueError, match=r"^x: plunges annotations for panels the board does not have: \['Latency'\]$"):
