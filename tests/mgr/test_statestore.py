@@ -8,6 +8,7 @@ from scale import statestore
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState
+from ceph_scale.core.signals.reshard.derive import ReshardState
 
 
 def durable(buckets: int, events: int = 3, seen_at: float = 100.0) -> dict:
@@ -35,7 +36,7 @@ def test_100k_buckets_fit_under_the_config_key_limit():
     # The restored state counts the next reshard once
     state = DerivationState(Thresholds())
     state.restore(roundtrip(entries))
-    assert state.reshard.events == 3 and len(state.reshard.buckets) == 100_000
+    assert state.of(ReshardState).events == 3 and len(state.of(ReshardState).buckets) == 100_000
 
 
 def test_one_reshard_rewrites_one_chunk_and_the_header():

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from ceph_scale.core.bucket_poll import BucketPoll, PollLimits, may_cross_at, poll_inputs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.signals.reshard.derive import ReshardState
 from ceph_scale.core.snapshot import ClusterSettings, ReshardEntry, ReshardPart, Snapshot
 from tests.unit.bucket_reader import Clock, MemoryBuckets
 
@@ -124,7 +125,7 @@ def test_reef_reshards_are_counted_exactly_from_the_generation_probed_after_the_
     part = observe()
     assert cluster.stats_read == ["b00003"]  # once after it left the queue
     assert next(b for b in part.buckets if b.key == "b00003").index_gen == 2
-    assert state.reshard.events == 2
+    assert state.of(ReshardState).events == 2
 
 
 def test_pacifics_new_instance_id_in_the_listing_triggers_a_read():
@@ -315,10 +316,10 @@ def test_a_pacific_bucket_read_as_no_such_bucket_for_a_while_keeps_its_record_an
     cluster.create("late", 11)  # created while watched: a reshard before its first read is counted
     cluster.buckets["late"]["creation_time"] = "2027-01-15T08:00:00.000000Z"
     observe()
-    assert state.reshard.events == 0
+    assert state.of(ReshardState).events == 0
     cluster.reshard("late", 3, new_instance=True)
     observe()
-    assert state.reshard.events == 1
+    assert state.of(ReshardState).events == 1
     answers = cluster.stats
 
     def no_such_bucket(key, time_left):
@@ -333,10 +334,10 @@ def test_a_pacific_bucket_read_as_no_such_bucket_for_a_while_keeps_its_record_an
         assert held(part)["late"] == 0 and "late" in cluster.stats_read  # kept, and read again
     cluster.stats = answers  # type: ignore[method-assign]
     part = observe()
-    assert "late" in cluster.stats_read and state.reshard.events == 1
+    assert "late" in cluster.stats_read and state.of(ReshardState).events == 1
     cluster.delete("late")  # deleted for real: the listing no longer has it
     part = observe()
-    assert "late" not in held(part) and "late" not in p.entries and state.reshard.events == 1
+    assert "late" not in held(part) and "late" not in p.entries and state.of(ReshardState).events == 1
 
 
 @pytest.mark.parametrize("release", ["pacific", "reef"])
@@ -352,7 +353,7 @@ def test_a_restart_from_an_older_saved_poll_counts_no_reshard_again(release):
     cluster.reshard("b00003", 13, new_instance=release == "pacific")
     clock.t += INTERVAL
     derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock, queued=["b00003"])), state)
-    assert state.reshard.events == 1
+    assert state.of(ReshardState).events == 1
     restarted = BucketPoll.from_dict(saved)
     durable = json.loads(json.dumps(state.durable()))  # as the producers save it
     state = DerivationState(Thresholds())
@@ -364,7 +365,7 @@ def test_a_restart_from_an_older_saved_poll_counts_no_reshard_again(release):
     clock.t += INTERVAL
     part = poll(restarted, cluster, clock, queued=["b00003"])
     derive(Snapshot(taken_at=clock(), buckets=part), state)
-    assert "b00003" in cluster.stats_read and state.reshard.events == 1
+    assert "b00003" in cluster.stats_read and state.of(ReshardState).events == 1
 
 
 def test_the_durable_reshard_table_changes_only_when_a_bucket_does():

@@ -13,6 +13,7 @@ from ceph_scale.core.advisor import advise, bounds, render, shards, sizing
 from ceph_scale.core.advisor.model import Growth, OsdDb, PoolPgs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.signals.reshard.derive import recommended_shards
+from ceph_scale.core.signals.runway.derive import RunwayState
 from ceph_scale.core.snapshot import Bucket
 from tests.unit.signals.runway.test_runway import samples
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
@@ -29,7 +30,7 @@ def tenb(tmp_path_factory):
     d = synth_10b(tmp_path_factory.mktemp("synth-10b"))
     per_chunk = db_per_chunk(d["parts"], 10e9)
     state, families = fed(d["parts"], d["now"], PUT_10B, per_chunk, TH)
-    return {"state": state.runway, "families": families, "per_chunk": per_chunk, **d}
+    return {"state": state.of(RunwayState), "families": families, "per_chunk": per_chunk, **d}
 
 
 def test_the_10b_plan_at_180_days_from_minutes_of_history_has_no_headline(tenb):
@@ -79,7 +80,7 @@ def test_the_10b_buckets_past_100k_objects_are_counted_and_more_buckets_advised(
 def oneb(tenb):
     now = 1.8e9
     state, _ = fed(cluster_1b(now), now, PUT_1B, tenb["per_chunk"], TH)
-    return state.runway
+    return state.of(RunwayState)
 
 
 @pytest.fixture(scope="module")

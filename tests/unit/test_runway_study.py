@@ -10,6 +10,7 @@ import pytest
 from ceph_scale.core.advisor import sizing
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.signals.degraded.derive import expected_drop
+from ceph_scale.core.signals.runway.derive import RunwayState
 from ceph_scale.core.signals.spillover.derive import usable_db_bytes
 from tests.unit.study_clusters import FIT, PUT_1B, PUT_10B, cluster_1b, db_per_chunk, fed, synth_10b
 
@@ -24,14 +25,14 @@ def tenb(tmp_path_factory):
     d = synth_10b(tmp_path_factory.mktemp("synth-10b"))
     per_chunk = db_per_chunk(d["parts"], 10e9)
     state, families = fed(d["parts"], d["now"], PUT_10B, per_chunk, WEEK)
-    return {"state": state.runway, "per_chunk": per_chunk, "families": families, **d}
+    return {"state": state.of(RunwayState), "per_chunk": per_chunk, "families": families, **d}
 
 
 @pytest.fixture(scope="module")
 def oneb(tenb):
     now = 1.8e9
     state, _ = fed(cluster_1b(now), now, PUT_1B, tenb["per_chunk"], WEEK)
-    return state.runway
+    return state.of(RunwayState)
 
 
 def runway(state, limit: str):
@@ -138,7 +139,7 @@ def test_growing_ingest_shortens_the_load_runway_and_grows_the_plan(oneb, tenb):
     plans = {}
     for ramp in (0.0, 0.1 / 3600, 0.3 / 3600):
         state, _ = fed(cluster_1b(now), now, PUT_1B * 0.5, tenb["per_chunk"], WEEK, ramp=ramp)
-        plans[ramp] = (runway(state.runway, "load_hdd").seconds, state.runway.advice.plan)
+        plans[ramp] = (runway(state.of(RunwayState), "load_hdd").seconds, state.of(RunwayState).advice.plan)
     steady, slow, fast = (plans[k] for k in sorted(plans))
     assert steady[0] == math.inf
     assert math.inf > slow[0] > fast[0] > 0

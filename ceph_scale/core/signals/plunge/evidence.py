@@ -137,20 +137,20 @@ class EvidenceTracker:
     def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
         # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
         # the other causes do, only when more buckets reshard than usually do at a poll.
-        recent = list(getattr(reshard, "recent", ()))
+        recent = list(reshard.recent) if reshard is not None else []
         done = [e for e in recent if e[1] > self.reshards_seen]
         if recent:
             self.reshards_seen = max(self.reshards_seen, max(e[1] for e in recent))
-        bucket_poll = getattr(reshard, "seen_at", 0.0)
+        bucket_poll = reshard.seen_at if reshard is not None else 0.0
         polled = bool(bucket_poll) and self._fresh("buckets", bucket_poll) is not None
         if done or polled:
             usual = self._usual("reshards_done", max([bucket_poll, *(e[1] for e in done)]), len(done))
             if len(done) > usual:
-                for before, t, bucket, old, new in done:
+                for polled_before, t, bucket, old, new in done:
                     shards = f"{old} -> {new}" if old else f"to {new}"
                     text = f"bucket {bucket} resharded {shards} shards ({len(done)} since the last poll, "
                     text += f"usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
-                    self._seen("reshard", before, t, text, subject=bucket)
+                    self._seen("reshard", polled_before, t, text, subject=bucket)
         queue = snap.reshard
         if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
             return

@@ -94,7 +94,7 @@ def test_buckets_expected_to_reshard_next_by_their_own_growth():
     got = at(50.0, 50_000, 95_000 - 5_000 + 500, 95_000, 100_001)
     # Top 2: "fast" (50,000 left / 1,000 per s), then "slow" (9,500 / 10 per s).
     assert got == {(("bucket", "fast"), ("tenant", "")): 50.0, (("bucket", "slow"), ("tenant", "")): 950.0}
-    assert state.reshard.growth is not None
+    assert state.of(ReshardState).growth is not None
     wide = Thresholds(rgw_top_buckets=3, rgw_growth_window_seconds=600)
     state.thresholds = wide  # widen the top-K without restarting the windows
     got = samples(

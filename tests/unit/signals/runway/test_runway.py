@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.signals.reshard.derive import ReshardState
+from ceph_scale.core.signals.runway.derive import RunwayState
 from tests.unit.study_snapshot import study_snapshot
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "pacific"
@@ -83,8 +85,8 @@ def test_history_survives_a_restart_and_keeps_growing():
     assert len(saved["runway"]["used"]["points"]) >= 3
     restored = DerivationState(TH)
     restored.restore(saved)
-    assert restored.runway.used.points == state.runway.used.points
-    assert restored.runway.s3_last == state.runway.s3_last
+    assert restored.of(RunwayState).used.points == state.of(RunwayState).used.points
+    assert restored.of(RunwayState).s3_last == state.of(RunwayState).s3_last
     # One more collection after the restart (a `--once` run from cron): the runways are there at once.
     fams = run(restored, range(6, 7))
     assert ("fill_cluster",) in samples(fams, "ceph_scale_runway_seconds")
@@ -97,28 +99,28 @@ def test_a_broken_saved_history_costs_only_itself():
     saved["runway"] = {"used": {"points": "garbage"}, "s3": {"points": [[1, 2]]}, "s3_last": [1]}
     restored = DerivationState(TH)
     restored.restore(saved)
-    assert restored.runway.used.points == [] and restored.runway.s3.points == []
-    assert restored.reshard.buckets == state.reshard.buckets
+    assert restored.of(RunwayState).used.points == [] and restored.of(RunwayState).s3.points == []
+    assert restored.of(ReshardState).buckets == state.of(ReshardState).buckets
 
 
 def test_new_thresholds_keep_the_history():
     state = DerivationState(TH)
     run(state, range(4))
-    points = list(state.runway.used.points)
+    points = list(state.of(RunwayState).used.points)
     state.retune(dataclasses.replace(TH, runway_target_seconds=86400))
-    assert state.runway.used.points == points
+    assert state.of(RunwayState).used.points == points
 
 
 def test_a_restarted_rgw_counts_from_zero_not_backwards():
     state = DerivationState(TH)
     run(state, range(3))
-    before = state.runway.s3.points[-1]
+    before = state.of(RunwayState).s3.points[-1]
     snap = study_snapshot(1000.0 + 30 * 3, osds=12, buckets=50, grow=3)
     restarted = dataclasses.replace(
         snap.perf, rgw_ops=(dataclasses.replace(snap.perf.rgw_ops[0], put_ops=5),) + snap.perf.rgw_ops[1:]
     )
     derive(dataclasses.replace(snap, perf=restarted), state, TH, cluster="c")
-    after = state.runway.s3.points[-1]
+    after = state.of(RunwayState).s3.points[-1]
     assert after[0] > before[0]
     # 11 RGWs at 120 PUT/s for 30 s, and the restarted one's 5 since its start
     assert after[1] - before[1] == 11 * 120 * 30 + 5
