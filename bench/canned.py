@@ -148,6 +148,9 @@ def bucket_source(raws: dict[str, bytes], data_dir: Path) -> Any:
         for e in source.poll.entries.values():
             assert e.bucket is not None  # a restored entry is one read before (bucket_entries.from_table)
             e.bucket = dataclasses.replace(e.bucket, stats_at=e.bucket.stats_at + shift)
+        users = source.poll.users  # the owners' user quotas, read within the last day as well
+        users.read_at = {o: t + shift for o, t in users.read_at.items()}
+        users.quotas = {o: dataclasses.replace(q, read_at=q.read_at + shift) for o, q in users.quotas.items()}
         _POLLS[data_dir] = source
     return source
 

@@ -57,6 +57,8 @@ from ceph_scale.core import exposition, inputs  # noqa: E402
 from ceph_scale.core.config import Thresholds  # noqa: E402
 from ceph_scale.core.derive import DerivationState, derive  # noqa: E402
 from ceph_scale.core.registry import SOURCE_BY_NAME, SOURCE_NAMES  # noqa: E402
+from ceph_scale.core.signals.tenants.derive import OPTIONS as TENANTS_OPTIONS  # noqa: E402
+from ceph_scale.core.signals.tenants.derive import SIGNAL as TENANTS_SIGNAL  # noqa: E402
 from ceph_scale.core.signals.tenants.derive import usage_family  # noqa: E402
 from ceph_scale.core.snapshot import Snapshot, SourceStatus  # noqa: E402
 
@@ -119,7 +121,11 @@ def warm_parts(parts: dict[str, Any], t: float) -> dict[str, Any]:
 
 
 def snapshot(parts: dict[str, Any], t: float, fsid: str, snapshot_cls=Snapshot, status_cls=SourceStatus) -> Any:
-    statuses = tuple(status_cls(name, True, 0.1, t) for name in SOURCE_NAMES)
+    """Every source succeeded at `t`, each with its default interval, as both producers report
+    them (ceph_scale_source_interval_seconds: one series a source)."""
+    statuses = tuple(
+        status_cls(name, True, 0.1, t, interval_seconds=SOURCE_BY_NAME[name].interval) for name in SOURCE_NAMES
+    )
     return snapshot_cls(taken_at=t, fsid=fsid, sources=statuses, **parts)
 
 
@@ -134,21 +140,14 @@ def series_count(body: bytes) -> int:
 
 
 # What the tenants signal adds besides its usage families: its success and failure counts, and
-# the two options that set its budget in ceph_scale_config.
-# The usage signal's own `ceph_scale_config` options: its series budget and quota thresholds.
-TENANTS_OPTIONS = (
-    "rgw_tenant_series",
-    "rgw_bucket_usage_top",
-    "rgw_tenant_quota_warn_seconds",
-    "rgw_tenant_quota_critical_seconds",
-    "rgw_tenant_stats_judged_seconds",
-)
-TENANTS_MARKS = (b'signal="tenants"', *(f'option="{o}"'.encode() for o in TENANTS_OPTIONS))
+# its options in ceph_scale_config (signals/tenants: usage_series counts the same in families).
+TENANTS_MARKS = (f'signal="{TENANTS_SIGNAL}"'.encode(), *(f'option="{o}"'.encode() for o in TENANTS_OPTIONS))
 
 
 def usage_series_count(body: bytes) -> int:
     """The series the tenant and bucket usage adds, which keeps a budget of its own
-    (signals/tenants: series_budget, set by two options) beside the core's."""
+    (signals/tenants: series_budget, set by two options) beside the core's: its families, its
+    signal's two series and its options' (as signals/tenants' usage_series counts them)."""
     return sum(
         1
         for line in body.split(b"\n")

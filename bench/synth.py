@@ -39,7 +39,12 @@ from pathlib import Path
 from typing import Any
 
 STUDY = {"osds": 318, "pgs": 21760, "pools": 7, "buckets": 100_000, "rgws": 12}
-FORMAT = 2  # of the files written: a data directory of another format is generated again
+FORMAT = 3  # of the files written: a data directory of another format is generated again
+# The study's 100,000 buckets across 5,000 owners (issue 29): 20 buckets an owner on average.
+BUCKETS_PER_OWNER = 20
+TENANT_EVERY = 4  # every 4th owner is a `tenant$user` (its buckets `tenant/name` in the listings)
+BUCKET_QUOTA_EVERY = 10  # every 10th owner's buckets carry an enabled bucket quota
+USER_QUOTA_EVERY = 10  # ... and every 10th (other) owner has a user quota
 # Proportions of the 10B study [004].
 SPILLOVER_SHARE = 296 / 318
 NEARFULL_SHARE = 13 / 318
@@ -873,6 +878,46 @@ class Synth:
     def bucket_name(self, b: int) -> str:
         return f"s3bench-{b:07d}"
 
+    @property
+    def n_owners(self) -> int:
+        return max(1, self.n_buckets // BUCKETS_PER_OWNER)
+
+    def owner_of(self, b: int) -> int:
+        """The owner of bucket `b`: a few large ones and many small ones (bucket b goes to an
+        owner drawn with weight ~1/rank, seeded), every owner with one bucket at least."""
+        if b < self.n_owners:
+            return b
+        return self._owner_draws[b - self.n_owners]
+
+    @property
+    def _owner_draws(self) -> list[int]:
+        draws = getattr(self, "_draws", None)
+        if draws is None:
+            rng = random.Random(self.seed * 1000 + 7)
+            weights = [1.0 / (r + 1) for r in range(self.n_owners)]
+            draws = rng.choices(range(self.n_owners), weights, k=max(0, self.n_buckets - self.n_owners))
+            self._draws = draws
+        return draws
+
+    def owner_name(self, o: int) -> tuple[str, str]:
+        """(tenant, owner) as RGW names them: `tenant$user` for a tenant's user, else the uid."""
+        if o % TENANT_EVERY == 1:
+            tenant = f"tenant{o // TENANT_EVERY:04d}"
+            return tenant, f"{tenant}$user{o:05d}"
+        return "", f"user{o:05d}"
+
+    def bucket_key(self, b: int) -> str:
+        """The bucket's metadata key: `tenant/name` for a tenant's bucket."""
+        tenant = self.owner_name(self.owner_of(b))[0]
+        return f"{tenant}/{self.bucket_name(b)}" if tenant else self.bucket_name(b)
+
+    def user_quota(self, o: int, objects: int) -> list[int] | None:
+        """Owner `o`'s user quota, [max bytes, max objects] (room for about twice what its buckets
+        hold), or None: every USER_QUOTA_EVERY-th owner has one."""
+        if o % USER_QUOTA_EVERY != 5:
+            return None
+        return [2 * objects * OBJECT_BYTES + TB, 2 * objects + 10**6]
+
     def iter_buckets(self) -> Iterator[dict]:
         rng = random.Random(self.seed * 1000 + 4)
         special = self._bucket_plan()
@@ -882,6 +927,9 @@ class Synth:
                 objects = rng.randint(95_000, 105_000)
             else:
                 rng.random()  # keep the sequence independent of the plan
+            o = self.owner_of(b)
+            tenant, owner = self.owner_name(o)
+            quota = o % BUCKET_QUOTA_EVERY == 0
             inst = self.rgw_list[b % self.n_rgws][1]
             marker = f"{ZONE}.{inst}.{b + 1}"
             bucket_id = f"{ZONE}.{inst}.{self.n_buckets + b + 1}" if resharded else marker
@@ -907,10 +955,10 @@ class Synth:
                 "bucket": self.bucket_name(b),
                 "bucket_quota": {
                     "check_on_raw": False,
-                    "enabled": False,
-                    "max_objects": -1,
-                    "max_size": -1,
-                    "max_size_kb": 0,
+                    "enabled": quota,
+                    "max_objects": 2 * objects + 1000 if quota else -1,
+                    "max_size": (2 * objects + 1000) * OBJECT_BYTES if quota else -1,
+                    "max_size_kb": (2 * objects + 1000) * OBJECT_BYTES // 1024 if quota else 0,
                 },
                 "creation_time": stamp_z(created),
                 "explicit_placement": {"data_extra_pool": "", "data_pool": "", "index_pool": ""},
@@ -921,9 +969,9 @@ class Synth:
                 "max_marker": ",".join(f"{s}#" for s in range(shards)),
                 "mtime": stamp_z(created + 3600),
                 "num_shards": shards,
-                "owner": f"s3user{b % 50:02d}",
+                "owner": owner,
                 "placement_rule": "default-placement",
-                "tenant": "",
+                "tenant": tenant,
                 "usage": usage,
                 "ver": ",".join(f"{s}#{per_shard * 2 + s % 3}" for s in range(shards)),
                 "zonegroup": ZONEGROUP,
@@ -943,7 +991,7 @@ class Synth:
                     if j == 0
                     else "",
                     "old_num_shards": DEFAULT_SHARDS,
-                    "tenant": "",
+                    "tenant": self.owner_name(self.owner_of(b))[0],
                     "tentative_new_num_shards": 23,
                     "time": stamp_z(self.now - 60 * (j + 1)),
                 }
@@ -987,27 +1035,41 @@ class Synth:
         # answers for it), and the poll's saved state in its sweep (every bucket read within the
         # last three hours, the oldest first).
         offsets, state = [], {}
+        owner_objects: dict[int, int] = {}
         with open(out / "admin_api_bucket_stats.json", "wb") as f:
             f.write(b"[")
             for b, bucket in enumerate(self.iter_buckets()):
                 if b:
                     f.write(b",")
                 record = dumps(bucket).encode()
-                offsets.append([bucket["bucket"], bucket["id"], f.tell(), len(record)])
+                key = self.bucket_key(b)
+                offsets.append([key, bucket["id"], f.tell(), len(record)])
+                o = self.owner_of(b)
+                owner_objects[o] = owner_objects.get(o, 0) + bucket["usage"].get("rgw.main", {}).get("num_objects", 0)
                 f.write(record)
                 objects += bucket["usage"].get("rgw.main", {}).get("num_objects", 0)
                 read_at = self.now - 3 * 3600 * (1 - b / max(1, self.n_buckets))
-                state[bucket["bucket"]] = [
+                quota = bucket["bucket_quota"]
+                state[key] = [
                     bucket["id"], "" if bucket["marker"] == bucket["id"] else bucket["marker"], bucket["num_shards"],
                     bucket["usage"].get("rgw.main", {}).get("num_objects", 0), round(read_at, 3), 0.0, 0,
                     zlib.crc32(bucket["id"].encode()), bucket["creation_time"], bucket["owner"], 0,
-                    bucket["usage"].get("rgw.main", {}).get("size_actual", 0), -1, -1,
+                    bucket["usage"].get("rgw.main", {}).get("size_actual", 0),
+                    quota["max_size"] if quota["enabled"] else -1, quota["max_objects"] if quota["enabled"] else -1,
                 ]  # fmt: skip
             f.write(b"]")
         (out / "bucket_offsets.json").write_text(dumps(offsets))
         (out / "admin_api_metadata_bucket.json").write_text(dumps([o[0] for o in offsets]))
         (out / "admin_api_metadata_bucket_instance.json").write_text(dumps([f"{o[0]}:{o[1]}" for o in offsets]))
-        poll_state = {"version": 1, "tokens": None, "refilled_at": 0.0, "buckets": state}
+        # Every owner's user quota read within the last day (the poll reads each once a day).
+        users_read_at = {self.owner_name(o)[1]: round(self.now - 3600 - o % 3600, 3) for o in sorted(owner_objects)}
+        quotas = {}
+        for o, n in sorted(owner_objects.items()):
+            q = self.user_quota(o, n)
+            if q is not None:
+                quotas[self.owner_name(o)[1]] = [*q, users_read_at[self.owner_name(o)[1]]]
+        poll_state = {"version": 1, "tokens": None, "refilled_at": 0.0, "buckets": state,
+                      "users": {"read_at": users_read_at, "quotas": quotas}}  # fmt: skip
         (out / "state.json.buckets").write_text(dumps(poll_state))
         not_scrubbed, not_deep = self.scrub_counts()
         manifest = {

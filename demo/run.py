@@ -77,12 +77,13 @@ def summary(exporter: Sidecar) -> str:
         return found[0] if len(found) == 1 else (sum(found) if found else None)
 
     spilled = {dict(k)["ceph_daemon"]: v for k, v in m.get("ceph_scale_bluefs_spilled_bytes", {}).items() if v}
+    used, target = get("ceph_scale_cluster_used_ratio"), get("ceph_scale_config", option="fill_target_ratio")
     failing = [dict(k)["source"] for k, v in m.get("ceph_scale_source_success", {}).items() if v == 0]
     lines = [
         f"  spillover   {fmt(get('ceph_scale_bluefs_spillover_osds'))} OSD(s) spilling: "
         + (", ".join(f"{d} {fmt(v, 'B')}" for d, v in sorted(spilled.items())) or "none"),
-        f"  fill        cluster {fmt(get('ceph_scale_cluster_used_ratio'), '%')}, headroom to 80 % "
-        f"{fmt(get('ceph_scale_cluster_fill_headroom_ratio', threshold='target'), '%')}",
+        f"  fill        cluster {fmt(used, '%')}, headroom to the target "
+        f"{fmt(None if used is None or target is None else target - used, '%')}",
         f"  reshard     events {fmt(get('ceph_scale_rgw_reshard_events_total'))}, queued "
         f"{fmt(get('ceph_scale_rgw_reshard_queued'))}, buckets over the shard limit "
         f"{fmt(get('ceph_scale_rgw_buckets_over_shard_limit'))}",

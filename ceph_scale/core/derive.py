@@ -113,7 +113,6 @@ def shard_limit_and_origin(snap: Snapshot, th: Thresholds) -> tuple[int, str]:
 def meta_families(snap: Snapshot, th: Thresholds, producer: str, shard_limit: tuple[int, str]) -> list[Family]:
     success = gauge("source_success", "1 if the last collection of this source succeeded.", "source")
     duration = gauge("source_duration_seconds", "Duration of the last collection of this source.", "source")
-    age = gauge("source_age_seconds", "Age of the data now served from this source.", "source")
     last = gauge("source_last_success_timestamp_seconds", "When this source last succeeded.", "source")
     failures = counter("source_failures", "Failed collections of this source since start.", "source")
     interval = gauge("source_interval_seconds", "How often this source is collected.", "source")
@@ -124,7 +123,6 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str, shard_limit: tu
         duration.add(s.duration_seconds, s.name)
         failures.add(s.failures, s.name)
         if s.last_success_at is not None:
-            age.add(max(0.0, snap.taken_at - s.last_success_at), s.name)
             last.add(s.last_success_at, s.name)
     config = gauge("config", "Threshold or baseline in force.", "option")
     values = th.numbers()
@@ -136,7 +134,7 @@ def meta_families(snap: Snapshot, th: Thresholds, producer: str, shard_limit: tu
     ).add(1, "rgw_max_objs_per_shard", origin)
     build = gauge("build_info", "Version and producer of ceph-scale-signals.", "version", "producer")
     build.add(1, VERSION, producer)
-    return [success, duration, age, last, failures, interval, config, config_origin, build]
+    return [success, duration, last, failures, interval, config, config_origin, build]
 
 
 def derive(

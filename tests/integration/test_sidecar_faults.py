@@ -22,7 +22,7 @@ from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
 from tests import freshness
 from tests.conftest import ON_EVERY_RELEASE
-from tests.freshness import assert_valid_exposition
+from tests.freshness import assert_valid_exposition, last_success, source_age
 
 pytestmark = [pytest.mark.cluster, ON_EVERY_RELEASE]
 
@@ -221,9 +221,9 @@ def test_rgw_down_and_back(ceph_cluster, sidecar):
     ceph_cluster.stop_daemon(RGW_NAME)
     try:
         wait_until(lambda: sources(sidecar)["buckets"] == 0, 60, what="the buckets source to fail")
-        age1 = sidecar.value("ceph_scale_source_age_seconds", source="buckets")
+        last1 = last_success(sidecar, "buckets")  # no success since: its data ages
         time.sleep(4)
-        assert sidecar.value("ceph_scale_source_age_seconds", source="buckets") > age1
+        assert last_success(sidecar, "buckets") == last1
         assert_fresh(sidecar, ("osd_map", "capacity", "perf", "pgs", "health"))
         # The last good bucket data is still served (with its age), not zeroed.
         assert sidecar.value("ceph_scale_rgw_buckets") >= 1
@@ -268,9 +268,9 @@ def test_monitor_down_and_back(ceph_cluster, sidecar):
     ceph_cluster.stop_daemon("mon.a")
     try:
         wait_until(lambda: sources(sidecar)["osd_map"] == 0, 60, what="the osd_map source to fail")
-        age1 = sidecar.value("ceph_scale_source_age_seconds", source="osd_map")
+        last1 = last_success(sidecar, "osd_map")  # no success since: its data ages
         time.sleep(5)
-        assert sidecar.value("ceph_scale_source_age_seconds", source="osd_map") > age1
+        assert last_success(sidecar, "osd_map") == last1
         assert sidecar.value("ceph_scale_source_failures_total", source="osd_map") > failures
         assert sidecar.value("ceph_scale_cluster_used_ratio") is not None  # last good data, served
         assert sidecar.process.proc.poll() is None
@@ -304,7 +304,7 @@ def test_a_frozen_monitor_hits_the_timeouts(ceph_cluster, sidecar):
             assert sources(sidecar)[name] == 0, name
             # A command abandoned at its 3 s timeout, or still hanging and reported as such:
             # never a success, and the age keeps growing with the freeze.
-            assert sidecar.value("ceph_scale_source_age_seconds", source=name) >= time.monotonic() - frozen_at - 4
+            assert source_age(sidecar, name) >= time.monotonic() - frozen_at - 4
         new_lines = sidecar.log()[len(log_before) :].splitlines()
         health_lines = [line for line in new_lines if "source health failed" in line]
         assert len(health_lines) == 1 and "timed out" in health_lines[0], health_lines
@@ -341,7 +341,7 @@ def test_frozen_osds_fail_the_queue_read_and_it_recovers(ceph_cluster, sidecar):
         assert_fresh(sidecar, ("osd_map", "pgs", "health"))
         time.sleep(max(0.0, 20 - (time.monotonic() - frozen_at)))
         assert sources(sidecar)["reshard"] == 0
-        assert sidecar.value("ceph_scale_source_age_seconds", source="reshard") >= 16
+        assert source_age(sidecar, "reshard") >= 16
     finally:
         for name in osds:
             ceph_cluster.thaw_daemon(name)

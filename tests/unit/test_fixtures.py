@@ -90,8 +90,8 @@ def test_fill_ratios_match_df_and_osd_df(families):
     stats = load("df_detail.json")["stats"]
     ratio = stats["total_used_raw_bytes"] / stats["total_bytes"]
     assert values(families, "ceph_scale_cluster_used_ratio")[()] == pytest.approx(ratio)
-    headroom = values(families, "ceph_scale_cluster_fill_headroom_ratio")
-    assert headroom[(("threshold", "target"),)] == pytest.approx(0.8 - ratio)
+    # The headroom to a line is no family of its own: the line in force minus this ratio.
+    assert values(families, "ceph_scale_config")[(("option", "fill_target_ratio"),)] == 0.8
     per_osd = values(families, "ceph_scale_osd_used_ratio")
     for node in load("osd_df.json")["nodes"]:
         key = (("ceph_daemon", f"osd.{node['id']}"), ("device_class", "hdd"))

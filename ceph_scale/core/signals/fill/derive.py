@@ -37,10 +37,6 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
         families.append(gauge("cluster_size_bytes", "Raw cluster capacity.").add(cap.total_bytes))
         families.append(gauge("cluster_used_bytes", "Raw bytes used.").add(cap.used_bytes))
         families.append(gauge("cluster_used_ratio", "Raw used / raw capacity.").add(ratio))
-        headroom_ratio = gauge(
-            "cluster_fill_headroom_ratio", "Threshold minus the used ratio; negative once crossed.", "threshold"
-        )
-        headroom_bytes = gauge("cluster_fill_headroom_bytes", "Raw bytes left before the threshold.", "threshold")
         to_threshold = gauge(
             "cluster_fill_seconds_to_threshold",
             "Predicted seconds until the threshold is reached at the fitted fill rate; 0 once crossed.",
@@ -49,8 +45,6 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
         slope = state.cluster_used.slope()
         for name, limit in _thresholds(th):
             left = limit * cap.total_bytes - cap.used_bytes
-            headroom_ratio.add(limit - ratio, name)
-            headroom_bytes.add(left, name)
             eta: float | None = None
             if left <= 0:
                 eta = 0.0
@@ -60,7 +54,7 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
                 to_threshold.add(eta, name)
             if name == "target":
                 cluster = ClusterFill(ratio, left, eta)
-        families += [headroom_ratio, headroom_bytes, to_threshold]
+        families.append(to_threshold)
         if slope is not None:
             families.append(
                 gauge("cluster_fill_rate_bytes_per_second", "Fitted raw fill rate over the forecast window.").add(slope)
@@ -69,7 +63,6 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
     if cap is not None and cap.pools:
         state.pool_ratio.update(cap.collected_at, {p.pool_id: p.used_ratio for p in cap.pools})
         used = gauge("pool_used_ratio", "Pool fill: percent_used of df detail as a ratio.", "pool_id", "name")
-        headroom = gauge("pool_fill_headroom_ratio", "Target minus the pool's used ratio.", "pool_id", "name")
         headroom_bytes = gauge(
             "pool_fill_headroom_bytes", "Client bytes the pool can take before reaching the target.", "pool_id", "name"
         )
@@ -87,7 +80,6 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
         for p in sorted(cap.pools, key=lambda p: p.pool_id):
             pid = str(p.pool_id)
             used.add(p.used_ratio, pid, p.name)
-            headroom.add(target - p.used_ratio, pid, p.name)
             # percent_used = stored / (stored + max_avail) in client bytes.
             headroom_bytes.add(target * (p.stored_bytes + p.max_avail_bytes) - p.stored_bytes, pid, p.name)
             pool_eta: float | None = None
@@ -104,7 +96,7 @@ def derive(given: SignalInput, state: FillState) -> list[Family]:
                 amplification.add(p.used_bytes / p.stored_bytes, pid, p.name)
             if p.data_chunks > 0:
                 expected.add((p.data_chunks + p.coding_chunks) / p.data_chunks, pid, p.name)
-        families += [used, headroom, headroom_bytes, to_target, amplification, expected]
+        families += [used, headroom_bytes, to_target, amplification, expected]
 
     osd_map = snap.osd_map
     if osd_map is not None:

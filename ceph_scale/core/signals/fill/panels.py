@@ -28,6 +28,15 @@ FORECAST = runbook("CephScaleFillPredictedToCrossTarget")
 OSD_FULLEST = runbook("CephScaleOsdFullestPastTarget")
 POOL = runbook("CephScalePoolPastFillTarget")
 HEADROOM: list[Step] = [(None, CRIT), (0.0, WARN), (0.1, OK)]  # < 0: the line was crossed
+# The headroom is computed here from what the exporter exports (the lines in force, the raw size,
+# use and ratio): the same arithmetic as the exporter did, so the same values (docs/metrics.md, "Changed").
+TARGET = f"max by (cluster) ({config('fill_target_ratio')})"
+BYTES_TO_TARGET = (
+    f"{TARGET} * on (cluster) max by (cluster) ({m('ceph_scale_cluster_size_bytes')})"
+    f" - on (cluster) max by (cluster) ({m('ceph_scale_cluster_used_bytes')})"
+)
+USED = f"max by (cluster) ({m('ceph_scale_cluster_used_ratio')})"
+LINE_NAMES = ("warn", "target", "critical")
 OSD_HEADROOM = "Fullest OSDs: headroom to the fill target"
 # Gauge and bar-gauge colours are static steps: Grafana has no per-series threshold from a query
 # (its "config from query results" transform takes one value for every cluster selected), so
@@ -106,7 +115,7 @@ def bytes_to_target() -> Panel:
     return st(
         "Raw bytes left before the fill target",
         "bytes",
-        [Query(m("ceph_scale_cluster_fill_headroom_bytes", 'threshold="target"'), CL)],
+        [Query(BYTES_TO_TARGET, CL)],
         desc="Raw capacity x 0.8 - raw used (fill_target_ratio); negative once crossed.",
         runbook=PAST_TARGET,
         thresholds=[(None, CRIT), (0, OK)],
@@ -115,11 +124,15 @@ def bytes_to_target() -> Panel:
     )
 
 
+def headroom_to(line: str) -> str:
+    return f"max by (cluster) ({config(f'fill_{line}_ratio')}) - on (cluster) {USED}"
+
+
 def headroom_to_lines() -> Panel:
     return st(
         "Headroom to the warn, target and critical fill lines",
         "percentunit",
-        [Query(m("ceph_scale_cluster_fill_headroom_ratio"), f"{CL} to {{{{threshold}}}}")],
+        [Query(headroom_to(line), f"{CL} to {line}") for line in LINE_NAMES],
         desc="Line - used ratio, for the lines in force: fill_warn_ratio, fill_target_ratio and "
         "fill_critical_ratio (by default 70 / 80 / 90 %).",
         runbook=PAST_TARGET,
@@ -184,18 +197,24 @@ def pool_fill() -> Panel:
 
 
 def pools_table() -> Panel:
-    families = (
-        "ceph_scale_pool_used_ratio",
-        "ceph_scale_pool_fill_headroom_ratio",
-        "ceph_scale_pool_fill_headroom_bytes",
-        "ceph_scale_pool_fill_seconds_to_target",
-        "ceph_scale_pool_space_amplification_ratio",
-        "ceph_scale_pool_expected_amplification_ratio",
-    )
+    used = m("ceph_scale_pool_used_ratio", PICKED_POOLS)
+    queries = [
+        used,
+        f"{TARGET} - on (cluster) group_right {used}",
+        *(
+            m(name, PICKED_POOLS)
+            for name in (
+                "ceph_scale_pool_fill_headroom_bytes",
+                "ceph_scale_pool_fill_seconds_to_target",
+                "ceph_scale_pool_space_amplification_ratio",
+                "ceph_scale_pool_expected_amplification_ratio",
+            )
+        ),
+    ]
     return tbl(
         "Pools: headroom to the fill target, time to it, space amplification",
         "none",
-        [Query(m(name, PICKED_POOLS), instant=True, fmt="table") for name in families],
+        [Query(q, instant=True, fmt="table") for q in queries],
         desc="Client bytes each pool can still take before the fill target, when it gets there, and raw/stored "
         "(EC 4+2 ideal 1.5; 64 KB objects on 64 KB min_alloc give more [000]).",
         runbook=POOL,

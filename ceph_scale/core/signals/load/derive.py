@@ -89,8 +89,6 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             if hdds:
                 put = rates.get(("put", "ops"), 0.0) / hdds
                 get = rates.get(("get", "ops"), 0.0) / hdds
-                per_hdd = gauge("s3_ops_per_hdd_osd", "S3 op rate per up and in HDD OSD.", "op")
-                per_hdd.add(put, "put").add(get, "get")
                 ratio = gauge("s3_load_ratio", "Per-HDD-OSD S3 load / the study's baseline.", "op", "unit")
                 mixed = put / th.baseline_put_ops_per_hdd + get / th.baseline_get_ops_per_hdd
                 ratio.add(put / th.baseline_put_ops_per_hdd, "put", "ops")
@@ -116,7 +114,7 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
                     (1 - mixed) * th.baseline_put_ops_per_hdd * hdds,
                     (1 - mixed) * th.baseline_get_ops_per_hdd * hdds,
                 )
-                families += [per_hdd, ratio, headroom]
+                families += [ratio, headroom]
 
     if perf.osd_ops:
         raw = {}
@@ -142,15 +140,13 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
         families += hdd_hotspot_families(snap, th, all_ops)
         if totals:
             mean = sum(totals.values()) / len(totals)
-            hot = gauge("osd_hotspot_ratio", "Top-K OSDs by op rate: rate / mean of up OSDs.", "ceph_daemon")
+            # Judged for the module's status and check only: the exported hot spots are per device
+            # class (hdd_hotspots.py), which the alert and the boards read.
             count = 0
             if mean > 0:
                 for osd_id, total in heapq.nlargest(th.osd_top_hot, totals.items(), key=lambda kv: (kv[1], -kv[0])):
-                    hot.add(total / mean, f"osd.{osd_id}")
                     hotspots.append(Hotspot(f"osd.{osd_id}", total / mean))
                 count = sum(1 for t in totals.values() if t > th.osd_hotspot_ratio * mean)
-            families.append(hot)
-            families.append(gauge("osd_hotspots", "OSDs above osd_hotspot_ratio x the mean op rate.").add(count))
             hot_count = count
     given.judged(LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, tuple(hotspots), hot_count))
     return families

@@ -194,11 +194,13 @@ class BucketGrowth:
     def reference(self, b: Bucket, t: float) -> tuple[Bucket, float] | None:
         """The bucket's reference read and the seconds from it to its latest read: the older
         reference where it has an earlier read of the bucket (half a window to a window back)."""
-        now = b.stats_at or t
+        now, key = b.stats_at or t, b.key
         for ref in (self.older, self.newer):
-            if ref is None or b.key not in ref[1]:
+            if ref is None:
                 continue
-            before = ref[1][b.key]
+            before = ref[1].get(key)
+            if before is None:
+                continue
             span = now - (before.stats_at or ref[0])
             if span > 0:  # else the same read: try the newer reference
                 return before, span

@@ -47,17 +47,6 @@ def has_dedicated_db(osd: Osd | None, db_total: int) -> bool:
 def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     snap, th = given.snap, given.th
     families: list[Family] = []
-    boundaries = gauge(
-        "rocksdb_level_boundary_bytes",
-        "Cumulative size of RocksDB levels L1..Ln under the configured level rule.",
-        "level",
-    )
-    cumulative = 0
-    for i, size in enumerate(level_sizes(th), start=1):
-        cumulative += size
-        boundaries.add(cumulative, f"L{i}")
-    families.append(boundaries)
-
     perf = snap.perf
     if perf is None or not perf.bluefs:
         return families

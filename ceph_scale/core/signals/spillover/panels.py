@@ -112,6 +112,21 @@ def spilled_bytes_per_osd() -> Panel:
     )
 
 
+MAX_LEVELS = 10  # rocksdb_levels' upper bound (config.py)
+
+
+def option(name: str) -> str:
+    selector = m("ceph_scale_config", f'option="{name}"')
+    return f"max by (cluster) ({selector})"
+
+
+def level_boundary(n: int) -> str:
+    """Cumulative size of L1..Ln, base x (multiplier^n - 1) / (multiplier - 1), from the options in
+    force (exact in float64 for every allowed value), where the cluster considers n levels."""
+    base, mult = option("rocksdb_level_base_bytes"), option("rocksdb_level_multiplier")
+    return f"{base} * ({mult} ^ {n} - 1) / ({mult} - 1) and on (cluster) {option('rocksdb_levels')} >= {n}"
+
+
 def db_used_vs_levels() -> Panel:
     return ts(
         "DB used vs usable vs RocksDB level boundaries (log scale)",
@@ -120,7 +135,7 @@ def db_used_vs_levels() -> Panel:
             Query(m("ceph_scale_bluefs_db_used_bytes", OSD), f"{CL} {{{{ceph_daemon}}}} used"),
             Query(m("ceph_scale_bluefs_db_usable_bytes", OSD), f"{CL} {{{{ceph_daemon}}}} usable"),
             Query(m("ceph_scale_bluefs_db_size_bytes", OSD), f"{CL} {{{{ceph_daemon}}}} DB device"),
-            Query(m("ceph_scale_rocksdb_level_boundary_bytes"), f"{CL} boundary L1..{{{{level}}}}"),
+            *(Query(level_boundary(n), f"{CL} boundary L1..L{n}") for n in range(1, MAX_LEVELS + 1)),
         ],
         desc="A RocksDB level goes on the DB device only if it fits whole, so usable = the sum of the "
         "levels that fit (L1 256 MB, L2 2.56 GB, L3 25.6 GB, L4 256 GB, ... [004]). Dashed: cumulative "

@@ -47,6 +47,17 @@ SERIES_PER_TENANT = 13
 SERIES_PER_BUCKET = 4  # by bytes, by objects, by growth, past the advised objects
 # The rest: the tenants' totals (2), the other tenants' four, the other buckets' three, the count past advised.
 SERIES_FIXED = 10
+# Its own in the series every signal has: ceph_scale_signal_success and _failures_total{signal="tenants"}.
+SIGNAL = "tenants"
+SIGNAL_FAMILIES = ("ceph_scale_signal_success", "ceph_scale_signal_failures")
+# Its options' ceph_scale_config series: the two that set its budget and its quota thresholds.
+OPTIONS = (
+    "rgw_tenant_series",
+    "rgw_bucket_usage_top",
+    "rgw_tenant_quota_warn_seconds",
+    "rgw_tenant_quota_critical_seconds",
+    "rgw_tenant_stats_judged_seconds",
+)
 
 
 # The names of its families (with the PREFIX), told apart from the core's for their own budget.
@@ -63,9 +74,26 @@ def usage_family(name: str) -> bool:
 
 
 def series_budget(th: Thresholds) -> int:
-    """The most series the signal exposes under `th`, whatever the number of buckets or tenants:
-    its own budget, beside the core's (bench/report.py)."""
-    return SERIES_PER_TENANT * th.rgw_tenant_series + SERIES_PER_BUCKET * th.rgw_bucket_usage_top + SERIES_FIXED
+    """The most series the signal adds under `th`, whatever the number of buckets or tenants: its
+    families', its two signal series and its options' (what `usage_series` counts); its own
+    budget, beside the core's (bench/report.py)."""
+    families = SERIES_PER_TENANT * th.rgw_tenant_series + SERIES_PER_BUCKET * th.rgw_bucket_usage_top + SERIES_FIXED
+    return families + len(SIGNAL_FAMILIES) + len(OPTIONS)
+
+
+def usage_series(families: list[Family]) -> int:
+    """The series of `families` (a whole derivation's) that `series_budget` bounds."""
+    n = 0
+    for f in families:
+        if usage_family(f.name):
+            n += len(f.samples)
+        elif f.name in SIGNAL_FAMILIES:
+            at = f.label_names.index("signal")
+            n += sum(1 for s in f.samples if s[1][at] == SIGNAL)
+        elif f.name == "ceph_scale_config":
+            at = f.label_names.index("option")
+            n += sum(1 for s in f.samples if s[1][at] in OPTIONS)
+    return n
 
 
 def tenant_usage(buckets: tuple[Bucket, ...], now: float) -> dict[str, TenantUsage]:

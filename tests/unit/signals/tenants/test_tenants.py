@@ -13,7 +13,7 @@ from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.signal_input import SignalInput
 from ceph_scale.core.signals.tenants import derive as tenants
 from ceph_scale.core.signals.tenants.derive import series_budget, usage_family
-from ceph_scale.core.snapshot import Bucket, BucketsPart, Snapshot
+from ceph_scale.core.snapshot import Bucket, BucketsPart, Snapshot, UserQuota
 from tests.unit.bucket_reader import Clock, MemoryBuckets
 from tests.unit.signals.derived import samples
 
@@ -116,7 +116,7 @@ def test_the_series_count_does_not_grow_with_buckets_or_tenants(study):
     _, _, tenth, _ = poll_and_derive(10_000, 200)
     assert usage_series(families) == usage_series(tenth) <= series_budget(TH)
     th = Thresholds.from_mapping({"rgw_tenant_series": 5, "rgw_bucket_usage_top": 3})
-    assert series_budget(th) == 13 * 5 + 4 * 3 + 10
+    assert series_budget(th) == 13 * 5 + 4 * 3 + 10 + 2 + 5  # its families, its signal's 2, its 5 options
 
 
 def test_not_one_read_beyond_todays_poll():
@@ -260,3 +260,33 @@ def test_the_same_poll_derived_again_gives_the_same_figures_without_summing_agai
     assert values(again, "ceph_scale_rgw_tenant_bytes") == {(("tenant", ""), ("user", "q")): 5.0}
     assert values(again, "ceph_scale_rgw_tenants") == {(): 1.0}
     assert state.summary is not None and state.summary.buckets == 1
+
+
+def test_at_full_load_the_usage_series_fill_the_declared_budget_and_no_more():
+    """Every family at its most, at the defaults: more owners than rgw_tenant_series, every tenant
+    with a bucket and a user quota of both kinds and growing (so its runways and their lower
+    bounds), more growing buckets and buckets past the advised objects than rgw_bucket_usage_top.
+    Counted as the benchmark counts (its families, its signal's two series, its options')."""
+    owners, per_owner, hour = 3 * TH.rgw_tenant_series, 4, 3600.0
+    state = DerivationState(TH)
+    families: list = []
+    for step in range(4):  # three hours of history: past forecast_min_span_seconds (1 h)
+        t = 1_000_000.0 + step * hour
+        buckets = tuple(
+            Bucket(f"b{o}-{i}", f"t{o % 3}" if o % 2 else "", f"id{o}-{i}", 11,
+                   TH.rgw_bucket_objects_advised + 1000 * (o + 1) * (step + 1) + i,
+                   f"t{o % 3}$u{o}" if o % 2 else f"u{o}", size_bytes=65_536 * (o + 1) * (step + 1) * (i + 1),
+                   stats_at=t - 60 * i, quota_bytes=10**15, quota_objects=10**9)
+            for o in range(owners)
+            for i in range(per_owner)
+        )  # fmt: skip
+        user_quotas = tuple(UserQuota(f"t{o % 3}$u{o}" if o % 2 else f"u{o}", 10**14, 10**8, t) for o in range(owners))
+        part = BucketsPart(t, buckets, user_quotas=user_quotas)
+        families = derive(Snapshot(taken_at=t, buckets=part), state, TH)
+    count = tenants.usage_series(families)
+    assert count == series_budget(TH) == 317, count
+    # Each part of the budget at its most: 13 series for each exposed tenant, and its others' row.
+    assert len(values(families, "ceph_scale_rgw_tenant_quota_runway_lower_seconds")) == 2 * TH.rgw_tenant_series
+    growth = values(families, "ceph_scale_rgw_bucket_usage_growth_bytes_per_second")
+    assert len(growth) == TH.rgw_bucket_usage_top + 1
+    assert len(values(families, "ceph_scale_rgw_bucket_past_objects_advised_objects")) == TH.rgw_bucket_usage_top
