@@ -12,8 +12,6 @@ reshard predicted are tickets.
 
 from __future__ import annotations
 
-import pytest
-
 from ceph_scale.core.config import Thresholds
 from replay.run import Result
 from replay.simulate import START
@@ -76,14 +74,6 @@ def test_the_bucket_nearing_its_limit_is_a_ticket_before_each_reshard(resharding
         assert near, f"no ticket before the reshard at {resharding_rounds.offset(start)}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26: a stall that begins with a workload switch reads as the clients' doing: the reshard at "
-    "6:00, as the round's PUT hour starts, holds half the PUTs (2,700 of the 5,400/s asked, the requests in "
-    "flight 4.9x the baseline's) and the detector (signals/plunge/detect.py) judges the PUTs only against the "
-    "mixed phase's 1,100/s, a rise (the full run, resharding.yml, misses 256 -> 512 too, 10 minutes into a PUT "
-    "hour, while the baseline's median is still the mixed phase's)",
-)
 def test_every_reshard_that_holds_writes_is_a_plunge(resharding_rounds):
     notes = plunges(resharding_rounds)
     for start, _ in reshards(resharding_rounds):
