@@ -11,9 +11,10 @@ below the median of the windows of the last `plunge_baseline_seconds` by `plunge
 the clients' demand still there, over two refreshes of the counters. A plunge starts one window
 before the first such window, holds the baseline it started from, and ends when no op has been
 down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
-is then the cluster's). A drop the clients made (demand fell with the ops, or went to another op
-at a workload switch) is reported as a demand drop: no plunge, no cause. Fewer ops of larger
-objects, the bytes per second held, are no drop.
+is then the cluster's). Each op is judged against its own level too (levels.py): at a switch
+back to PUT, the baseline is still the other phases'. A drop the clients made (demand fell with
+the ops, or went to another op at a workload switch) is reported as a demand drop: no plunge, no
+cause. Fewer ops of larger objects, the bytes per second held, are no drop.
 
 Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the plunge, ranked by
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
@@ -39,6 +40,7 @@ from ..signal_input import SignalInput
 from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
 from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
 from .evidence import EvidenceTracker
+from .levels import OpLevels
 from .per_rgw import RgwPlunges
 from .rates import RgwRates
 from .result import PlungeCause, PlungeResult
@@ -79,7 +81,8 @@ class PlungeState:
         self.demand_drop = False
         self.slower_since: float | None = None  # the first of the windows in a row read as slower
         self.calm_since: float | None = None  # the first of the windows in a row a plunge was not on
-        self.demand_seen_at: float | None = None  # the last window read as the clients' drop
+        self.demand_seen_at: dict[str, float] = {}  # op -> the last window its drop read as the clients'
+        self.levels = OpLevels()
         self.counts = dict.fromkeys(ALL_CAUSES, 0)
         self.demand_drops = 0
         self.rgws = RgwPlunges(th)
@@ -101,6 +104,9 @@ class PlungeState:
         else:
             past = [x for x, in_plunge in self.windows if not in_plunge and x.t <= w.t - th.plunge_window_seconds]
             base = baseline(past)
+            if base is not None:
+                self.levels.update(w.t, base, th)
+                base = self.levels.attach(w.t, base, th)
         self.base = base
         self.verdicts = judge(w, base, th) if base is not None else {}
         in_plunge = False
@@ -112,20 +118,21 @@ class PlungeState:
             elif w.t - p.start > th.plunge_baseline_seconds:
                 p.end = w.t
                 self.windows.clear()  # the new level: the next baseline is made of it
+                self.levels.clear()
             else:
                 in_plunge = True
                 for v in going:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
         else:
-            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
+            # An op whose window still holds its clients' own drop is not read slower: clients
+            # coming back at once read as demand while the window's op rate is still low. Per op:
+            # at a switch to PUT the GETs' drop is the clients', the PUTs' stall is not.
+            returning = {op for op, t in self.demand_seen_at.items() if w.t - t < self._return_seconds(th)}
+            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in returning}
             # Once read slower, still so while an op stays down by half the threshold (the end's
             # rule): a stall of a few seconds moves a window's rate by more than the threshold in
             # one window and by a little less in the next.
-            still = bool(self._still_down(th))
-            if self.demand_seen_at is not None and w.t - self.demand_seen_at < self._return_seconds(th):
-                # The window still holds the clients' own drop: clients coming back at once read as
-                # demand while the window's op rate is still low, a slower cluster it is not.
-                slower, still = {}, False
+            still = any(v.op not in returning for v in self._still_down(th))
             # Read so over two refreshes of the counters at least: a window that straddles a change
             # in demand can read as a slower cluster until the next refresh (the ops, the latency and
             # the requests in flight do not move in step within it).
@@ -148,7 +155,7 @@ class PlungeState:
         elif any(v.kind == DEMAND for v in self.verdicts.values()):
             self.demand_drops += 0 if self.demand_drop else 1
             self.demand_drop = True
-            self.demand_seen_at = w.t
+            self.demand_seen_at.update((v.op, w.t) for v in self.verdicts.values() if v.kind == DEMAND)
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))

@@ -24,6 +24,9 @@ COSBench round wrote for an hour, then read and ran a mixed load for 15 minutes 
 - Larger objects: the ops fall while the bytes rise (seeks, not bandwidth, bound an HDD's small
   objects: 60 ops/s of 64 KB against 34 MB/s of 128 MB [004]). An op's drop is its throughput's:
   the lesser of its drop in ops/s and in bytes/s, where the bytes were counted in the baseline.
+- Back to an op after other phases: the baseline is still theirs, where the op ran little, and a
+  stall of the op's writes as its phase starts reads as a rise. Each op is judged against its own
+  level too (levels.py: its own phase's baseline), where its clients ask it as much as then.
 """
 
 from __future__ import annotations
@@ -71,6 +74,9 @@ class Baseline:
     in_flight_floor: float | None = None
     in_flight_peak: float | None = None
     bytes: dict[str, float] = field(default_factory=dict)
+    # Each op's own level, where this baseline's windows are another phase's (levels.py): judged
+    # against it too, an op is slower only if asked as much as then.
+    own: dict[str, Baseline] = field(default_factory=dict)
 
     def latency(self, op: str) -> float | None:
         ops, busy = self.ops.get(op), self.busy.get(op)
@@ -156,24 +162,43 @@ def demand_ratio(now: Window, base: Baseline, op: str) -> float | None:
     return max(known) if known else None
 
 
+def _verdict(now: Window, base: Baseline, op: str, th: Thresholds) -> OpVerdict | None:
+    before = base.ops.get(op, 0.0)
+    if before <= 0 or before < th.plunge_min_ops_per_second:
+        return None
+    drop = 1.0 - now.ops.get(op, 0.0) / before
+    if base.bytes.get(op, 0.0) > 0 and op in now.bytes:
+        drop = min(drop, 1.0 - now.bytes[op] / base.bytes[op])
+    demand = demand_ratio(now, base, op)
+    if drop < th.plunge_drop_ratio:
+        kind = LEVEL
+    elif demand is None:
+        kind = UNKNOWN
+    elif 1.0 - demand >= th.plunge_demand_drop_share * drop:
+        kind = DEMAND
+    else:
+        kind = CLUSTER
+    return OpVerdict(op, drop, demand, kind)
+
+
 def judge(now: Window, base: Baseline, th: Thresholds) -> dict[str, OpVerdict]:
-    """A verdict for each op with a baseline of at least `plunge_min_ops_per_second`."""
+    """A verdict for each op with a baseline of at least `plunge_min_ops_per_second`. An op that
+    reads slower against its own level (Baseline.own), its clients asking it as much as then (their
+    demand fell by less than a plunge's drop), is slower whatever the baseline's other phase says:
+    at a switch to PUT, the PUTs of the GET and mixed phases before are no measure of a stall."""
     out = {}
     for op in OPS:
-        before = base.ops.get(op, 0.0)
-        if before <= 0 or before < th.plunge_min_ops_per_second:
-            continue
-        drop = 1.0 - now.ops.get(op, 0.0) / before
-        if base.bytes.get(op, 0.0) > 0 and op in now.bytes:
-            drop = min(drop, 1.0 - now.bytes[op] / base.bytes[op])
-        demand = demand_ratio(now, base, op)
-        if drop < th.plunge_drop_ratio:
-            kind = LEVEL
-        elif demand is None:
-            kind = UNKNOWN
-        elif 1.0 - demand >= th.plunge_demand_drop_share * drop:
-            kind = DEMAND
-        else:
-            kind = CLUSTER
-        out[op] = OpVerdict(op, drop, demand, kind)
+        v = _verdict(now, base, op, th)
+        if v is not None:
+            out[op] = v
+    for op, level in base.own.items():
+        mine = _verdict(now, level, op, th)
+        if (
+            mine is not None
+            and mine.kind == CLUSTER
+            and mine.demand is not None
+            and mine.demand >= 1.0 - th.plunge_drop_ratio
+            and (op not in out or out[op].kind != CLUSTER)
+        ):
+            out[op] = mine
     return out

@@ -3,6 +3,8 @@ fault; a cluster that slows down or stalls under the same demand always is; unit
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -145,3 +147,20 @@ def test_fewer_larger_objects_at_the_same_concurrency_are_not_a_drop(put, put_la
     now = Window(1.0, {"put": ops, "get": 0.0}, {"put": put * put_lat}, flight, ops,
                  bytes={"put": ops * 65536 * larger})  # fmt: skip
     assert judge(now, base, TH)["put"].kind == LEVEL
+
+
+@given(rates, latencies, latencies, kept, kept)
+def test_an_op_back_at_its_own_level_is_no_drop_and_a_stall_under_it_is_a_plunge(put, put_lat, get_lat, k, s):
+    """A COSBench round back to PUT [000]: the baseline is still the mixed phase's, where the PUTs
+    had a share k of the workers, and the PUTs' own level (levels.py) is their hour's. Back at that
+    level, nothing fell (nor did the GETs: the clients left them). A reshard that holds the writes
+    (a share s of the PUTs complete, the same workers waiting) is a plunge, though more PUTs
+    complete than in the mixed phase."""
+    flight = put * put_lat
+    get = (1 - k) * flight / get_lat  # the GETs took what the PUTs left of the workers
+    own = steady(put, 0.0, put_lat, get_lat, flight)
+    base = dataclasses.replace(steady(put * k, get, put_lat, get_lat, flight), own={"put": own})
+    back = Window(1.0, {"put": put, "get": 0.0}, {"put": flight, "get": 0.0}, flight, put)
+    assert CLUSTER not in {v.kind for v in judge(back, base, TH).values()}
+    held = Window(1.0, {"put": put * s, "get": 0.0}, {"put": flight, "get": 0.0}, flight, put * s)
+    assert judge(held, base, TH)["put"].kind == CLUSTER

@@ -125,3 +125,41 @@ def test_one_node_down_on_the_threshold_is_one_plunge_not_a_flicker():
     starts = sum(1 for before, now in zip(active, active[1:]) if now and not before)
     assert starts == 1
     assert c.plunges() == {"osds_down": 1}
+
+
+# The resharding run [000]: a reshard holds the writes to its bucket while the index is copied,
+# one of the two buckets the clients write to: each PUT takes twice as long, half as many complete.
+RESHARD_STALL = dataclasses.replace(PUT, slowdown=2.0)
+RESHARDING = (ReshardEntry("s3bench-0000000", "", "zone.0", 16, 32, True),)
+
+
+def resharded_at_put_start(c: StudyCluster, into_put_hour: float) -> StudyCluster:
+    """A round, then the next PUT hour with the bucket resharded `into_put_hour` seconds into it:
+    the baseline's windows are still the GETs' and the mixed load's, where the PUTs were few."""
+    rounds(c, 1).run(into_put_hour, PUT)
+    c.resharding = RESHARDING
+    c.run(180, RESHARD_STALL)
+    return c
+
+
+@pytest.mark.parametrize("into_put_hour", [0, 600])
+def test_a_reshard_as_the_put_hour_starts_is_a_plunge_blamed_on_it(into_put_hour):
+    """The PUTs fall to half of what the same workers wrote in the last PUT hour, while more PUTs
+    complete than in the mixed phase the baseline holds: against that, a rise. The PUTs' own
+    level, from their own hour, is what the stall is judged by."""
+    c = resharded_at_put_start(StudyCluster(), into_put_hour)
+    info = c.info()
+    assert c.value("ceph_scale_s3_plunge_active") == 1
+    assert info is not None and info["cause"] == "reshard", info
+    c.resharding = ()
+    c.run(3600 - into_put_hour - 180, PUT).run(900, GET).run(900, MIXED)
+    assert c.plunges() == {"reshard": 1}
+    assert 0 < c.plunge_windows() <= 16  # the reshard's 3 minutes and the return, not the hour
+
+
+def test_the_same_rounds_with_a_bucket_resharding_and_no_writes_held_are_no_plunge():
+    c = rounds(StudyCluster(), 1)
+    c.resharding = RESHARDING
+    rounds(c, 1)
+    assert c.plunge_windows() == 0
+    assert c.plunges() == {}
