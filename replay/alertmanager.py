@@ -59,7 +59,8 @@ def firings(events: list[AlertEvent]) -> list[Firing]:
         elif key in open_:
             out.append(Firing(key[0], key[1], open_.pop(key), e.t))
     out += [Firing(a, lbls, t, None) for (a, lbls), t in open_.items()]
-    return sorted(out, key=lambda f: (f.start, f.alert))
+    # Labels last: the engine writes one rule's alerts in no fixed order, the report keeps one.
+    return sorted(out, key=lambda f: (f.start, f.alert, f.labels))
 
 
 def matches(matcher: str, labels: dict[str, str]) -> bool:

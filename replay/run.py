@@ -35,6 +35,7 @@ class Result:
     notifications: list[alertmanager.Notification]
     seconds: dict[str, float] = field(default_factory=dict)
     incidents: list[tuple[str, float, float | None, str]] = field(default_factory=list)
+    traces: dict[tuple[str, str], list[tuple[float, float]]] = field(default_factory=dict)
 
     def offset(self, t: float | None) -> str:
         if t is None:
@@ -79,6 +80,7 @@ def replay(path: Path, work: Path) -> Result:
         notes,
         seconds,
         counts.incidents,
+        counts.traces,
     )
 
 

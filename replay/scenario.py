@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from bench import synth
+from replay import traces
 
 EVENT_KINDS = (
     "node_down",  # every OSD of one node down for `for`; `noout: true` keeps them in
@@ -109,6 +110,7 @@ class Scenario:
     step: float  # scrape and rule evaluation interval
     pgs_interval: float  # how often the pgs source is read (the costliest, as the sidecar's option)
     clusters: tuple[Cluster, ...] = field(default_factory=tuple)
+    timeline: tuple[str, ...] = traces.DEFAULT  # the signals drawn on the timeline (replay.traces)
 
 
 def pair(raw: dict[str, Any], key: str, what: str, default: Any, kind: type = float) -> tuple[Any, Any]:
@@ -265,10 +267,14 @@ def load(path: Path) -> Scenario:
     clusters = raw.get("clusters")
     if not isinstance(clusters, list) or not clusters:
         raise ScenarioError(f"{path}: `clusters` must list at least one cluster")
+    timeline = raw.get("timeline", list(traces.DEFAULT))
+    if not isinstance(timeline, list) or not all(t in traces.TRACES for t in timeline):
+        raise ScenarioError(f"{path}: timeline: {timeline!r}: a list of {', '.join(traces.TRACES)}")
     return Scenario(
         str(raw.get("name", path.stem)),
         span,
         step,
         seconds(raw.get("pgs_interval", step), f"{path}: pgs_interval"),
         tuple(read_cluster(c, f"{path}: clusters[{i}]", span) for i, c in enumerate(clusters)),
+        tuple(timeline),
     )

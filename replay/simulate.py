@@ -21,6 +21,7 @@ from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.registry import SOURCES
 from ceph_scale.core.snapshot import Snapshot, SourceStatus
+from replay import traces
 from replay.cluster import SimCluster
 from replay.scenario import Cluster, Scenario
 
@@ -117,6 +118,8 @@ class Counts:
     stale_markers: int = 0
     # (cluster, start, end, what): the stalls the simulator made, an end of None past the span's
     incidents: list[tuple[str, float, float | None, str]] = field(default_factory=list)
+    # (cluster, trace) -> (t, value) per scrape that had it: the timeline's signal rows
+    traces: dict[tuple[str, str], list[tuple[float, float]]] = field(default_factory=dict)
 
 
 def write_scrape(out: IO[str], t: float, samples: list[tuple[str, dict[str, str], float]]) -> None:
@@ -176,6 +179,8 @@ def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
                     counts.stale_markers += len(went)
                 ex.served = now
                 write_scrape(om, t, samples)
+                for name, value in traces.values(scenario.timeline, samples).items():
+                    counts.traces.setdefault((ex.spec.name, name), []).append((t, value))
                 counts.series.update(now)
                 counts.samples += len(samples)
                 counts.scrapes += 1

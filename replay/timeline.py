@@ -1,24 +1,48 @@
-"""A replay's notifications as a Markdown table, and its stalls, alerts and notifications on one
-time axis (a text picture): what `python -m replay.run --markdown` prints for replay/README.md.
+"""A replay's notifications as a Markdown table, and its signals, stalls, alerts and
+notifications on one time axis (a text picture): what `python -m replay.run --markdown` prints
+and `python -m replay.docs` writes into docs/replay.md.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from replay import traces
 from replay.simulate import START
 
 if TYPE_CHECKING:
     from replay.run import Result
 
 WIDTH = 60  # columns of the time axis
+LEVELS = "▁▂▃▄▅▆▇█"  # a signal's row: its lowest value in the row, up to its highest
+
+
+def column(t: float, span: float) -> int:
+    return min(WIDTH - 1, int((t - START) / span * WIDTH))
 
 
 def bar(start: float, end: float | None, span: float) -> str:
     """`start`..`end` (None: past the span) as a row of the axis, at least one column wide."""
-    first = min(WIDTH - 1, int((start - START) / span * WIDTH))
+    first = column(start, span)
     last = WIDTH if end is None else max(first + 1, min(WIDTH, round((end - START) / span * WIDTH)))
     return " " * first + "#" * (last - first) + " " * (WIDTH - last)
+
+
+def sparkline(points: list[tuple[float, float]], span: float, pick: str) -> tuple[str, float, float]:
+    """A signal's samples as a row of the axis, one level per column (the column's lowest or
+    highest sample, `pick`), scaled from the row's lowest to its highest; a blank where no sample
+    was scraped. Returns the row and the values of its lowest and highest level."""
+    cols: list[list[float]] = [[] for _ in range(WIDTH)]
+    for t, v in points:
+        cols[column(t, span)].append(v)
+    shown = [(min(c) if pick == "min" else max(c)) if c else None for c in cols]
+    present = [v for v in shown if v is not None]
+    if not present:
+        return " " * WIDTH, 0.0, 0.0
+    lo, hi = min(present), max(present)
+    top = len(LEVELS) - 1
+    row = "".join(" " if v is None else LEVELS[0 if hi == lo else round((v - lo) / (hi - lo) * top)] for v in shown)
+    return row, lo, hi
 
 
 def axis(r: Result) -> str:
@@ -35,6 +59,20 @@ def axis(r: Result) -> str:
     return "".join(marks) + "\n" + "".join(text).rstrip()
 
 
+def signal_rows(r: Result) -> list[str]:
+    """A row per cluster for each signal the scenario's `timeline:` names."""
+    lines = []
+    for cluster in r.scenario.clusters:
+        for name in r.scenario.timeline:
+            tr = traces.TRACES[name]
+            points = r.traces.get((cluster.name, name), [])
+            row, lo, hi = sparkline(points, r.scenario.span, tr.pick)
+            each = "lowest" if tr.pick == "min" else "highest"
+            scale = f"{tr.value_text(lo)} to {tr.value_text(hi)} ({each} per column)" if points else "never scraped"
+            lines.append(f"{row}  signal: {cluster.name}: {tr.title}, {scale}")
+    return lines
+
+
 def markdown(r: Result) -> str:
     sc = r.scenario
     lines = [
@@ -49,7 +87,7 @@ def markdown(r: Result) -> str:
         lines.append(f"| {n.receiver} | {n.alertname} | {n.severity} | {r.offset(n.start)} | {r.offset(n.end)} |")
     if not r.notifications:
         lines.append("| (none) | | | | |")
-    lines += ["", "```", axis(r)]
+    lines += ["", "```", axis(r), *signal_rows(r)]
     for cluster, start, end, what in r.incidents:
         lines.append(f"{bar(start, end, sc.span)}  stall: {cluster}: {what}")
     for f in r.fired:

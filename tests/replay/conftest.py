@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import tempfile
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-
 import pytest
 
-from replay.run import REPO, Result, replay
-
-SCENARIOS = REPO / "replay" / "scenarios"
-# The longest first: two at a time, the short ones fill in behind them.
-REPLAYED = (
-    "healthy_days.yml",
-    "study_10b.yml",
-    "study_1b_end.yml",
-    "power_outage_10b_short.yml",
-    "scrub_storm_10b.yml",
-    "resharding_rounds.yml",
-    "reboot_without_noout.yml",
-)
-
-
-def replay_in_temp(name: str) -> Result:
-    with tempfile.TemporaryDirectory(prefix="replay-") as d:
-        return replay(SCENARIOS / name, Path(d))
+from replay.docs import replay_all
+from replay.run import Result
 
 
 @pytest.fixture(scope="session")
 def replays() -> dict[str, Result]:
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(REPLAYED, pool.map(replay_in_temp, REPLAYED)))
-    return results
+    return replay_all()
 
 
 @pytest.fixture(scope="session")
