@@ -9,6 +9,9 @@ Exits 1 and lists every problem if any of these fails:
 - every alert has `for` and the one `keep_firing_for` all alerts share, of
   2 minutes or more: one failed scrape (all its series go stale at once)
   must not resolve a firing alert and page it again;
+- no rule reads its condition through an instant selector of a scraped series
+  or a window under 5 minutes (rules/scrape_gaps.py): one failed scrape would
+  empty it for a round and restart every pending `for:` built on it;
 - every alert has labels `severity` (info | warning | critical) and
   `signal` (a signal of ceph_scale/core/registry.py with alerts, or exporter),
   and annotations `summary`, `description` and `runbook_url`;
@@ -36,7 +39,8 @@ Exits 1 and lists every problem if any of these fails:
 expected annotations of the promtool tests (Prometheus rule files have no
 variables, so the base is written into every runbook_url), then validates.
 
-It needs PyYAML only; promtool and amtool are run by tests/rules/test_rules.py.
+It needs PyYAML and promql-parser (requirements-dev.txt); promtool and amtool are run by
+tests/rules/test_rules.py.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ from rules.runbook_links import (  # noqa: E402
     runbook_base,
     set_runbook_base,
 )
+from rules.scrape_gaps import GAP_WINDOW, gap_fragile  # noqa: E402
 
 SEVERITIES = {"info", "warning", "critical"}
 SIGNALS = set(registry.ALERT_SIGNALS)
@@ -130,6 +135,17 @@ def keep_firing_problems(alerts: dict[str, dict]) -> list[str]:
     return problems
 
 
+def scrape_gap_problems(name: str, expr: str, records: set[str]) -> list[str]:
+    """What of the rule's condition one failed scrape would empty for a round."""
+    try:
+        fragile = gap_fragile(expr, records)
+    except ValueError as e:
+        return [f"{name}: cannot parse its expression: {e}"]
+    window = f"{int(GAP_WINDOW.total_seconds()) // 60}m"
+    advice = f"one failed scrape empties it and restarts a pending `for:` (read it as last_over_time(...[{window}]))"
+    return [f"{name}: {what}: {advice}" for what in fragile]
+
+
 def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path | None = None) -> list[str]:
     """Every problem found, as one line each; empty when all is well."""
     rules_dir = Path(rules_dir)
@@ -175,6 +191,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
             problems.append(f"{name}: reads {metric}, which is neither in docs/metrics.md nor a recording rule")
         for agg in cluster_dropping_aggregations(str(rule.get("expr", ""))):
             problems.append(f"{name}: aggregation `{agg}` drops the cluster label")
+        problems += scrape_gap_problems(name, str(rule.get("expr", "")), set(records))
 
     # Alerts.
     runbook_doc = repo_root / RUNBOOK_DOC
@@ -213,6 +230,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
                 if runbook_anchors is not None and anchor not in runbook_anchors:
                     problems.append(f"{name}: {RUNBOOK_DOC} has no section #{anchor}")
         expr = str(rule.get("expr", ""))
+        problems += scrape_gap_problems(name, expr, set(records))
         for metric in sorted(metric_names(expr) - known):
             problems.append(f"{name}: reads {metric}, which is neither in docs/metrics.md nor a recording rule")
         for key in ("summary", "description"):

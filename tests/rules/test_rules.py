@@ -326,12 +326,16 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c7"),
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c4"),
             # past the fill target, the cluster's per-pool and fullest-OSD past-target alerts add
-            # nothing; a fullest OSD past backfillfull still pages
+            # nothing; a fullest OSD past backfillfull pages, and is the fill's page: the cluster's
+            # fill alerts of its cluster add nothing either
             with_rule_labels("CephScaleOsdFullestPastTarget", cluster="c2"),
             with_rule_labels("CephScalePoolPastFillTarget", cluster="c2", pool_id="4", name="meta"),
             with_rule_labels("CephScaleFillPastTarget", cluster="c9"),
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c9"),
-            # past the critical line, the cluster's per-pool and fullest-OSD alerts add nothing
+            with_rule_labels("CephScalePoolPastFillTarget", cluster="c9", pool_id="4", name="meta"),
+            # past the critical line, the cluster's per-pool alerts add nothing; the fullest OSD past
+            # backfillfull is not held back by it (the critical waits for it, in the rules): held
+            # back, it paged before the critical and again after it
             with_rule_labels("CephScalePoolPastFillTarget", cluster="c1", pool_id="4", name="meta"),
             with_rule_labels("CephScaleOsdFullestPastBackfillfull", cluster="c1"),
             # a pool past the target silences its own prediction only
@@ -370,10 +374,11 @@ def test_inhibition_by_twins_and_by_a_silent_exporter(alertmanager):
         ("CephScaleOsdFullestPastTarget", "c4", None): False,
         ("CephScaleOsdFullestPastTarget", "c2", None): True,
         ("CephScalePoolPastFillTarget", "c2", "4"): True,
-        ("CephScaleFillPastTarget", "c9", None): False,
+        ("CephScaleFillPastTarget", "c9", None): True,
         ("CephScaleOsdFullestPastBackfillfull", "c9", None): False,
+        ("CephScalePoolPastFillTarget", "c9", "4"): True,
         ("CephScalePoolPastFillTarget", "c1", "4"): True,
-        ("CephScaleOsdFullestPastBackfillfull", "c1", None): True,
+        ("CephScaleOsdFullestPastBackfillfull", "c1", None): False,
         ("CephScalePoolPastFillTarget", "c8", "9"): False,
         ("CephScalePoolPredictedToCrossTarget", "c8", "9"): True,
         ("CephScalePoolPredictedToCrossTarget", "c8", "7"): False,
@@ -797,8 +802,8 @@ BREAKAGES = {
     "recording rule drops cluster": (
         lambda r: edit_text(
             r / "rules" / "recording.yml",
-            "expr: max by (cluster) (ceph_scale_hdd_osds)",
-            "expr: sum without (cluster, instance) (ceph_scale_hdd_osds)",
+            "expr: max by (cluster) (last_over_time(ceph_scale_hdd_osds[5m]))",
+            "expr: sum without (cluster, instance) (last_over_time(ceph_scale_hdd_osds[5m]))",
         ),
         "cluster:ceph_scale_hdd_osds:max: aggregation `sum without (cluster, instance)` drops the cluster label",
     ),
@@ -828,6 +833,38 @@ BREAKAGES = {
             "      - record: cluster:ceph_scale_hdd_osds:max\n",
         ),
         "hdd_osds: recording rule name is not cluster...:metric:operations",
+    ),
+    "alert condition cut by one failed scrape": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleBluefsOversized",
+            lambda a: a.update(expr="max by (cluster) (ceph_scale_bluefs_oversized_osds) > 0"),
+        ),
+        "CephScaleBluefsOversized: `ceph_scale_bluefs_oversized_osds` is an instant selector: one failed scrape",
+    ),
+    "alert condition through a window of one scrape": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleBluefsOversized",
+            lambda a: a.update(expr="max by (cluster) (last_over_time(ceph_scale_bluefs_oversized_osds[1m])) > 0"),
+        ),
+        "CephScaleBluefsOversized: `ceph_scale_bluefs_oversized_osds[1m]` is a window shorter than 5m",
+    ),
+    "recording rule cut by one failed scrape": (
+        lambda r: edit_text(
+            r / "rules" / "recording.yml",
+            "expr: max by (cluster) (last_over_time(ceph_scale_hdd_osds[5m]))",
+            "expr: max by (cluster) (ceph_scale_hdd_osds)",
+        ),
+        "cluster:ceph_scale_hdd_osds:max: `ceph_scale_hdd_osds` is an instant selector: one failed scrape empties it",
+    ),
+    "one sample an hour ago": (
+        lambda r: edit_text(
+            r / "rules" / "recording.yml",
+            "(last_over_time(ceph_scale_cluster_used_ratio[5m] offset 1h))",
+            "(ceph_scale_cluster_used_ratio offset 1h)",
+        ),
+        "cluster:ceph_scale_cluster_used_ratio:deriv6h: `ceph_scale_cluster_used_ratio offset 1h` is an instant",
     ),
     "group order puts alerts first": (
         lambda r: edit_yaml(
