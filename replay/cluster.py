@@ -41,6 +41,15 @@ class SimCluster(PgStates, synth.Synth):
         self.pg_template = next(iter(synth.Synth(6, 7, 7, 0, 1).iter_pgs()))
         self.pg_ids = [f"{p['id']}.{seq:x}" for p in self.pool_list for seq in range(p["pg_num"])]
         self.bucket_template = next(iter(synth.Synth(6, 7, 7, 1, 1).iter_buckets()))
+        # The studies' buckets had no quota; the template is the synthetic state's first owner's
+        # bucket, which carries one (bench/synth: every 10th owner's), and every bucket is made from it.
+        self.bucket_template["bucket_quota"] = {
+            "check_on_raw": False,
+            "enabled": False,
+            "max_objects": -1,
+            "max_size": -1,
+            "max_size_kb": 0,
+        }
         self.reshard_template = {
             "bucket_id": "",
             "bucket_name": "",
