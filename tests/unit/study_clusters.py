@@ -1,6 +1,6 @@
 """The studies' two clusters, fed with growth at their ingest rates, for the runway tests.
 
-- 10B [004, 003, 001]: the benchmark's synthetic 1x state (bench/synth.py: 318 x 16 TB HDD OSDs
+- 10B [004, 003, 001]: the benchmark's synthetic 1x state (bench/synth/: 318 x 16 TB HDD OSDs
   on 6 nodes, ~880 GB DB each, 296 spilling, EC 4+2, 12 RGWs, 100,000 buckets), ingesting
   17,800 64 KB PUT/s, the 10B run's average [004].
 - 1B [000, 002]: 7 nodes of 16 x 4 TB HDD OSDs, 80 GB DB partition each, EC 4+2, 14 RGWs,
