@@ -19,8 +19,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from bench import run as bench_run
-from bench import synth
+from bench import stages, synth
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.snapshot import (
@@ -54,7 +53,7 @@ def synth_10b(out: Path) -> dict:
     """The benchmark's 1x state, parsed as the producers parse it (about 6 s)."""
     synth.Synth(**synth.STUDY).write(out)
     now = json.loads((out / "manifest.json").read_text())["now"]
-    parts = bench_run.parts_from_decoded(bench_run.parse_all(bench_run.load_raws(out)), now)
+    parts = stages.parts_from_decoded(stages.parse_all(stages.load_raws(out)), now)
     return {"now": now, "parts": parts}
 
 
