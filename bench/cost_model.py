@@ -3,7 +3,7 @@
 The per-read costs are measured on a real cluster (`python -m bench.cluster_cost`, kept in
 bench/cluster_cost.json per release; RADOS ops counted by the RGW's and the producer's own
 client counters, RGW's metadata cache cold as at 100,000+ buckets); they are scaled here by
-the state's counts (bench/synth.py: buckets and their shards, PGs) and each source's default
+the state's counts (bench/synth/: buckets and their shards, PGs) and each source's default
 interval (core/registry.py) and the default thresholds (core/config.py):
 
 - osd_map, capacity, perf, settings, health: the monitors' and the manager's maps, in memory:

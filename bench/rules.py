@@ -49,10 +49,12 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import run as bench_run  # noqa: E402
+from bench import stages, synth  # noqa: E402
 from bench.rules_fleet import STEP, alerting_clusters, write_openmetrics  # noqa: E402
 from bench.rules_profile import RuleTimes, print_profile, profile  # noqa: E402
 from ceph_scale.core import exposition  # noqa: E402
 from ceph_scale.core.derive import derive  # noqa: E402
+from ceph_scale.core.registry import SOURCE_NAMES  # noqa: E402
 from cluster.testcluster import free_port  # noqa: E402
 
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$")
@@ -64,12 +66,12 @@ def exposition_samples(data_dir: Path, seed: int) -> tuple[list[tuple[str, str, 
     """(family, sample name, labels, value) of the 1x study cluster's exposition, and family -> type."""
     d = bench_run.prepare(1, data_dir, seed)
     manifest = json.loads((d / "manifest.json").read_text())
-    now, fsid = manifest["now"], bench_run.synth.FSID
-    raws = bench_run.load_raws(d)
-    parts = {name: bench_run.sidecar_source(name, raws, d, now) for name in bench_run.SOURCE_NAMES}
+    now, fsid = manifest["now"], synth.FSID
+    raws = stages.load_raws(d)
+    parts = {name: stages.sidecar_source(name, raws, d, now) for name in SOURCE_NAMES}
     del raws
-    state = bench_run.primed_state(bench_run.warm_parts(parts, now - 30), now - 30, fsid)
-    text = exposition.render(derive(bench_run.snapshot(parts, now, fsid), state)).decode()
+    state = stages.primed_state(stages.warm_parts(parts, now - 30), now - 30, fsid)
+    text = exposition.render(derive(stages.snapshot(parts, now, fsid), state)).decode()
     types: dict[str, str] = {}
     samples = []
     family = ""

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import canned, canned_mgr, synth
-from bench import run as bench_run
+from bench import canned, canned_mgr, stages, synth
 from ceph_scale.core import inputs
 from ceph_scale.core.registry import SOURCE_NAMES
 
@@ -24,31 +23,31 @@ def small(tmp_path_factory) -> Path:
 
 def test_the_sidecars_sources_on_canned_clients_give_the_parsers_parts(small):
     now = json.loads((small / "manifest.json").read_text())["now"]
-    raws = bench_run.load_raws(small)
-    expected = bench_run.parts_from_decoded(bench_run.parse_all(raws), now)
-    side = {name: bench_run.sidecar_source(name, raws, small, now) for name in SOURCE_NAMES}
+    raws = stages.load_raws(small)
+    expected = stages.parts_from_decoded(stages.parse_all(raws), now)
+    side = {name: stages.sidecar_source(name, raws, small, now) for name in SOURCE_NAMES}
     for name in SOURCE_NAMES:
         if name != "buckets":
             assert side[name] == expected[name], name
     # The bucket poll in its steady state: every bucket's stats as read over the last hours
-    assert bench_run.same_parts(side, expected)
+    assert stages.same_parts(side, expected)
     assert side["buckets"].poll.reads <= side["buckets"].poll.budget
 
 
 def test_a_command_the_canned_cluster_does_not_know_fails_as_a_cluster_would(small):
     with pytest.raises(canned.CephCommandError, match="osd perf"):
-        canned.CannedCeph(bench_run.load_raws(small)).command("osd perf", 1.0)
+        canned.CannedCeph(stages.load_raws(small)).command("osd perf", 1.0)
 
 
 def test_the_modules_collectors_on_the_canned_manager_give_the_same_parts(small):
     now = json.loads((small / "manifest.json").read_text())["now"]
-    dec = bench_run.parse_all(bench_run.load_raws(small))
+    dec = stages.parse_all(stages.load_raws(small))
     counters = inputs.counters_from_prometheus_text(dec["mgr_prometheus_metrics.txt"])
     module = canned_mgr.mgr_package()
-    raws = bench_run.load_raws(small)
+    raws = stages.load_raws(small)
     buckets = canned_mgr.mgr_bucket_poll(module, small, canned.bucket_source(raws, small).ctx.rgw)
     parts = canned_mgr.mgr_parts(module, canned_mgr.CannedMgr(dec, counters), dec, buckets)
-    expected = bench_run.parts_from_decoded(dec, now)
+    expected = stages.parts_from_decoded(dec, now)
     for name in canned_mgr.manager_data_sources(module):  # the module's own copy of the core: compared as data
         assert fields(parts[name]) == fields(expected[name]), name
     assert {b.key: b.num_objects for b in parts["buckets"].buckets} == {

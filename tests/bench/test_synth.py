@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import run as bench_run
-from bench import synth
+from bench import stages, synth
 from ceph_scale.core import exposition
 from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import derive
 from ceph_scale.core.signals.tenants.derive import series_budget, usage_series
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
@@ -172,8 +172,8 @@ def test_mgr_prometheus_text_has_the_captured_families_labels_and_filter(small):
 
 def parts_of(d: Path):
     manifest = json.loads((d / "manifest.json").read_text())
-    raws = bench_run.load_raws(d)
-    return manifest, bench_run.parts_from_decoded(bench_run.parse_all(raws), manifest["now"])
+    raws = stages.load_raws(d)
+    return manifest, stages.parts_from_decoded(stages.parse_all(raws), manifest["now"])
 
 
 def test_synthetic_state_parses_through_the_core_with_the_planned_conditions(small):
@@ -202,8 +202,8 @@ def test_synthetic_state_parses_through_the_core_with_the_planned_conditions(sma
 def test_the_core_counts_exactly_the_overdue_pgs_the_state_was_built_with(small):
     manifest, parts = parts_of(small)
     now = manifest["now"]
-    state = bench_run.primed_state(bench_run.warm_parts(parts, now - 30), now - 30, synth.FSID)
-    families = {f.name: f for f in bench_run.derive(bench_run.snapshot(parts, now, synth.FSID), state)}
+    state = stages.primed_state(stages.warm_parts(parts, now - 30), now - 30, synth.FSID)
+    families = {f.name: f for f in derive(stages.snapshot(parts, now, synth.FSID), state)}
     overdue = {lv[-1]: v for _, lv, v in families["ceph_scale_pg_scrub_overdue"].samples}
     assert overdue == {
         "scrub": manifest["expect"]["pgs_not_scrubbed"],
@@ -283,16 +283,16 @@ def test_series_at_1x_study_scale_stay_within_3000():
         "reshard_list.json": s.reshard_list(),
         "mgr_prometheus_metrics.txt": s.mgr_prometheus_text(),
     }
-    parts = bench_run.parts_from_decoded(dec, now)
+    parts = stages.parts_from_decoded(dec, now)
     del dec
-    state = bench_run.primed_state(bench_run.warm_parts(parts, now - 30), now - 30, synth.FSID)
-    families = bench_run.derive(bench_run.snapshot(parts, now, synth.FSID), state)
+    state = stages.primed_state(stages.warm_parts(parts, now - 30), now - 30, synth.FSID)
+    families = derive(stages.snapshot(parts, now, synth.FSID), state)
     body = exposition.render(families)
-    series = bench_run.series_count(body)
+    series = stages.series_count(body)
     assert series == sum(len(f.samples) for f in families)
     # The tenant and bucket usage keeps a budget of its own, set by its two options: its families,
     # its signal's two series (success, failures) and its options' ceph_scale_config ones.
-    usage = bench_run.usage_series_count(body)
+    usage = stages.usage_series_count(body)
     assert 0 < usage == usage_series(families) <= series_budget(Thresholds()), usage
     # Per OSD: used ratio, 5 BlueFS families, 2 op rates = 8 x 318 = 2,544; the rest is bounded.
     # 3,000 is the target (bench/report.py judges it), every source's interval series included as

@@ -1,6 +1,6 @@
 """The studies' two clusters, fed with growth at their ingest rates, for the runway tests.
 
-- 10B [004, 003, 001]: the benchmark's synthetic 1x state (bench/synth.py: 318 x 16 TB HDD OSDs
+- 10B [004, 003, 001]: the benchmark's synthetic 1x state (bench/synth/: 318 x 16 TB HDD OSDs
   on 6 nodes, ~880 GB DB each, 296 spilling, EC 4+2, 12 RGWs, 100,000 buckets), ingesting
   17,800 64 KB PUT/s, the 10B run's average [004].
 - 1B [000, 002]: 7 nodes of 16 x 4 TB HDD OSDs, 80 GB DB partition each, EC 4+2, 14 RGWs,
@@ -19,8 +19,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from bench import run as bench_run
-from bench import synth
+from bench import stages, synth
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.snapshot import (
@@ -54,7 +53,7 @@ def synth_10b(out: Path) -> dict:
     """The benchmark's 1x state, parsed as the producers parse it (about 6 s)."""
     synth.Synth(**synth.STUDY).write(out)
     now = json.loads((out / "manifest.json").read_text())["now"]
-    parts = bench_run.parts_from_decoded(bench_run.parse_all(bench_run.load_raws(out)), now)
+    parts = stages.parts_from_decoded(stages.parse_all(stages.load_raws(out)), now)
     return {"now": now, "parts": parts}
 
 

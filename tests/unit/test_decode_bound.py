@@ -132,7 +132,7 @@ def test_the_projection_is_never_below_what_the_decode_takes(shape):
 
 
 def synthetic_listings(buckets: int) -> tuple[bytes, bytes]:
-    """The bucket poll's two listings as bench/synth.py writes them (its names and ids)."""
+    """The bucket poll's two listings as bench/synth/writer.py writes them (its names and ids)."""
     zone = "2c7f9a10-6d3e-4b8a-a1f2-7e5d4c3b2a19"
     names = [f"s3bench-{b:07d}" for b in range(buckets)]
     instances = [f"{n}:{zone}.{4100 + b}.{b + 1}" for b, n in enumerate(names)]

@@ -1,4 +1,4 @@
-"""The 10B study cluster from bench/synth.py (318 HDD OSDs, 12 RGWs, 21,760 PGs, 100,000 buckets),
+"""The 10B study cluster from bench/synth/ (318 HDD OSDs, 12 RGWs, 21,760 PGs, 100,000 buckets),
 parsed as the producers parse it, under a closed-loop load, through the real derivation: the
 plunge's causes at the study's scale.
 

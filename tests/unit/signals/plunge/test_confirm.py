@@ -1,7 +1,7 @@
 """Confirm before naming: an OSD down or deep scrubbing is a plunge's cause only if it serves PGs
 of the S3 ops' pools (the zone's bucket data and index pools), by the PG dump's acting sets; where
 the mapping is unknown the evidence says "unconfirmed". At the 10B study's scale
-(tests/unit/signals/plunge/study.py: bench/synth.py's 21,760 PGs, parsed by the pgs source's own
+(tests/unit/signals/plunge/study.py: bench.synth's 21,760 PGs, parsed by the pgs source's own
 parser)."""
 
 from __future__ import annotations

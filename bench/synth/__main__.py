@@ -1,0 +1,5 @@
+"""python -m bench.synth: see bench/synth/cli.py."""
+
+from bench.synth.cli import main
+
+raise SystemExit(main())
