@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rules.rule_set import CHART_RULES_DIR, SIGNALS_DIR
+from rules.rule_set import CHART_RULES_DIR, FOLDER_TESTS, SIGNALS_DIR
 from tests.rules.test_assemble import repo_copy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -252,7 +252,9 @@ def test_the_folder_and_the_row_are_all_that_is_written_by_hand(added):
         "docs/mgr-module.md",
         f"{CHART_RULES_DIR.as_posix()}/alerts.yml",
     }
-    generated |= {p.relative_to(REPO).as_posix() for p in REPO.glob(f"{SIGNALS_DIR}/*/rules_test.yml")}
+    generated |= {
+        p.relative_to(REPO).as_posix() for pattern in FOLDER_TESTS for p in REPO.glob(f"{SIGNALS_DIR}/{pattern}")
+    }
     generated |= {p.relative_to(REPO).as_posix() for p in (REPO / "rules" / "tests").glob("*.yml")}
     by_hand = [p for p in edited(added) if p not in generated and not p.startswith(f"{SIGNALS_DIR}/iops/")]
     assert by_hand == ["ceph_scale/core/registry.py"]
