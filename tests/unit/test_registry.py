@@ -89,9 +89,9 @@ def test_derive_runs_every_registered_signal_and_keeps_its_durable_state(monkeyp
     assert saved["example"] == {"calls": 2} and "reshard" in saved
     restored = DerivationState(th)
     restored.restore(saved)
-    assert restored.example.calls == 2
+    assert restored.signals["example"].calls == 2
     restored.retune(dataclasses.replace(th, fill_target_ratio=0.7))  # no `retuned`: a fresh state
-    assert restored.example.calls == 0
+    assert restored.signals["example"].calls == 0
 
 
 def test_the_validator_knows_the_registered_signals_and_wants_each_routed(monkeypatch):
