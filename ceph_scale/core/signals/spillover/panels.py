@@ -120,11 +120,20 @@ def option(name: str) -> str:
     return f"max by (cluster) ({selector})"
 
 
-def level_boundary(n: int) -> str:
+def level_boundaries() -> str:
     """Cumulative size of L1..Ln, base x (multiplier^n - 1) / (multiplier - 1), from the options in
-    force (exact in float64 for every allowed value), where the cluster considers n levels."""
-    base, mult = option("rocksdb_level_base_bytes"), option("rocksdb_level_multiplier")
-    return f"{base} * ({mult} ^ {n} - 1) / ({mult} - 1) and on (cluster) {option('rocksdb_levels')} >= {n}"
+    force (exact in float64 for every allowed value), one series per n the cluster considers
+    (its `level` label, Ln): one query, so that it has data whatever rocksdb_levels is."""
+    base, mult, levels = (
+        option("rocksdb_level_base_bytes"),
+        option("rocksdb_level_multiplier"),
+        option("rocksdb_levels"),
+    )
+    return " or ".join(
+        f"label_replace({base} * ({mult} ^ {n} - 1) / ({mult} - 1) and on (cluster) {levels} >= {n}, "
+        f'"level", "L{n}", "", "")'
+        for n in range(1, MAX_LEVELS + 1)
+    )
 
 
 def db_used_vs_levels() -> Panel:
@@ -135,14 +144,15 @@ def db_used_vs_levels() -> Panel:
             Query(m("ceph_scale_bluefs_db_used_bytes", OSD), f"{CL} {{{{ceph_daemon}}}} used"),
             Query(m("ceph_scale_bluefs_db_usable_bytes", OSD), f"{CL} {{{{ceph_daemon}}}} usable"),
             Query(m("ceph_scale_bluefs_db_size_bytes", OSD), f"{CL} {{{{ceph_daemon}}}} DB device"),
-            *(Query(level_boundary(n), f"{CL} boundary L1..L{n}") for n in range(1, MAX_LEVELS + 1)),
+            Query(level_boundaries(), f"{CL} boundary L1..{{{{level}}}}"),
         ],
         desc="A RocksDB level goes on the DB device only if it fits whole, so usable = the sum of the "
-        "levels that fit (L1 256 MB, L2 2.56 GB, L3 25.6 GB, L4 256 GB, ... [004]). Dashed: cumulative "
-        "level boundaries. Once used passes usable, the next level spills to the HDD.",
+        "levels that fit (L1 256 MB, L2 2.56 GB, L3 25.6 GB, L4 256 GB, ... [004]). Dashed red: cumulative "
+        "level boundaries, from the RocksDB options in force. Once used passes usable, the next level spills "
+        "to the HDD.",
         runbook=STARTED,
         log=10,
-        overrides=[dashed(".*boundary.*", "purple"), dashed(".*DB device")],
+        overrides=[dashed(".*boundary.*", "red"), dashed(".*DB device")],
         # Three series per OSD and six boundaries: room for the legend.
         h=11,
     )
