@@ -5,17 +5,13 @@ offers its own (its `MARKS`: reshards, plunges and client drops, OSDs down and i
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
 from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.models import dashboard as dm
 
 from ceph_scale.core.panel_spec import Mark
-from ceph_scale.core.registry import SIGNALS
 
-from .common import DS
+from .common import DS, signal_panels
 
 
 class PrometheusAnnotation(dm.AnnotationQuery):
@@ -36,13 +32,11 @@ class PrometheusAnnotation(dm.AnnotationQuery):
 def folder_marks() -> dict[str, Mark]:
     """The marks the signals' own panels.py offer (their `MARKS`), in registry order."""
     marks: dict[str, Mark] = {}
-    for signal in SIGNALS:
-        module = f"ceph_scale.core.signals.{signal.name}.panels"
-        if importlib.util.find_spec(module) is not None:
-            for name, mark in getattr(importlib.import_module(module), "MARKS", {}).items():
-                if name in marks:
-                    raise ValueError(f"signal {signal.name} offers the mark {name!r} another signal offers")
-                marks[name] = mark
+    for name, panels in signal_panels():
+        for mark_name, mark in getattr(panels, "MARKS", {}).items():
+            if mark_name in marks:
+                raise ValueError(f"signal {name} offers the mark {mark_name!r} another signal offers")
+            marks[mark_name] = mark
     return marks
 
 

@@ -5,8 +5,6 @@ the other boards and to the runbooks, the annotations (dashboards/annotations.py
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,10 +14,9 @@ from grafana_foundation_sdk.models import dashboard as dm
 
 from ceph_scale.core.panel_queries import C
 from ceph_scale.core.panel_spec import BoardRow, Panel
-from ceph_scale.core.registry import SIGNALS
 
 from .annotations import MARKS, Annotation
-from .common import DS, RUNBOOK_BASE
+from .common import DS, RUNBOOK_BASE, signal_panels
 from .panel_kinds import build
 
 TAG = "ceph-scale"
@@ -137,10 +134,8 @@ def board_links() -> list[cogbuilder.Builder[dm.DashboardLink]]:
 def all_folder_rows() -> list[BoardRow]:
     """The rows the signals' own panels.py add to boards (their `ROWS`), in registry order."""
     rows: list[BoardRow] = []
-    for signal in SIGNALS:
-        module = f"ceph_scale.core.signals.{signal.name}.panels"
-        if importlib.util.find_spec(module) is not None:
-            rows += getattr(importlib.import_module(module), "ROWS", ())
+    for _, panels in signal_panels():
+        rows += getattr(panels, "ROWS", ())
     return rows
 
 

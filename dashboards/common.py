@@ -7,11 +7,17 @@ The PromQL pieces, colours and reference lines the panels use are the core's
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from collections.abc import Iterator
+from types import ModuleType
+
 from grafana_foundation_sdk.builders import prometheus
 from grafana_foundation_sdk.models import dashboard as dm
 from grafana_foundation_sdk.models import prometheus as pm
 
 from ceph_scale.core.panel_spec import Query
+from ceph_scale.core.registry import SIGNALS
 
 # Runbook sections live in rules/runbooks.md; the URL is a (hidden) dashboard constant so that a
 # fork or an internal mirror only changes one value at import time.
@@ -28,3 +34,12 @@ def dataquery(q: Query, ref: str) -> prometheus.Dataquery:
     if q.fmt != "time_series":
         b = b.format(pm.PromQueryFormat(q.fmt))
     return b
+
+
+def signal_panels() -> Iterator[tuple[str, ModuleType]]:
+    """(signal, its folder's panels.py) in registry order, for the signals that have one: where
+    the boards find the rows (`ROWS`) and annotations (`MARKS`) each signal adds by itself."""
+    for signal in SIGNALS:
+        module = f"ceph_scale.core.signals.{signal.name}.panels"
+        if importlib.util.find_spec(module) is not None:
+            yield signal.name, importlib.import_module(module)
