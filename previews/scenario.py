@@ -180,20 +180,23 @@ def _conditions(cluster, prom: Prometheus, mark: Callable[[str], None], quota_ow
         mark("deep-scrub backlog shrinking")
     finally:
         restore_scrubs(cluster)
+    # The OSD stop before the fits are waited for: it stalls the quota owner's writes, and the
+    # tenants table's instant queries read the runways as they are at the run's end (one CI run
+    # lost the held runway in the 16 s between its wait and the end, the OSD stopped in between).
+    osd_down_briefly(cluster, prom)
+    mark("osd.2 down and back, PGs clean")
     # The forecasts and runways are fitted once a minute of history is there (the sidecar's
     # forecast_min_span_seconds): a quick scenario on a quiet machine can end before that.
     wait_until(lambda: _value(prom, "count(ceph_scale_runway_growth_steady)"), 120, 1, what="fitted runways")
     mark("forecasts fitted")
+    grow_rocksdb(cluster, prom)
+    mark("RocksDB growth fitted")
     # Both kinds of runway: the byte quota's within what the history supports, the object quota's
-    # held to it (the tenants table's two runway columns).
+    # held to it (the tenants table's two runway columns), last, so that the end has them.
     for bounded in ("false", "true"):
         held = f'count(ceph_scale_rgw_tenant_quota_runway_seconds{{user="{quota_owner}", bounded="{bounded}"}} < +Inf)'
         wait_until(lambda held=held: _value(prom, held), 120, 1, what=f"{quota_owner}'s runway, bounded={bounded}")
     mark(f"{quota_owner}: quota runways fitted")
-    grow_rocksdb(cluster, prom)
-    mark("RocksDB growth fitted")
-    osd_down_briefly(cluster, prom)
-    mark("osd.2 down and back, PGs clean")
     # two more scrapes so that the last values include everything above
     time.sleep(5)
 

@@ -237,18 +237,55 @@ def run(ceph_cluster, tmp_path_factory):
         print(f"plunge run: {time.monotonic() - t0:.0f} s in all")
 
 
+# A plunge after the pause counts against the detector only where the clients' own throughput, at
+# the same concurrency, stayed within this share of what it was before the pause: past it the
+# cluster itself was slower, and the detector was right (seen in CI: 35 % for two minutes from the
+# pause on, none of the causes the exporter reads; test_bucket_watch_cost had just removed its
+# 5,000 buckets from the cluster).
+CLIENTS_SLOWER = 0.20
+PAUSE_ATTEMPTS = 3
+ALERT_CLEARED = 6 * 60  # the alert's keep_firing_for (5m) and a minute: its quiet cases see the pause alone
+
+
+def served(run: Run, seconds: float) -> float:
+    """PUTs and GETs a second the clients completed over the last `seconds`."""
+    rates = run.load.rates(seconds)
+    return rates["put"] + rates["get"]
+
+
+def paused_and_resumed(run: Run) -> None:
+    run.load.pause()
+    try:
+        wait_for(lambda: run.values("ceph_scale_s3_demand_drop_active")[""] == 1, 60, 1.0, what="the demand drop")
+        time.sleep(5)
+    finally:
+        run.load.resume()
+    run.quiet()
+
+
 @FULL
 def test_a_load_generator_pause_is_a_demand_drop_blamed_on_nothing(run):
-    before, drops = run.counts(), run.values("ceph_scale_s3_demand_drops_total")[""]
-    with run.scenario("pause"):
-        run.load.pause()
+    """The clients stop and come back: a demand drop, never a plunge. A plunge meanwhile is the
+    detector's error unless the clients themselves measured the cluster slower after the pause than
+    before it (CLIENTS_SLOWER); then the pause is tried again once the alert that plunge may have
+    fired has cleared, so that the recorded series' quiet cases judge the pause alone."""
+    for attempt in range(1, PAUSE_ATTEMPTS + 1):
+        before, drops = run.counts(), run.values("ceph_scale_s3_demand_drops_total")[""]
+        clients_before = served(run, 60)
         try:
-            wait_for(lambda: run.values("ceph_scale_s3_demand_drop_active")[""] == 1, 60, 1.0,
-                     what="the demand drop")  # fmt: skip
-            time.sleep(5)
-        finally:
-            run.load.resume()
-        run.quiet()
+            with run.scenario("pause"):
+                paused_and_resumed(run)
+            break
+        except TimeoutError:
+            clients_after = served(run, 90)
+            slower = 1 - clients_after / clients_before if clients_before else 0.0
+            if attempt == PAUSE_ATTEMPTS or slower < CLIENTS_SLOWER:
+                raise
+            print(f"pause {attempt}: the clients measured the cluster {slower:.0%} slower after it; again")
+            run.scenarios.pop("pause")
+            run.level()
+            run.quiet()
+            time.sleep(ALERT_CLEARED)  # from the plunge's end at the latest
     start, end = run.scenarios["pause"]
     assert run.values("ceph_scale_s3_demand_drops_total")[""] == drops + 1
     active = [t for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active", start) if t <= end and v == 1]
