@@ -6,6 +6,8 @@ windows. One RGW of 12 whose ops stop is 8 % of the cluster's, under `plunge_dro
 its own baseline it is all of them, its clients' requests still waiting in it. An RGW plunges
 when it reads slower over two refreshes of the counters, and is over when no op of it has been
 down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (its new level).
+Each op is judged against its own level on that RGW too (levels.py): one RGW's writes stalling as
+a PUT hour starts are down against its last PUT hour, not up against the GETs its baseline holds.
 What is told of it, in the plunge's evidence: which RGW, its drop, and how many of the others
 held. No series per RGW: the plunge's own series (one per cause) name it.
 """
@@ -19,6 +21,7 @@ from ...config import Thresholds
 from ...snapshot import RgwOpCounters
 from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
 from .evidence import percent
+from .levels import OpLevels
 from .rates import RgwRates
 
 
@@ -34,22 +37,25 @@ class OneRgw:
     def __init__(self, th: Thresholds) -> None:
         self.rates = RgwRates(th.plunge_window_seconds)
         self.windows: deque[tuple[Window, bool]] = deque()
+        self.levels = OpLevels()
         self.verdicts: dict[str, OpVerdict] = {}
         self.plunge: RgwPlunge | None = None
         self.slower_since: float | None = None
         self.calm_since: float | None = None
-        self.demand_seen_at: float | None = None  # the last window read as its clients' own drop
+        self.demand_seen_at: dict[str, float] = {}  # op -> the last window its drop read as the clients'
 
     def step(self, w: Window, th: Thresholds) -> RgwPlunge | None:
         """Judge one window; the plunge it ended, if it did."""
         while self.windows and self.windows[0][0].t < w.t - th.plunge_window_seconds - th.plunge_baseline_seconds:
             self.windows.popleft()
         p = self.plunge
-        base = (
-            p.base
-            if p is not None
-            else baseline([x for x, on in self.windows if not on and x.t <= w.t - th.plunge_window_seconds])
-        )
+        if p is not None:
+            base: Baseline | None = p.base
+        else:
+            base = baseline([x for x, on in self.windows if not on and x.t <= w.t - th.plunge_window_seconds])
+            if base is not None:
+                self.levels.update(w.t, base, th)
+                base = self.levels.attach(w.t, base, th)
         self.verdicts = judge(w, base, th) if base is not None else {}
         going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
         refresh = self.rates.refresh_seconds()
@@ -61,15 +67,19 @@ class OneRgw:
             elif w.t - p.start > th.plunge_baseline_seconds:
                 ended, self.plunge = p, None
                 self.windows.clear()  # the new level: the next baseline is made of it
+                self.levels.clear()
             else:
                 for v in going:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
         else:
-            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER}
-            if any(v.kind == DEMAND for v in self.verdicts.values()):
-                self.demand_seen_at = w.t
-            if self.demand_seen_at is not None and w.t - self.demand_seen_at < th.plunge_window_seconds + 2 * refresh:
-                slower, going = {}, []  # clients coming back after their own drop (derive.PlungeState)
+            # Per op, as the cluster's (derive.PlungeState): at a switch to PUT the GETs' drop is
+            # the clients', the PUTs' stall is not.
+            self.demand_seen_at.update((v.op, w.t) for v in self.verdicts.values() if v.kind == DEMAND)
+            returning = {
+                op for op, t in self.demand_seen_at.items() if w.t - t < th.plunge_window_seconds + 2 * refresh
+            }
+            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in returning}
+            going = [v for v in going if v.op not in returning]
             since = self.slower_since
             if slower and since is not None and w.t - since >= refresh and base is not None:
                 self.plunge = RgwPlunge(since - th.plunge_window_seconds, base, dict(slower))

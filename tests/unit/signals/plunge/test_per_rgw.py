@@ -8,7 +8,7 @@ import dataclasses
 
 from tests.unit.signals.derived import samples
 from tests.unit.signals.plunge.study import SynthStudy
-from tests.unit.study_rounds import PUT
+from tests.unit.study_rounds import GET, MIXED, PUT
 
 
 def rgw_series(c: SynthStudy) -> list[str]:
@@ -48,3 +48,31 @@ def test_a_cluster_wide_stall_is_the_clusters_plunge_not_twelve_rgw_ones():
     assert c.value("ceph_scale_s3_plunge_active") == 0
     assert c.value("ceph_scale_s3_plunges", cause="rgw") == 0
     assert c.value("ceph_scale_s3_plunges", cause="osds_down") == 1
+
+
+def scaled_rounds(c: SynthStudy, n: int) -> SynthStudy:
+    """The 1B study's COSBench rounds [000] (an hour of PUT, 15 minutes of GET, 15 of the mixed load)
+    scaled to this test's 300 s baseline as they stand to the default 1,800 s: other phases of up to a
+    baseline between two PUT phases."""
+    for _ in range(n):
+        c.run(600, PUT).run(150, GET).run(150, MIXED)
+    return c
+
+
+def test_one_rgw_of_twelve_stalling_as_the_put_phase_starts_is_judged_by_its_own_put_level():
+    """The rounds with every RGW alike are no plunge. Then one RGW's PUTs halve as a PUT phase
+    starts: its baseline holds the GET and mixed phases, where it served few PUTs, against which they
+    are a rise; against its own last PUT phase they are -50 %, the other 11 held."""
+    c = scaled_rounds(SynthStudy(), 2)
+    assert c.plunge_windows() == 0, [s for s in c.seen if s[1]][:3]
+    stalled = c.rgws[7]
+    c.slower = {stalled: 2.0}
+    c.run(120, PUT)
+    info = c.info()
+    assert c.value("ceph_scale_s3_plunge_active") == 1
+    assert info is not None and info["cause"] == "rgw", info
+    assert info["evidence"].startswith(f"RGW {stalled} PUT -50%"), info
+    c.slower = {}
+    c.run(120, PUT)
+    assert c.value("ceph_scale_s3_plunge_active") == 0
+    assert c.value("ceph_scale_s3_plunges", cause="rgw") == 1
