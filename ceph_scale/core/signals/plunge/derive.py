@@ -38,7 +38,7 @@ from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
 from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge
 from .evidence import EvidenceTracker
 from .levels import OpLevels
 from .per_rgw import RgwPlunges
@@ -103,10 +103,7 @@ class PlungeState:
             base: Baseline | None = p.base
         else:
             past = [x for x, in_plunge in self.windows if not in_plunge and x.t <= w.t - th.plunge_window_seconds]
-            base = baseline(past)
-            if base is not None:
-                self.levels.update(w.t, base, th)
-                base = self.levels.attach(w.t, base, th)
+            base = self.levels.baseline(past, w.t, th)
         self.base = base
         self.verdicts = judge(w, base, th) if base is not None else {}
         in_plunge = False

@@ -21,9 +21,10 @@ A plunge that lasted the baseline is the cluster's new level: the levels before 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from ...config import Thresholds
-from .detect import OPS, Baseline
+from .detect import OPS, Baseline, Window, baseline
 
 
 class OpLevels:
@@ -48,6 +49,15 @@ class OpLevels:
         """The baseline with the ops' own levels where they are not this baseline itself."""
         own = {op: b for op, b in self.fresh(t, th).items() if b is not base}
         return dataclasses.replace(base, own=own) if own else base
+
+    def baseline(self, past: Sequence[Window], t: float, th: Thresholds) -> Baseline | None:
+        """The baseline of `past` (detect.baseline), taken as the ops' levels where it is, with their own
+        levels attached where it is not."""
+        base = baseline(past)
+        if base is not None:
+            self.update(t, base, th)
+            base = self.attach(t, base, th)
+        return base
 
     def clear(self) -> None:
         self.kept.clear()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ...config import Thresholds
 from ...snapshot import RgwOpCounters
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, baseline, judge
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge
 from .evidence import percent
 from .levels import OpLevels
 from .rates import RgwRates
@@ -52,10 +52,8 @@ class OneRgw:
         if p is not None:
             base: Baseline | None = p.base
         else:
-            base = baseline([x for x, on in self.windows if not on and x.t <= w.t - th.plunge_window_seconds])
-            if base is not None:
-                self.levels.update(w.t, base, th)
-                base = self.levels.attach(w.t, base, th)
+            past = [x for x, on in self.windows if not on and x.t <= w.t - th.plunge_window_seconds]
+            base = self.levels.baseline(past, w.t, th)
         self.verdicts = judge(w, base, th) if base is not None else {}
         going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
         refresh = self.rates.refresh_seconds()
