@@ -46,18 +46,19 @@ if [ $# -gt 0 ] || [ "$newer" = "$releases" ] || [ -z "$newer" ]; then
 fi
 # Two processes at once, so that the command stays within its hour on two cores: the tests of no
 # release (unit, rules, docs, deploy) and Pacific's cluster tests in this one; the newer releases'
-# cluster tests in the other, which holds run/quiet.lock while it runs. Most of a cluster test is
+# cluster tests and the replays (tests/replay: minutes of pure work, after those clusters are done
+# with) in the other, which holds run/quiet.lock while it runs. Most of a cluster test is
 # waiting on the cluster. Pacific's heavy tests (the cost and plunge runs, tests/conftest.py)
 # measure the cluster under load: they come last, take the lock, and so run once the other
 # process is done.
 lock=run/quiet.lock
 log=run/pytest-newer-releases.log
 : >"$lock"
-CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=0 flock "$lock" "${pytest[@]}" >"$log" 2>&1 &
+CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=tests/replay/ flock "$lock" "${pytest[@]}" >"$log" 2>&1 &
 others=$!
 sleep 2 # the other process holds the lock before anything here can ask for it
 status=0
-CEPH_SCALE_RELEASES=pacific CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
+CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=-tests/replay/ CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
 others_status=0
 wait "$others" || others_status=$?
 echo

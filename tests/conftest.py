@@ -27,11 +27,26 @@ def scratch(tmp_path_factory) -> Path:
 # Every release the tests know; the cross-release tests are parametrized over all of them.
 ALL_RELEASES = ("pacific", "reef", "tentacle")
 # The releases this run tests (CEPH_SCALE_RELEASES=pacific narrows a run): a test of another
-# release is deselected. CEPH_SCALE_RELEASE_FREE=0 leaves out the tests of no release (unit,
-# rules, docs): scripts/test.sh runs those and Pacific's in one process, and the newer releases'
-# cluster tests in another, at the same time.
+# release is deselected. CEPH_SCALE_RELEASE_FREE says which tests of no release (unit, rules,
+# replay, docs) run: 1 (the default) all, 0 none, or comma-separated path prefixes: only those,
+# or all but those written with a leading "-". scripts/test.sh runs most of them and Pacific's in
+# one process, and the newer releases' cluster tests with the replays in another, at the same time.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
-RELEASE_FREE = os.environ.get("CEPH_SCALE_RELEASE_FREE", "1") != "0"
+RELEASE_FREE = os.environ.get("CEPH_SCALE_RELEASE_FREE", "1")
+
+
+def release_free_runs(nodeid: str, spec: str = RELEASE_FREE) -> bool:
+    """Whether this run takes a test of no release (CEPH_SCALE_RELEASE_FREE)."""
+    if spec in ("0", "1"):
+        return spec == "1"
+    prefixes = [p for p in spec.split(",") if p]
+    if all(p.startswith("-") for p in prefixes):
+        return not any(nodeid.startswith(p[1:]) for p in prefixes)
+    if any(p.startswith("-") for p in prefixes):
+        raise pytest.UsageError(f"CEPH_SCALE_RELEASE_FREE={spec}: prefixes to run or to leave out, not both")
+    return any(nodeid.startswith(p) for p in prefixes)
+
+
 ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", ALL_RELEASES, indirect=True)
 
 
@@ -149,7 +164,7 @@ def pytest_collection_modifyitems(config, items):
     kept, dropped = [], []
     for item in items:
         rel = release(item)
-        (kept if (rel in RELEASES if rel is not None else RELEASE_FREE) else dropped).append(item)
+        (kept if (rel in RELEASES if rel is not None else release_free_runs(item.nodeid)) else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept

@@ -1,5 +1,5 @@
 """The cephadm bundle (deploy/cephadm.py): the rules file the Prometheus spec mounts holds
-exactly the groups of rules/ and passes every promtool test (the signal folders' and rules/tests/); the service specs
+exactly the groups of rules/ (whose promtool tests tests/rules runs) and loads in promtool; the service specs
 are accepted by each release's own cephadm spec classes and each fits in the config-key entry
 cephadm stores it in; the scrape jobs load in Prometheus; the runbook base moves every link.
 How each release's cephadm runs the specs: test_cephadm_run.py."""
@@ -14,7 +14,6 @@ import pytest
 import yaml
 
 from deploy import cephadm, cephadm_specs, sources
-from rules.rule_set import promtool_test_files
 from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
 
@@ -52,21 +51,13 @@ def test_the_rules_file_holds_exactly_the_groups_of_rules(bundle):
     assert kinds == {"record", "alert"}, "the recording rules travel with the alerts"
 
 
-def test_the_rules_file_passes_promtool_check_and_every_rules_test(bundle, tmp_path):
+def test_the_rules_file_passes_promtool_check(bundle):
+    """promtool loads it. Its groups are rules/'s, parsed equal (the test above): rules/'s
+    promtool tests (tests/rules) are its tests, run there once rather than again on a copy."""
     rules = str(host_file(bundle, cephadm_specs.HOST_RULES))
-    proc = subprocess.run(["promtool", "check", "rules", rules], capture_output=True)
-    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
-    tests = []
-    for path in promtool_test_files(REPO / "rules"):
-        case = yaml.safe_load(path.read_text())
-        case["rule_files"] = [rules]
-        out = tmp_path / "_".join(path.relative_to(REPO).parts)  # the folders' files share a name
-        out.write_text(yaml.safe_dump(case, sort_keys=False))
-        tests.append(str(out))
-    assert len(tests) >= 9
-    proc = subprocess.run(["promtool", "test", "rules", *tests], capture_output=True, text=True)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    assert proc.stdout.count("SUCCESS") == len(tests)
+    proc = subprocess.run(["promtool", "check", "rules", rules], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SUCCESS" in proc.stdout
 
 
 def test_scrape_jobs_load_in_prometheus_with_the_rules(bundle, tmp_path):
