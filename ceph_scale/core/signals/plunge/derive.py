@@ -38,7 +38,7 @@ from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
 from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning
 from .evidence import EvidenceTracker
 from .levels import OpLevels
 from .per_rgw import RgwPlunges
@@ -124,12 +124,12 @@ class PlungeState:
             # An op whose window still holds its clients' own drop is not read slower: clients
             # coming back at once read as demand while the window's op rate is still low. Per op:
             # at a switch to PUT the GETs' drop is the clients', the PUTs' stall is not.
-            returning = {op for op, t in self.demand_seen_at.items() if w.t - t < self._return_seconds(th)}
-            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in returning}
+            back = returning(self.demand_seen_at, w.t, th, self.rates.refresh_seconds())
+            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in back}
             # Once read slower, still so while an op stays down by half the threshold (the end's
             # rule): a stall of a few seconds moves a window's rate by more than the threshold in
             # one window and by a little less in the next.
-            still = any(v.op not in returning for v in self._still_down(th))
+            still = any(v.op not in back for v in self._still_down(th))
             # Read so over two refreshes of the counters at least: a window that straddles a change
             # in demand can read as a slower cluster until the next refresh (the ops, the latency and
             # the requests in flight do not move in step within it).
@@ -161,13 +161,6 @@ class PlungeState:
         """The ops still down by half the threshold, not by the clients' doing: what keeps a
         plunge going, and a slower reading slower."""
         return [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
-
-    def _return_seconds(self, th: Thresholds) -> float:
-        """How long after the clients' drop was last seen their return may still read as a slower
-        cluster: a window, which holds the drop until it has passed, and two refreshes of the
-        counters, which reach the producer up to one refresh late and in steps of one (a burst
-        of returning clients also queues in the RGW for a moment)."""
-        return th.plunge_window_seconds + 2 * self.rates.refresh_seconds()
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""

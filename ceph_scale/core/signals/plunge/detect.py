@@ -202,3 +202,11 @@ def judge(now: Window, base: Baseline, th: Thresholds) -> dict[str, OpVerdict]:
         ):
             out[op] = mine
     return out
+
+
+def returning(demand_seen_at: dict[str, float], t: float, th: Thresholds, refresh: float) -> set[str]:
+    """The ops whose clients' drop was seen recently enough that their return may still read as a
+    slower cluster: within a window, which holds the drop until it has passed, and two refreshes of
+    the counters, which reach the producer up to one refresh late and in steps of one (a burst of
+    returning clients also queues in the RGW for a moment)."""
+    return {op for op, seen in demand_seen_at.items() if t - seen < th.plunge_window_seconds + 2 * refresh}

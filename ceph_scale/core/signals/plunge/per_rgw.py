@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ...config import Thresholds
 from ...snapshot import RgwOpCounters
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning
 from .evidence import percent
 from .levels import OpLevels
 from .rates import RgwRates
@@ -73,11 +73,9 @@ class OneRgw:
             # Per op, as the cluster's (derive.PlungeState): at a switch to PUT the GETs' drop is
             # the clients', the PUTs' stall is not.
             self.demand_seen_at.update((v.op, w.t) for v in self.verdicts.values() if v.kind == DEMAND)
-            returning = {
-                op for op, t in self.demand_seen_at.items() if w.t - t < th.plunge_window_seconds + 2 * refresh
-            }
-            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in returning}
-            going = [v for v in going if v.op not in returning]
+            back = returning(self.demand_seen_at, w.t, th, refresh)
+            slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in back}
+            going = [v for v in going if v.op not in back]
             since = self.slower_since
             if slower and since is not None and w.t - since >= refresh and base is not None:
                 self.plunge = RgwPlunge(since - th.plunge_window_seconds, base, dict(slower))
