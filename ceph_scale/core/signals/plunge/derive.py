@@ -38,7 +38,7 @@ from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
 from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning, still_down
 from .evidence import EvidenceTracker
 from .levels import OpLevels
 from .per_rgw import RgwPlunges
@@ -108,7 +108,7 @@ class PlungeState:
         self.verdicts = judge(w, base, th) if base is not None else {}
         in_plunge = False
         if p is not None:
-            going = self._still_down(th)
+            going = still_down(self.verdicts, th)
             self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
             if self.calm_since is not None and w.t - self.calm_since >= self.rates.refresh_seconds():
                 p.end = self.calm_since  # back, over two refreshes of the counters as for the start
@@ -129,7 +129,7 @@ class PlungeState:
             # Once read slower, still so while an op stays down by half the threshold (the end's
             # rule): a stall of a few seconds moves a window's rate by more than the threshold in
             # one window and by a little less in the next.
-            still = any(v.op not in back for v in self._still_down(th))
+            still = any(v.op not in back for v in still_down(self.verdicts, th))
             # Read so over two refreshes of the counters at least: a window that straddles a change
             # in demand can read as a slower cluster until the next refresh (the ops, the latency and
             # the requests in flight do not move in step within it).
@@ -156,11 +156,6 @@ class PlungeState:
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))
-
-    def _still_down(self, th: Thresholds) -> list[OpVerdict]:
-        """The ops still down by half the threshold, not by the clients' doing: what keeps a
-        plunge going, and a slower reading slower."""
-        return [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""

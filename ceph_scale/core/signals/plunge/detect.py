@@ -210,3 +210,9 @@ def returning(demand_seen_at: dict[str, float], t: float, th: Thresholds, refres
     the counters, which reach the producer up to one refresh late and in steps of one (a burst of
     returning clients also queues in the RGW for a moment)."""
     return {op for op, seen in demand_seen_at.items() if t - seen < th.plunge_window_seconds + 2 * refresh}
+
+
+def still_down(verdicts: dict[str, OpVerdict], th: Thresholds) -> list[OpVerdict]:
+    """The ops still down by half the threshold, not by the clients' doing: what keeps a plunge
+    going, and a slower reading slower."""
+    return [v for v in verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]

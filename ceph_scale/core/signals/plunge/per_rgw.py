@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ...config import Thresholds
 from ...snapshot import RgwOpCounters
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning, still_down
 from .evidence import percent
 from .levels import OpLevels
 from .rates import RgwRates
@@ -55,7 +55,7 @@ class OneRgw:
             past = [x for x, on in self.windows if not on and x.t <= w.t - th.plunge_window_seconds]
             base = self.levels.baseline(past, w.t, th)
         self.verdicts = judge(w, base, th) if base is not None else {}
-        going = [v for v in self.verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
+        going = still_down(self.verdicts, th)
         refresh = self.rates.refresh_seconds()
         ended = None
         if p is not None:
