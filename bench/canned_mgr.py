@@ -56,6 +56,7 @@ def mgr_package() -> dict[str, types.ModuleType]:
         "exposition": importlib.import_module("ceph_scale.core.exposition"),
         "config": importlib.import_module("ceph_scale.core.config"),
         "bucket_poll": importlib.import_module("ceph_scale.core.bucket_poll"),
+        "bucket_poll_limits": importlib.import_module("ceph_scale.core.bucket_poll_limits"),
         "admin_ops": importlib.import_module("ceph_scale.io.admin_ops"),
     }
 
@@ -136,7 +137,7 @@ def mgr_bucket_poll(m: dict, data_dir: Path, rgw: Any) -> Callable[[], Any]:
         for e in poll.entries.values():
             e.bucket = dataclasses.replace(e.bucket, stats_at=e.bucket.stats_at + shift)
         _POLLS[data_dir] = poll
-    limits = m["bucket_poll"].PollLimits.of(m["config"].Thresholds(), 100_000)
+    limits = m["bucket_poll_limits"].PollLimits.of(m["config"].Thresholds(), 100_000)
     reader = m["admin_ops"].AdminOpsBuckets(rgw)
 
     def collect() -> Any:

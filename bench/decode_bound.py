@@ -130,7 +130,7 @@ def shapes(size: int) -> None:
 def listing_child(buckets: int, trace: bool, via: str) -> None:
     """The bucket poll's first listing of `buckets` buckets, over the Admin Ops API (pages of
     1000 keys) or through radosgw-admin (every key at once); one JSON line of figures."""
-    from ceph_scale.core import bucket_poll
+    from ceph_scale.core import bucket_poll, bucket_poll_limits
     from ceph_scale.core.config import Thresholds
     from ceph_scale.io.admin_ops import LIST_PAGE, AdminOps, AdminOpsBuckets
     from ceph_scale.io.radosgw_admin import RadosgwAdminBuckets
@@ -163,7 +163,7 @@ def listing_child(buckets: int, trace: bool, via: str) -> None:
     if trace:
         tracemalloc.start()
     poll = bucket_poll.BucketPoll()
-    part = poll.poll(1e9, reader, bucket_poll.PollLimits.of(Thresholds(), 100_000), frozenset(), lambda: 0.5)
+    part = poll.poll(1e9, reader, bucket_poll_limits.PollLimits.of(Thresholds(), 100_000), frozenset(), lambda: 0.5)
     assert len(poll.entries) == buckets and not part.buckets
     del part, reader
     gc.collect()

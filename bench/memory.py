@@ -26,6 +26,7 @@ from bench.stages import (
 from ceph_scale.core import exposition
 from ceph_scale.core.derive import derive
 from ceph_scale.core.registry import SOURCE_NAMES
+from exporter.sidecar.gc_tuning import tune_collector
 
 
 def worker_trace(d: Path, classic: bool) -> dict:
@@ -67,6 +68,8 @@ def worker_rss(d: Path, classic: bool) -> dict:
     manifest = json.loads((d / "manifest.json").read_text())
     now, fsid = manifest["now"], synth.FSID
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if not classic:
+        tune_collector()  # as the sidecar runs (exporter/sidecar/gc_tuning.py)
     parts = {}
     for name in SOURCE_NAMES:
         raws = {f: (d / f).read_bytes() for f in (PARSER_FILES if classic else SOURCE_FILES)[name]}

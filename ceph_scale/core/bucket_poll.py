@@ -38,14 +38,12 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .bucket_entries import Entry, from_table, to_table
-from .config import Thresholds
-from .derive import shard_limit_and_origin
+from .bucket_poll_limits import PollLimits, may_cross_at
 from .index_generation import GenerationProber
-from .snapshot import Bucket, BucketPollReport, BucketsPart, ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+from .snapshot import Bucket, BucketPollReport, BucketsPart
 from .user_quotas import UserQuotaReader, UserQuotaReads
 
 READ_KINDS = ("list", "meta", "stats", "probe", "quota")
@@ -80,60 +78,8 @@ class BucketReader(UserQuotaReader, Protocol):
     def stats(self, key: str, time_left: Callable[[], float]) -> Bucket | None: ...
 
 
-@dataclass(frozen=True)
-class PollLimits:
-    reads_per_second: float
-    max_reads: int
-    growth_floor: float
-    growth_safety: float
-    max_age: float
-    warn_ratio: float
-    shard_limit: int
-
-    @classmethod
-    def of(cls, th: Thresholds, shard_limit: int) -> PollLimits:
-        return cls(
-            reads_per_second=th.rgw_bucket_reads_per_second,
-            max_reads=th.rgw_bucket_poll_max_reads,
-            growth_floor=th.rgw_bucket_growth_floor,
-            growth_safety=th.rgw_bucket_growth_safety,
-            max_age=th.rgw_bucket_stats_max_age_seconds,
-            warn_ratio=th.rgw_shard_warn_ratio,
-            shard_limit=shard_limit,
-        )
-
-    def growth_bound(self, rate: float) -> float:
-        return max(self.growth_floor, self.growth_safety * rate)
-
-
-def poll_inputs(
-    th: Thresholds, settings: ClusterSettings | None, reshard: ReshardPart | None
-) -> tuple[PollLimits, frozenset[str]]:
-    """The limits of a poll (with the per-shard limit the derivation judges by) and the queued
-    buckets, from the latest parts of the settings and reshard sources (None before they succeed)."""
-    limit, _ = shard_limit_and_origin(Snapshot(taken_at=0.0, settings=settings), th)
-    return PollLimits.of(th, limit), queued_keys(reshard.entries) if reshard is not None else frozenset()
-
-
-def may_cross_at(b: Bucket, rate: float, lim: PollLimits) -> float:
-    """The earliest time the bucket may reach its next line (the warn ratio, then the limit)
-    under its growth bound, or its stats reach max_age, whichever comes first."""
-    stale = b.stats_at + lim.max_age
-    cap = max(1, b.num_shards) * lim.shard_limit
-    growth = lim.growth_bound(rate)
-    for ratio in (lim.warn_ratio, 1.0):
-        room = ratio * cap - b.num_objects
-        if room > 0:
-            return min(stale, b.stats_at + room / growth) if growth > 0 else stale
-    return stale
-
-
 def fingerprint(instance_ids: Iterable[str]) -> int:
     return zlib.crc32(",".join(instance_ids).encode())
-
-
-def queued_keys(entries: Iterable[ReshardEntry]) -> frozenset[str]:
-    return frozenset(f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket for e in entries)
 
 
 class _Spent:
@@ -205,10 +151,7 @@ class BucketPoll:
                 overdue += 1
         if probe is not None:
             self._probe_unknown(probe, budget, spent)
-        for key in self._oldest_first(read_now):
-            if budget - spent.total < reader.stats_overhead + 1 or time_left() < TIME_RESERVE:
-                break
-            self._read(key, "sweep", reader, budget, spent, time_left, probe, lim)
+        self._sweep(read_now, reader, budget, spent, time_left, probe, lim)
         self.prober.end_poll()
         self.tokens = (self.tokens or 0.0) - spent.total
         return self._part(now, budget, spent, overdue)
@@ -269,10 +212,30 @@ class BucketPoll:
             for key in keys:
                 yield reason, key
 
-    def _oldest_first(self, skip: set[str]) -> list[str]:
-        held = [(e.bucket.stats_at, k) for k, e in self.entries.items() if e.bucket is not None and k not in skip]
+    def _sweep(
+        self,
+        skip: set[str],
+        reader: BucketReader,
+        budget: float,
+        spent: _Spent,
+        time_left: Callable[[], float],
+        probe: Callable[[str], bool] | None,
+        lim: PollLimits,
+    ) -> None:
+        """What the budget has left, on the held buckets not read this poll, oldest stats first.
+        A bucket with more shards than the reads left is passed over before _read (which would
+        refuse it) is called: at 100,000 buckets nearly all are, each poll."""
+        held = [(e.bucket.stats_at, k, e.bucket.num_shards) for k, e in self.entries.items() if e.bucket is not None]
         held.sort()
-        return [k for _, k in held]
+        extra = reader.stats_overhead + (PROBE_RESERVE if probe else 0)
+        room = budget - spent.total
+        for _, key, shards in held:
+            if key in skip or (shards + extra > room and room >= reader.stats_overhead + 1):
+                continue  # read this poll, or one _read would refuse: a smaller one may still fit
+            if room < reader.stats_overhead + 1 or time_left() < TIME_RESERVE:
+                break
+            self._read(key, "sweep", reader, budget, spent, time_left, probe, lim)
+            room = budget - spent.total
 
     def _read(
         self,

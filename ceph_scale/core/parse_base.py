@@ -163,8 +163,25 @@ _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
 @functools.lru_cache(maxsize=4096)
-def _epoch_day(year: int, month: int, day: int) -> int:
-    return date(year, month, day).toordinal() - _EPOCH_ORDINAL
+def _hour_micros(hour: str, zone: str) -> int | None:
+    """Epoch microseconds at the start of the hour "YYYY-MM-DDTHH:" in the zone "+HHMM", or None
+    if either is not exactly that. A dump's stamps share few hours: each is worked out once."""
+    if len(hour) != 14 or hour[4] != "-" or hour[7] != "-" or hour[10] != "T" or hour[13] != ":":
+        return None
+    if len(zone) != 5 or zone[0] not in "+-":
+        return None
+    digits = hour[0:4] + hour[5:7] + hour[8:10] + hour[11:13] + zone[1:5]
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    h, off_h, off_m = int(hour[11:13]), int(zone[1:3]), int(zone[3:5])
+    if h > 23 or off_h > 23 or off_m > 59:
+        return None
+    try:
+        days = date(int(hour[0:4]), int(hour[5:7]), int(hour[8:10])).toordinal() - _EPOCH_ORDINAL
+    except ValueError:
+        return None
+    offset = (off_h * 3600 + off_m * 60) * (1 if zone[0] == "+" else -1)
+    return (days * 86400 + h * 3600 - offset) * 1_000_000
 
 
 def _pacific_stamp(s: str) -> float | None:
@@ -175,29 +192,15 @@ def _pacific_stamp(s: str) -> float | None:
     as datetime.timestamp() does, so the float is identical (tests/bench/).
     Anything else (other formats, out-of-range fields) takes strptime's path.
     """
-    if (
-        len(s) != 31
-        or s[4] != "-"
-        or s[7] != "-"
-        or s[10] != "T"
-        or s[13] != ":"
-        or s[16] != ":"
-        or s[19] != "."
-        or s[26] not in "+-"
-        or not s.isascii()
-    ):
+    if len(s) != 31 or s[16] != ":" or s[19] != ".":
         return None
-    digits = s[0:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19] + s[20:26] + s[27:31]
-    if not digits.isdigit():
+    base = _hour_micros(s[:14], s[26:])
+    if base is None:
         return None
-    hour, minute, second = int(s[11:13]), int(s[14:16]), int(s[17:19])
-    off_h, off_m = int(s[27:29]), int(s[29:31])
-    if hour > 23 or minute > 59 or second > 59 or off_h > 23 or off_m > 59:
+    tail = s[14:16] + s[17:19] + s[20:26]
+    if not (tail.isascii() and tail.isdigit()):
         return None
-    try:
-        days = _epoch_day(int(s[0:4]), int(s[5:7]), int(s[8:10]))
-    except ValueError:
+    minute, second = int(s[14:16]), int(s[17:19])
+    if minute > 59 or second > 59:
         return None
-    offset = (off_h * 3600 + off_m * 60) * (1 if s[26] == "+" else -1)
-    micros = (days * 86400 + hour * 3600 + minute * 60 + second - offset) * 1_000_000 + int(s[20:26])
-    return micros / 10**6
+    return (base + (minute * 60 + second) * 1_000_000 + int(s[20:26])) / 10**6

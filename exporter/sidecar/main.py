@@ -23,6 +23,7 @@ from ceph_scale.io.admin_ops import AdminOps
 from . import artefacts, config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
+from .gc_tuning import tune_collector
 from .http_server import serve
 from .sources import ALL_SOURCES, SourceContext
 from .startup_checks import (
@@ -299,6 +300,7 @@ def bound_malloc_arenas() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     bound_malloc_arenas()
+    tune_collector()
     args = build_parser().parse_args(argv)
     if args.size_for is not None:
         return size_for(args)

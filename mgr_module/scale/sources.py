@@ -16,7 +16,8 @@ import time
 from typing import Any, Callable
 
 from ceph_scale.core import inputs, registry, reshard_queue
-from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
+from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
+from ceph_scale.core.bucket_poll_limits import poll_inputs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.parse_base import InputError
 from ceph_scale.core.snapshot import ReshardPart

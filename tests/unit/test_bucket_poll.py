@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ceph_scale.core.bucket_poll import BucketPoll, PollLimits, may_cross_at, poll_inputs
+from ceph_scale.core.bucket_poll import BucketPoll
+from ceph_scale.core.bucket_poll_limits import PollLimits, may_cross_at, poll_inputs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.reshard.derive import ReshardState
@@ -386,3 +387,46 @@ def test_the_durable_reshard_table_changes_only_when_a_bucket_does():
     clock.t += INTERVAL
     derive(Snapshot(taken_at=clock(), buckets=poll(p, cluster, clock, queued=["b00002"])), state)
     assert json.dumps(state.durable()["reshard"]["buckets"], sort_keys=True) != table
+
+
+class PlainSweep(BucketPoll):
+    """The sweep as a plain loop: every held bucket offered to _read, oldest stats first, until
+    the budget or the time runs out (what BucketPoll._sweep must equal, read for read)."""
+
+    def _sweep(self, skip, reader, budget, spent, time_left, probe, lim):
+        held = sorted((e.bucket.stats_at, k) for k, e in self.entries.items() if e.bucket is not None)
+        for _, key in held:
+            if key in skip:
+                continue
+            if budget - spent.total < reader.stats_overhead + 1 or time_left() < 1.0:
+                break
+            self._read(key, "sweep", reader, budget, spent, time_left, probe, lim)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shards=st.lists(st.sampled_from([1, 2, 3, 7, 11, 23, 101, 211]), min_size=5, max_size=60),
+    budget=st.integers(min_value=LISTING, max_value=LISTING + 400),
+    rounds=st.integers(min_value=1, max_value=4),
+)
+def test_the_sweep_passes_over_what_does_not_fit_and_reads_exactly_what_the_plain_loop_reads(shards, budget, rounds):
+    """Buckets of mixed shard counts and a budget too small for most of them: the sweep skips a
+    bucket too big for the reads left without offering it to _read, and must still read the same
+    buckets in the same order, spend the same reads and leave the same state."""
+    runs = []
+    for cls in (BucketPoll, PlainSweep):
+        clock = Clock()
+        cluster = MemoryBuckets(clock)
+        for i, n in enumerate(shards):
+            cluster.create(f"b{i:03d}", n, objects=i)
+        p = cls()
+        poll(p, cluster, clock, dataclasses.replace(LIM, max_reads=10**6))  # every bucket held
+        lim = dataclasses.replace(LIM, max_reads=budget, reads_per_second=0.001)
+        seen = []
+        for _ in range(rounds):
+            clock.t += INTERVAL
+            part = poll(p, cluster, clock, lim)
+            seen.append((list(cluster.stats_read), part.poll.reads, part.poll.buckets_read_total))
+        runs.append((seen, p.to_dict()))
+    assert runs[0] == runs[1]
+    assert any(reads for seen in runs[0][0] for reads in seen[0]), "the budget allowed no sweep read at all"

@@ -6,7 +6,8 @@ import os
 import threading
 import time
 
-from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll, poll_inputs
+from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
+from ceph_scale.core.bucket_poll_limits import poll_inputs
 from ceph_scale.io.admin_ops import AdminOpsBuckets
 
 from .base import Deadline, Source

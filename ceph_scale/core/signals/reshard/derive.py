@@ -17,7 +17,9 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
+from bisect import bisect_left
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 from ...config import Thresholds
@@ -191,29 +193,23 @@ class BucketGrowth:
         ref = self.older or self.newer
         return t - ref[0] if ref is not None else 0.0
 
-    def reference(self, b: Bucket, t: float) -> tuple[Bucket, float] | None:
-        """The bucket's reference read and the seconds from it to its latest read: the older
-        reference where it has an earlier read of the bucket (half a window to a window back)."""
-        now, key = b.stats_at or t, b.key
-        for ref in (self.older, self.newer):
-            if ref is None:
-                continue
-            before = ref[1].get(key)
-            if before is None:
-                continue
-            span = now - (before.stats_at or ref[0])
-            if span > 0:  # else the same read: try the newer reference
-                return before, span
-        return None
+    def pairs(self, t: float, buckets: tuple[Bucket, ...]) -> Iterator[tuple[Bucket, Bucket, float]]:
+        """(bucket, its reference read, seconds from that read to its latest) of each bucket with
+        one: the older reference where it has an earlier read of the bucket (half a window to a
+        window back), else the newer."""
+        refs = [(at, known) for at, known in (self.older or (0.0, {}), self.newer or (0.0, {})) if known]
+        for b in buckets:
+            now, key = b.stats_at or t, b.key
+            for at, known in refs:
+                before = known.get(key)
+                if before is not None and now - (before.stats_at or at) > 0:
+                    yield b, before, now - (before.stats_at or at)
+                    break
 
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Objects per second of each bucket that grew since its reference read."""
-        out = {}
-        for b in buckets:
-            ref = self.reference(b, t)
-            if ref is not None and b.num_objects > ref[0].num_objects:
-                out[b.key] = (b.num_objects - ref[0].num_objects) / ref[1]
-        return out
+        return {b.key: (b.num_objects - ref.num_objects) / span for b, ref, span in self.pairs(t, buckets)
+                if b.num_objects > ref.num_objects}  # fmt: skip
 
 
 def next_prime(n: int) -> int:
@@ -272,10 +268,7 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         for b in part.buckets:
             fill = b.num_objects / (max(1, b.num_shards) * limit)
             total += fill
-            for i, bound in enumerate(FILL_BUCKETS):
-                if fill <= bound:
-                    counts[i] += 1
-                    break
+            counts[bisect_left(FILL_BUCKETS, fill)] += 1  # the first bound at or above the fill
             if fill >= 1.0:
                 over += 1
             if fill >= th.rgw_shard_warn_ratio:

@@ -32,12 +32,8 @@ class BucketRefs(BucketGrowth):
     def byte_rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Bytes per second of each bucket between its reference read and its latest read
         (negative where it shrank: the sums of growth stay exact)."""
-        out = {}
-        for b in buckets:
-            ref = self.reference(b, t)
-            if ref is not None and b.size_bytes != ref[0].size_bytes:
-                out[b.key] = (b.size_bytes - ref[0].size_bytes) / ref[1]
-        return out
+        return {b.key: (b.size_bytes - ref.size_bytes) / span for b, ref, span in self.pairs(t, buckets)
+                if b.size_bytes != ref.size_bytes}  # fmt: skip
 
 
 class TenantsState:

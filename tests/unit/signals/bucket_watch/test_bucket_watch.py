@@ -3,7 +3,8 @@ bucket poll and derivation: the bucket_watch signal's families and its typed res
 
 from __future__ import annotations
 
-from ceph_scale.core.bucket_poll import BucketPoll, PollLimits
+from ceph_scale.core.bucket_poll import BucketPoll
+from ceph_scale.core.bucket_poll_limits import PollLimits
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.bucket_watch.result import BucketPollResult

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from ceph_scale.core.bucket_poll import BucketPoll, PollLimits
+from ceph_scale.core.bucket_poll import BucketPoll
+from ceph_scale.core.bucket_poll_limits import PollLimits
 from ceph_scale.core.config import ConfigError, Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.signal_input import SignalInput

@@ -8,7 +8,8 @@ import dataclasses
 
 import pytest
 
-from ceph_scale.core.bucket_poll import BucketPoll, PollLimits
+from ceph_scale.core.bucket_poll import BucketPoll
+from ceph_scale.core.bucket_poll_limits import PollLimits
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.signals.check_options import CheckOptions
 from ceph_scale.core.signals.judging import Judged
