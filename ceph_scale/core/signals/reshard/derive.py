@@ -68,6 +68,10 @@ class ReshardState:
         # The latest reshards seen, for the plunge signal's evidence (not durable): (the poll
         # before, the poll that saw it, bucket, shards before (0: not seen), shards after).
         self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
+        # The bucket record each of `buckets` was last made from (not durable). The bucket poll
+        # hands the same record again for every bucket it did not read (~99 % of them a poll), and
+        # the same record over its own result gives that result back, with no event.
+        self.made_from: dict[str, Bucket] = {}
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
         """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
@@ -83,7 +87,11 @@ class ReshardState:
         self.seen_at = t
         previous = self.buckets
         current: dict[str, Record] = {k: v for k in unread if (v := previous.get(k) or self.lost.get(k)) is not None}
+        made_from, self.made_from = self.made_from, {b.key: b for b in buckets}
         for b in buckets:
+            if made_from.get(b.key) is b and (same := previous.get(b.key)) is not None:
+                current[b.key] = same
+                continue
             old = previous.get(b.key) or self.lost.get(b.key)
             read_at = b.stats_at or t
             if old is not None and read_at < old[4]:

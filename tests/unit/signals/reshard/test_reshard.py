@@ -134,3 +134,46 @@ def test_a_bucket_created_after_the_reference_is_predicted_from_its_first_sight(
     at(100.0, [("old", 10), ("new", 0)])  # created an hour after the reference: first seen here
     got = at(110.0, [("old", 10), ("new", 500)])  # 50 objects/s since it was first seen
     assert got == {(("bucket", "new"), ("tenant", "")): pytest.approx((100_000 - 500) / 50)}
+
+
+def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
+    """The bucket poll hands the same Bucket record again for every bucket it did not read; the
+    reshard state takes those over without a second look (ReshardState.made_from). Over polls of
+    2,000 buckets with reshards of every kind, deletions and re-creations, stale reads and buckets
+    that leave and come back, the state equals the one fed fresh copies of every record."""
+    import random
+
+    from ceph_scale.core.snapshot import Bucket
+
+    rng = random.Random(7)
+    keys = [f"b{i:04d}" for i in range(2000)]
+    live = {k: Bucket(k, "", f"{k}.0", 11, 0, marker=f"{k}.0", stats_at=1000.0) for k in keys}
+    same, fresh = ReshardState(), ReshardState()
+    for poll in range(1, 25):
+        t = 1000.0 + 120.0 * poll
+        for k in rng.sample(keys, 150):
+            b = live[k]
+            change = rng.choice(("grow", "shards", "gen", "instance", "recreate", "stale", "unknown_gen"))
+            if change == "grow":
+                b = dataclasses.replace(b, num_objects=b.num_objects + 10, stats_at=t)
+            elif change == "shards":
+                b = dataclasses.replace(b, num_shards=b.num_shards * 2 + 1, stats_at=t)
+            elif change == "gen":
+                b = dataclasses.replace(b, index_gen=(b.index_gen or 0) + 1, num_shards=b.num_shards + 2, stats_at=t)
+            elif change == "instance":
+                b = dataclasses.replace(b, bucket_id=f"{k}.{poll}", stats_at=t)
+            elif change == "recreate":
+                b = dataclasses.replace(b, marker=f"{k}.m{poll}", bucket_id=f"{k}.m{poll}", stats_at=t)
+            elif change == "stale":
+                b = dataclasses.replace(b, num_shards=b.num_shards + 1, stats_at=b.stats_at - 500.0)
+            else:
+                b = dataclasses.replace(b, index_gen=None, stats_at=t)
+            live[k] = b
+        gone = set(rng.sample(keys, 20))  # left out of this poll's listing
+        held = tuple(b for k, b in live.items() if k not in gone)
+        same.observe(t, held)
+        fresh.made_from = {}  # the reference: every bucket looked at again
+        fresh.observe(t, tuple(dataclasses.replace(b) for b in held))
+        assert same.buckets == fresh.buckets and same.events == fresh.events, poll
+        assert list(same.recent) == list(fresh.recent) and same.lost == fresh.lost
+    assert same.events > 0
