@@ -18,7 +18,7 @@ FROM debian:${DEBIAN_SUITE}-slim
 # true unless the mirror is a dated snapshot (docker/image.sh): then apt checks signatures alone.
 ARG APT_CHECK_VALID_UNTIL=true
 # The packages first: a change of the exporter's code (or of docker/image.sh) reuses that layer.
-COPY docker/install.sh docker/packages.txt /src/docker/
+COPY docker/install.sh docker/packages.txt docker/packages-if-available.txt /src/docker/
 RUN /src/docker/install.sh --only packages
 COPY ceph_scale /src/ceph_scale
 COPY exporter /src/exporter

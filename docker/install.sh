@@ -22,17 +22,27 @@ done
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(dirname "$here")"
 mapfile -t packages < <(grep -v '^#' "$here/packages.txt" | grep -v '^$')
+mapfile -t if_available < <(grep -v '^#' "$here/packages-if-available.txt" | grep -v '^$')
 
 case "$only" in
   ""|packages|files) ;;
   *) echo "install.sh: --only packages|files, not '$only'" >&2; exit 2 ;;
 esac
+# Those of packages-if-available.txt the suite's archive has (after its lists are read).
+add_available() {
+  local p
+  for p in "${if_available[@]}"; do
+    if apt-cache show --no-all-versions "$p" > /dev/null 2>&1; then packages+=("$p"); fi
+  done
+}
 if [ "$check" -eq 1 ]; then
   # Resolve every package and its dependencies without installing anything.
+  add_available
   apt-get install -s -y --no-install-recommends "${packages[@]}" > /dev/null
 elif [ "$only" != files ]; then
   # The Dockerfile's build argument: false for a mirror that is a dated snapshot.
   apt-get -o "Acquire::Check-Valid-Until=${APT_CHECK_VALID_UNTIL:-true}" update -q
+  add_available
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"
   rm -rf /var/lib/apt/lists/*
 fi

@@ -51,12 +51,13 @@ def may_cross_at(b: Bucket, rate: float, lim: PollLimits) -> float:
     under its growth bound, or its stats reach max_age, whichever comes first."""
     stale = b.stats_at + lim.max_age
     cap = max(1, b.num_shards) * lim.shard_limit
-    growth = lim.growth_bound(rate)
-    for ratio in (lim.warn_ratio, 1.0):
-        room = ratio * cap - b.num_objects
-        if room > 0:
-            return min(stale, b.stats_at + room / growth) if growth > 0 else stale
-    return stale
+    room = lim.warn_ratio * cap - b.num_objects
+    if room <= 0:  # past the warn ratio: the limit itself is the next line
+        room = 1.0 * cap - b.num_objects
+        if room <= 0:
+            return stale
+    growth = max(lim.growth_floor, lim.growth_safety * rate)  # growth_bound, written out: 100,000 a poll
+    return min(stale, b.stats_at + room / growth) if growth > 0 else stale
 
 
 def queued_keys(entries: Iterable[ReshardEntry]) -> frozenset[str]:

@@ -41,6 +41,7 @@ or are small (`osd dump`, 0.4 MB at the study's 318 OSDs, decodes whole up to ~7
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 # The cap on one HTTP response (io/bounded_http.py enforces it): the bucket stats of the study's
@@ -119,12 +120,23 @@ def check(raw: bytes, budget: int | None = None) -> None:
         raise DecodeBoundError(f"{mb(len(raw))} of JSON would decode to ~{mb(need)}, over the {mb(budget)} bound")
 
 
-def loads(raw: bytes, budget: int | None = None, utf8_errors: str | None = None) -> Any:
+def loads(
+    raw: bytes, budget: int | None = None, utf8_errors: str | None = None, first: Callable[[bytes], Any] | None = None
+) -> Any:
     """json.loads(raw) within `budget` bytes: DecodeBoundError if it may take more, and for
     any other bad body a ValueError of one line (invalid JSON, a nesting too deep for the
     decoder, an integer too long). With `utf8_errors` ("strict", "replace") the text is
-    raw.decode("utf-8", utf8_errors), else what json.loads makes of bytes."""
+    raw.decode("utf-8", utf8_errors), else what json.loads makes of bytes.
+
+    `first`: a faster decoder tried before json.loads, which must give json.loads' value
+    wherever it gives one and raise ValueError elsewhere (the sidecar's, exporter/sidecar/
+    fast_json.py); json.loads then makes the outcome, its error included."""
     check(raw, budget)
+    if first is not None:
+        try:
+            return first(raw)
+        except ValueError:
+            pass
     try:
         return json.loads(raw if utf8_errors is None else raw.decode("utf-8", utf8_errors))
     except RecursionError:

@@ -49,7 +49,7 @@ def _acting(raw: Any, osd_ids: dict[int, int] | None) -> tuple[int, ...]:
             pass
     out = []
     for o in raw:
-        if type(o) is not int or o < 0:
+        if type(o) is not int or o < 0 or o > NO_OSD:  # CRUSH's ids are 32-bit
             return ()
         if o != NO_OSD:
             out.append(ids.setdefault(o, o))
@@ -97,17 +97,22 @@ def _pg_checked(s: Any, i: int, osd_ids: dict[int, int] | None = None) -> PgScru
     )
 
 
-def pg_part_from_json(raw: bytes, collected_at: float, decode: Callable[[bytes], Any] = json.loads) -> PgPart:
+def pg_part_from_json(
+    raw: bytes,
+    collected_at: float,
+    decode: Callable[[bytes], Any] = json.loads,
+    first: Callable[[bytes], Any] | None = None,
+) -> PgPart:
     """pg_part(decode(raw), collected_at), without ever holding the whole decoded dump.
 
     At 21,760 PGs `pg dump pgs` is ~50 MB of JSON that decodes to ~100 MB of
     dicts, of which six fields per PG are kept; the PGs are decoded a chunk
     at a time instead (see iter_json_array). Any input that is not the plain
     shape, or any error, goes through pg_part(decode(raw)): the same part,
-    the same exception.
+    the same exception. `first`: a faster decoder of the chunks (core/json_bound.loads).
     """
     try:
-        stream = iter_json_array(raw, "pg_stats")
+        stream = iter_json_array(raw, "pg_stats", first=first)
         if stream is not None:
             return PgPart(collected_at=collected_at, pgs=tuple(_pg_records(stream)))
     except Exception:  # the exact outcome, error included, is the full decode's

@@ -300,7 +300,10 @@ def image_files() -> str:
         if words[0] == "COPY" and len(words) == 3 and words[2].startswith("/usr/"):
             files[words[2].lstrip("/")] = (REPO / words[1]).read_bytes()
     packages = [ln for ln in (REPO / "docker" / "packages.txt").read_text().splitlines() if ln and ln[0] != "#"]
-    return "\n".join(instructions) + "\n\npackages: " + " ".join(packages) + "\n\n" + manifest(files)
+    if_available = (REPO / "docker" / "packages-if-available.txt").read_text().splitlines()
+    optional = [ln for ln in if_available if ln and ln[0] != "#"]
+    listed = "packages: " + " ".join(packages) + "\nwhere the suite has them: " + " ".join(optional)
+    return "\n".join(instructions) + "\n\n" + listed + "\n\n" + manifest(files)
 
 
 PRODUCERS = {"rules": rules, "boards": boards, "cli": cli, "installed": installed}

@@ -22,7 +22,7 @@ from ceph_scale.core.bucket_poll_limits import PollLimits, may_cross_at, poll_in
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.reshard.derive import ReshardState
-from ceph_scale.core.snapshot import ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+from ceph_scale.core.snapshot import Bucket, ClusterSettings, ReshardEntry, ReshardPart, Snapshot
 from tests.unit.bucket_reader import Clock, MemoryBuckets
 
 LIM = PollLimits(reads_per_second=100.0, max_reads=15_000, growth_floor=1.0, growth_safety=2.0,
@@ -444,3 +444,32 @@ def test_a_sweep_with_room_for_only_the_small_buckets_reads_them_past_the_big_on
     assert ours == plain
     read = [key for reads, _, _ in ours[0] for key in reads]
     assert read and set(read) <= {"b003", "b005", "b006"}, read
+
+
+def may_cross_at_by_the_rule(b, rate: float, lim: PollLimits) -> float:
+    """The rule as the docs state it: the first line not yet reached (the warn ratio, then the
+    limit) at the growth bound, or the stats' max age, whichever comes first."""
+    stale = b.stats_at + lim.max_age
+    cap = max(1, b.num_shards) * lim.shard_limit
+    growth = lim.growth_bound(rate)
+    for ratio in (lim.warn_ratio, 1.0):
+        room = ratio * cap - b.num_objects
+        if room > 0:
+            return min(stale, b.stats_at + room / growth) if growth > 0 else stale
+    return stale
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    shards=st.integers(0, 5000),
+    objects=st.integers(0, 10**9),
+    rate=st.floats(0, 1e6),
+    warn=st.floats(0.01, 1.0),
+    floor=st.floats(0, 100),
+    safety=st.floats(0, 10),
+    at=st.floats(0, 2e9),
+)
+def test_the_growth_bound_gives_the_rules_time_exactly(shards, objects, rate, warn, floor, safety, at):
+    lim = PollLimits(100.0, 15_000, floor, safety, 86_400.0, warn, 100_000)
+    b = dataclasses.replace(Bucket("b", "", "i", shards, objects), stats_at=at)
+    assert may_cross_at(b, rate, lim) == may_cross_at_by_the_rule(b, rate, lim)

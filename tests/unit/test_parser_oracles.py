@@ -428,8 +428,9 @@ def pg(s, path):
 
 def acting(raw):
     """The OSD ids serving the PG, the empty EC slots (CRUSH_ITEM_NONE) left out; unread (()) where
-    it is not a list of non-negative ints: the acting set never fails a PG's scrub stamps."""
-    if not isinstance(raw, list) or any(type(o) is not int or o < 0 for o in raw):
+    it is not a list of CRUSH's ids (ints from 0 to 2^31 - 1): the acting set never fails a PG's
+    scrub stamps."""
+    if not isinstance(raw, list) or any(type(o) is not int or not 0 <= o <= 2147483647 for o in raw):
         return ()
     return tuple(o for o in raw if o != 2147483647)
 

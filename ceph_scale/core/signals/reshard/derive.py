@@ -124,7 +124,7 @@ class ReshardState:
                 self.events += 1
             if self.events > events:
                 self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
-        self.lost = {k: v for k, v in previous.items() if k not in current}
+        self.lost = {k: previous[k] for k in previous.keys() - current.keys()}  # read by key only
         self.buckets = current
 
     def _before_first_sight(self, b: Bucket, gen: int) -> int:
@@ -273,8 +273,11 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         counts = [0] * len(FILL_BUCKETS)
         total = 0.0
         near = over = 0
+        per_shard = []  # objects per shard, the top-K's first key
         for b in part.buckets:
-            fill = b.num_objects / (max(1, b.num_shards) * limit)
+            index_shards = max(1, b.num_shards)
+            per_shard.append(b.num_objects / index_shards)
+            fill = b.num_objects / (index_shards * limit)
             total += fill
             counts[bisect_left(FILL_BUCKETS, fill)] += 1  # the first bound at or above the fill
             if fill >= 1.0:
@@ -298,9 +301,13 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         families.append(
             gauge("rgw_buckets_over_shard_limit", "Buckets at or above the per-shard limit (reshard due).").add(over)
         )
+        # Only the buckets at or above the K-th largest objects per shard can be in the top K: the
+        # full key (with its ties) is built for those alone.
+        k = th.rgw_top_buckets
+        floor = heapq.nlargest(k, per_shard)[-1] if k and per_shard else math.inf
         top = heapq.nlargest(
-            th.rgw_top_buckets,
-            part.buckets,
+            k,
+            [b for v, b in zip(per_shard, part.buckets) if v >= floor],
             key=lambda b: (b.num_objects / max(1, b.num_shards), b.num_objects, b.key),
         )
         fill_f = gauge(

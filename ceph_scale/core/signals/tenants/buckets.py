@@ -8,6 +8,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable
+from operator import attrgetter
 
 from ...config import Thresholds
 from ...families import Family, gauge
@@ -60,8 +61,8 @@ def bucket_families(
         '(rgw_growth_window_seconds); bucket="(others)" sums every other bucket\'s.',
         *BUCKET_LABELS,
     )
-    top_with_others(size_f, buckets, k, lambda b: b.size_bytes)
-    top_with_others(objects_f, buckets, k, lambda b: b.num_objects)
+    top_with_others(size_f, buckets, k, attrgetter("size_bytes"))
+    top_with_others(objects_f, buckets, k, attrgetter("num_objects"))
     growing = tuple(b for b in buckets if b.key in rates)
     top_with_others(growth_f, growing, k, lambda b: rates[b.key])
 

@@ -177,3 +177,22 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
         assert same.buckets == fresh.buckets and same.events == fresh.events, poll
         assert list(same.recent) == list(fresh.recent) and same.lost == fresh.lost
     assert same.events > 0
+
+
+def test_the_top_k_by_objects_per_shard_is_the_full_sort_with_its_ties():
+    """The top-K is chosen among the buckets at or above the K-th largest objects per shard only;
+    with many ties (equal fills, equal objects, names deciding) it must be the full sort's K."""
+    import heapq
+    import random
+
+    rng = random.Random(11)
+    for k in (0, 1, 3, 20):
+        buckets = tuple(
+            bucket(f"b{i:04d}", f"i{i}", rng.choice([1, 2, 11]), rng.choice([0, 11, 22, 50_000, 99_999]), f"m{i}")
+            for i in range(rng.randint(1, 400))
+        )
+        th = Thresholds(rgw_top_buckets=k)
+        got = samples(derive(Snapshot(taken_at=1.0, buckets=BucketsPart(1.0, buckets)), DerivationState(th), th),
+                      "ceph_scale_rgw_top_bucket_objects") or {}  # fmt: skip
+        full = heapq.nlargest(k, buckets, key=lambda b: (b.num_objects / max(1, b.num_shards), b.num_objects, b.key))
+        assert sorted(dict(labels)["bucket"] for labels in got) == sorted(b.name for b in full), k
