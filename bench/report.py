@@ -60,13 +60,14 @@ def report(results: dict, scales: list[int]) -> list[str]:
             ("floor: bare orjson.loads of the JSON inputs", "floor", None),
             ("  ... under the sidecar's collector thresholds", "floor_tuned", None),
         ]
+        rows = [row for row in rows if row[1] in med]  # a results file from before may lack some
         for label, key, mem in rows:
             mem_text = "" if mem is None else f"{mem:,.1f} MB"
             p(f"   {label:44s} {ms(med[key]):>10s} {'(' + ms(wall[key]) + ')':>10s} {mem_text:>26s}")
         p(
             f"   cycle / floor: {med['ratio']:.2f}x in CPU time, {med['ratio_wall']:.2f}x in wall time "
             f"(medians of per-rep ratios; load average {t['load_avg'][0]:.1f}); "
-            f"{med['ratio_tuned']:.2f}x against the floor under the sidecar's collector thresholds"
+            f"{med.get('ratio_tuned', float('nan')):.2f}x against the floor under the sidecar's collector thresholds"
         )
         if tr:
             p(f"   parts held after the sources: {tr['parts_held']:,.1f} MB")
@@ -107,12 +108,14 @@ def evaluate(results: dict, scales: list[int]) -> list[tuple[str, bool, str]]:
     out = []
     one = results["scales"].get("1")
     if one:
-        ratio = one["time"]["median"]["ratio"]
+        # Judged on the stricter yardstick: the floor under Python's thresholds or under the sidecar's.
+        ratio = max(one["time"]["median"]["ratio"], one["time"]["median"].get("ratio_tuned", 0.0))
         out.append(
             (
                 f"full cycle <= {TARGET_CYCLE_RATIO:g}x the bare orjson parse (1x)",
                 ratio <= TARGET_CYCLE_RATIO,
-                f"{ratio:.2f}x in CPU time ({(ratio / TARGET_CYCLE_RATIO - 1) * 100:+.0f} % of the target); "
+                f"{ratio:.2f}x in CPU time, the higher of the two floors' "
+                f"({(ratio / TARGET_CYCLE_RATIO - 1) * 100:+.0f} % of the target); "
                 f"{one['time']['median']['ratio_wall']:.2f}x in wall time; "
                 f"{one['time']['median'].get('ratio_tuned', float('nan')):.2f}x against the floor under the "
                 "sidecar's collector thresholds",

@@ -28,11 +28,12 @@ case "$only" in
   ""|packages|files) ;;
   *) echo "install.sh: --only packages|files, not '$only'" >&2; exit 2 ;;
 esac
-# Those of packages-if-available.txt the suite's archive has (after its lists are read).
+# Those of packages-if-available.txt the suite can install now (after its lists are read): one
+# listed but not installable (sid in a transition) is left out, not a failed build.
 add_available() {
   local p
   for p in "${if_available[@]}"; do
-    if apt-cache show --no-all-versions "$p" > /dev/null 2>&1; then packages+=("$p"); fi
+    if apt-get install -s -y --no-install-recommends "$p" > /dev/null 2>&1; then packages+=("$p"); fi
   done
 }
 if [ "$check" -eq 1 ]; then

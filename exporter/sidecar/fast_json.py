@@ -11,10 +11,14 @@ from json.loads cannot change the part:
   float's range) raises, and json.loads decodes that chunk (core/json_bound.loads);
 - an integer past 64 bits is a float to orjson, an int to json.loads. A PG record is kept only
   with its id, state and stamps as strings, and its acting set as OSD ids, which stop at
-  2^31 - 1 (parse_pgs._acting): such a number there makes the same part either way, and any
-  error sends the whole dump to the standard library's full decode, whose outcome stands;
-- JSON nested 1,000 to 1,024 deep, valid, which json.loads refuses (its recursion limit) and
-  orjson decodes: a PG with such a field is then read, where the whole decode refuses the dump.
+  2^31 - 1 (parse_pgs._acting, which now leaves out an acting set past that on every path, as
+  it does any other it cannot read): such a number there makes the same part either way, and
+  any error sends the whole dump to the standard library's full decode, whose outcome stands.
+
+One difference is kept: valid JSON nested deeper than json.loads' recursion limit lets it go
+(on Python 3.11 from about 940 to 990 levels, less the deeper the caller's stack) and at most
+1,024 deep (orjson's limit). A PG with such a field is then read, where the standard library
+refuses the whole dump; tests/unit/test_fast_json.py shows it.
 tests/unit/test_fast_json.py holds the two paths to the same part on the captured dumps, the
 study's, and mutations of them. The ceph-mgr module never imports this: a Rust extension fails
 in the manager's sub-interpreters.

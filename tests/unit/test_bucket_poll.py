@@ -10,6 +10,7 @@ entries are read at once, and the state survives a restart.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 
@@ -403,9 +404,11 @@ class PlainSweep(BucketPoll):
             self._read(key, "sweep", reader, budget, spent, time_left, probe, lim)
 
 
-def sweeps(shards: list[int], budget: int, rounds: int) -> list:
+def sweeps(shards: list[int], budget: int, rounds: int, probing: bool = True, seconds: float = 60.0) -> list:
     """Each poll's stats reads, reads spent and reads by reason, and the state at the end, of the
-    sweep and of the plain loop, on buckets of `shards` all held, with `budget` reads a poll."""
+    sweep and of the plain loop, on buckets of `shards` all held, with `budget` reads a poll.
+    `probing`: generation probes on (a reserve kept for one with each read) or off; `seconds`:
+    the time a poll starts with, 0.2 s less for each stats read made (the time reserve ends it)."""
     runs = []
     for cls in (BucketPoll, PlainSweep):
         clock = Clock()
@@ -416,9 +419,13 @@ def sweeps(shards: list[int], budget: int, rounds: int) -> list:
         poll(p, cluster, clock, dataclasses.replace(LIM, max_reads=10**6))  # every bucket held
         lim = dataclasses.replace(LIM, max_reads=budget, reads_per_second=0.001)
         seen = []
+        time_left = functools.partial(lambda made: seconds - 0.2 * len(made), cluster.stats_read)
+
         for _ in range(rounds):
             clock.t += INTERVAL
-            part = poll(p, cluster, clock, lim)
+            cluster.stats_read.clear()
+            part = p.poll(clock(), cluster, lim, frozenset(), time_left, cluster.exists if probing else None)
+            assert part.poll is not None
             seen.append((list(cluster.stats_read), part.poll.reads, part.poll.buckets_read_total))
         runs.append((seen, p.to_dict()))
     return runs
@@ -429,21 +436,30 @@ def sweeps(shards: list[int], budget: int, rounds: int) -> list:
     shards=st.lists(st.sampled_from([1, 2, 3, 7, 11, 23, 101, 211]), min_size=5, max_size=60),
     budget=st.integers(min_value=LISTING, max_value=LISTING + 400),
     rounds=st.integers(min_value=1, max_value=4),
+    probing=st.booleans(),
+    seconds=st.sampled_from([60.0, 3.0, 1.5]),
 )
-def test_the_sweep_passes_over_what_does_not_fit_and_reads_exactly_what_the_plain_loop_reads(shards, budget, rounds):
-    """Buckets of mixed shard counts and a budget too small for most of them: the sweep skips a
-    bucket too big for the reads left without offering it to _read, and must still read the same
-    buckets in the same order, spend the same reads and leave the same state."""
-    ours, plain = sweeps(shards, budget, rounds)
+def test_the_sweep_passes_over_what_does_not_fit_and_reads_exactly_what_the_plain_loop_reads(
+    shards, budget, rounds, probing, seconds
+):
+    """Buckets of mixed shard counts and a budget too small for most of them, with and without
+    generation probes, with time to spare or running out: the sweep skips a bucket too big for the
+    reads left without offering it to _read, and must still read the same buckets in the same
+    order, spend the same reads and leave the same state."""
+    ours, plain = sweeps(shards, budget, rounds, probing, seconds)
     assert ours == plain
 
 
 def test_a_sweep_with_room_for_only_the_small_buckets_reads_them_past_the_big_ones():
     """The case the skip is for: the oldest buckets too big for what is left, smaller ones behind."""
-    ours, plain = sweeps([211, 101, 211, 2, 101, 1, 3, 211], LISTING + 40, 2)
-    assert ours == plain
-    read = [key for reads, _, _ in ours[0] for key in reads]
-    assert read and set(read) <= {"b003", "b005", "b006"}, read
+    for probing in (True, False):
+        ours, plain = sweeps([211, 101, 211, 2, 101, 1, 3, 211], LISTING + 40, 2, probing)
+        assert ours == plain
+        read = [key for reads, _, _ in ours[0] for key in reads]
+        assert read and set(read) <= {"b003", "b005", "b006"}, read
+    # Time for two reads only: the reserve stops the sweep where the plain loop stops.
+    ours, plain = sweeps([1] * 20, LISTING + 400, 1, False, 1.0 + 0.2 * 2 - 0.1)
+    assert ours == plain and len(ours[0][0][0]) == 2, ours[0][0]
 
 
 def may_cross_at_by_the_rule(b, rate: float, lim: PollLimits) -> float:

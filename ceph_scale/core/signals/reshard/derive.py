@@ -70,7 +70,8 @@ class ReshardState:
         self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
         # The bucket record each of `buckets` was last made from (not durable). The bucket poll
         # hands the same record again for every bucket it did not read (~99 % of them a poll), and
-        # the same record over its own result gives that result back, with no event.
+        # the same record over its own result gives that result back, with no event: if it carries
+        # its read time (without one, the read counts as the poll's, which moves).
         self.made_from: dict[str, Bucket] = {}
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
@@ -89,7 +90,7 @@ class ReshardState:
         current: dict[str, Record] = {k: v for k in unread if (v := previous.get(k) or self.lost.get(k)) is not None}
         made_from, self.made_from = self.made_from, {b.key: b for b in buckets}
         for b in buckets:
-            if made_from.get(b.key) is b and (same := previous.get(b.key)) is not None:
+            if b.stats_at and made_from.get(b.key) is b and (same := previous.get(b.key)) is not None:
                 current[b.key] = same
                 continue
             old = previous.get(b.key) or self.lost.get(b.key)

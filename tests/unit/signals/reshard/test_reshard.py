@@ -140,7 +140,8 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
     """The bucket poll hands the same Bucket record again for every bucket it did not read; the
     reshard state takes those over without a second look (ReshardState.made_from). Over polls of
     2,000 buckets with reshards of every kind, deletions and re-creations, stale reads and buckets
-    that leave and come back, the state equals the one fed fresh copies of every record."""
+    that leave and come back, records stamped ahead of the poll and records without a read time,
+    the state equals the one fed fresh copies of every record."""
     import random
 
     from ceph_scale.core.snapshot import Bucket
@@ -153,7 +154,9 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
         t = 1000.0 + 120.0 * poll
         for k in rng.sample(keys, 150):
             b = live[k]
-            change = rng.choice(("grow", "shards", "gen", "instance", "recreate", "stale", "unknown_gen"))
+            change = rng.choice(
+                ("grow", "shards", "gen", "instance", "recreate", "stale", "unknown_gen", "ahead", "no_read_time")
+            )
             if change == "grow":
                 b = dataclasses.replace(b, num_objects=b.num_objects + 10, stats_at=t)
             elif change == "shards":
@@ -166,6 +169,10 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
                 b = dataclasses.replace(b, marker=f"{k}.m{poll}", bucket_id=f"{k}.m{poll}", stats_at=t)
             elif change == "stale":
                 b = dataclasses.replace(b, num_shards=b.num_shards + 1, stats_at=b.stats_at - 500.0)
+            elif change == "ahead":  # a read stamped later than the poll (a skewed clock)
+                b = dataclasses.replace(b, stats_at=t + 300.0)
+            elif change == "no_read_time":  # read "now", whenever the poll is: it moves
+                b = dataclasses.replace(b, num_shards=b.num_shards + 4, stats_at=0.0)
             else:
                 b = dataclasses.replace(b, index_gen=None, stats_at=t)
             live[k] = b
