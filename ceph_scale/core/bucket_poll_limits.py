@@ -56,7 +56,7 @@ def may_cross_at(b: Bucket, rate: float, lim: PollLimits) -> float:
         room = 1.0 * cap - b.num_objects
         if room <= 0:
             return stale
-    growth = max(lim.growth_floor, lim.growth_safety * rate)  # growth_bound, written out: 100,000 a poll
+    growth = lim.growth_bound(rate)
     return min(stale, b.stats_at + room / growth) if growth > 0 else stale
 
 

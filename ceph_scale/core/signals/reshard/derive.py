@@ -26,6 +26,7 @@ from ...config import Thresholds
 from ...families import Family, counter, gauge, histogram
 from ...inputs import InputError, parse_stamp
 from ...snapshot import Bucket
+from ...top_k import top_k
 from ..signal_input import SignalInput
 from .result import BucketEta, BucketShards, ReshardResult, TopBucket
 
@@ -211,8 +212,8 @@ class BucketGrowth:
             now, key = b.stats_at or t, b.key
             for at, known in refs:
                 before = known.get(key)
-                if before is not None and now - (before.stats_at or at) > 0:
-                    yield b, before, now - (before.stats_at or at)
+                if before is not None and (span := now - (before.stats_at or at)) > 0:
+                    yield b, before, span
                     break
 
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
@@ -302,13 +303,10 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
         families.append(
             gauge("rgw_buckets_over_shard_limit", "Buckets at or above the per-shard limit (reshard due).").add(over)
         )
-        # Only the buckets at or above the K-th largest objects per shard can be in the top K: the
-        # full key (with its ties) is built for those alone.
-        k = th.rgw_top_buckets
-        floor = heapq.nlargest(k, per_shard)[-1] if k and per_shard else math.inf
-        top = heapq.nlargest(
-            k,
-            [b for v, b in zip(per_shard, part.buckets) if v >= floor],
+        top = top_k(
+            th.rgw_top_buckets,
+            part.buckets,
+            per_shard,
             key=lambda b: (b.num_objects / max(1, b.num_shards), b.num_objects, b.key),
         )
         fill_f = gauge(

@@ -6,13 +6,13 @@ largest named."""
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Callable
 from operator import attrgetter
 
 from ...config import Thresholds
 from ...families import Family, gauge
 from ...snapshot import Bucket
+from ...top_k import top_k
 from .state import split_owner
 
 OTHERS = "(others)"  # no bucket name (nor RGW user id) holds parentheses
@@ -28,10 +28,7 @@ def top_with_others(
 ) -> list[Bucket]:
     """The k buckets with the largest `value` (ties by key) and one series for all the others."""
     values = list(map(value, buckets))
-    # Ties by key; the key is built only for the candidates at or above the k-th value.
-    floor = heapq.nlargest(k, values)[-1] if k and values else math.inf
-    candidates = [(v, b.key, b) for v, b in zip(values, buckets) if v >= floor]
-    top = [b for _, _, b in heapq.nlargest(k, candidates, key=lambda c: (c[0], c[1]))]
+    top = top_k(k, buckets, values, key=lambda b: (value(b), b.key))  # ties by key
     for b in top:
         family.add(value(b), *_labels(b))
     if len(buckets) > len(top):
