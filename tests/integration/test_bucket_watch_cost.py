@@ -190,7 +190,14 @@ def many_buckets(ceph_cluster, clusters):
 
 
 def empty_and_remove(s3, bucket: str) -> None:
+    """One call for an empty bucket (4,950 of the 5,000): its listing only where it holds objects."""
     try:
+        try:
+            s3.delete_bucket(Bucket=bucket)
+            return
+        except s3.exceptions.ClientError as e:
+            if e.response.get("Error", {}).get("Code") != "BucketNotEmpty":
+                raise
         for o in s3.list_objects_v2(Bucket=bucket).get("Contents", []):
             s3.delete_object(Bucket=bucket, Key=o["Key"])
         s3.delete_bucket(Bucket=bucket)

@@ -5,6 +5,7 @@ retried, and an RGW that refuses connections leaves no descriptor behind."""
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -68,7 +69,8 @@ def test_the_managers_handle_is_made_anew_after_a_failed_connect():
 
 def settled_figures() -> tuple[int, int]:
     """(threads, descriptors) once the threads that were ending have ended (a cancelled
-    HTTP watchdog timer takes a moment)."""
+    HTTP watchdog timer takes a moment), and after a full collection: a socket that only garbage
+    still holds (an earlier test's, say) is closed then, not between two rounds."""
     last = -1
     for _ in range(40):
         now = threading.active_count()
@@ -76,6 +78,7 @@ def settled_figures() -> tuple[int, int]:
             break
         last = now
         time.sleep(0.05)
+    gc.collect()
     return last, len(os.listdir("/proc/self/fd"))
 
 
@@ -110,8 +113,10 @@ def test_hung_manager_calls_and_a_refusing_rgw_hold_nothing_more_on_each_retry()
         failed = {name for name, r in collector.runners.items() if not r.success}
         assert {"settings", "buckets", "reshard"} <= failed, failed
         assert "timed out" in collector.runners["settings"].error
-        # The first round leaves one thread per hung call; the retries add none, nor descriptors.
-        assert figures[1:] == [figures[0]] * 3, figures
+        # The first round leaves one thread per hung call; the retries add none, nor descriptors
+        # (another test's thread ending may close one of its own meanwhile: fewer is no leak).
+        threads, descriptors = figures[0]
+        assert all(t == threads and d <= descriptors for t, d in figures[1:]), figures
         assert figures[0][0] - before_threads <= len(collector.runners)
     finally:
         monitor_back.set()
