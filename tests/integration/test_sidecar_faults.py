@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from cluster.commands import DOCUMENTED_RGW_USER, SECURITY_DOC, documented_caps
+from cluster.helpers import CephError
 from cluster.testcluster import RGW_NAME
 from demo.monitoring import wait_until
 from demo.sidecar import Sidecar
@@ -469,7 +470,15 @@ def test_several_reshards_while_the_exporter_is_down_count_as_the_release_allows
         quiet_since = time.monotonic()
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
-            stats = ceph_cluster.bucket_stats("while-down")
+            try:
+                stats = ceph_cluster.bucket_stats("while-down")
+            except CephError as e:
+                # Reef's reshard switching the bucket's index layout: its stats read ENOENT for a
+                # moment (seen under load; the exporter's poll keeps such a bucket too).
+                if "ret=-2" not in str(e):
+                    raise
+                time.sleep(0.5)
+                continue
             assert stats["marker"] == first["marker"]
             if (stats["id"], stats["num_shards"]) != layouts[-1]:
                 layouts.append((stats["id"], stats["num_shards"]))
