@@ -103,7 +103,13 @@ class Thresholds:
     rgw_preshard_fill_ratio: float = _setting(
         0.5, 0.01, 1.0, "Target objects-per-shard share of the limit used for pre-shard recommendations [000]."
     )
-    rgw_top_buckets: int = _setting(20, 0, 1000, "Buckets exposed with their own series (top-K by shard fill).")
+    rgw_top_buckets: int = _setting(
+        10,
+        0,
+        1000,
+        "Buckets exposed with their own series: the top-K by shard fill (4 series each) and the K "
+        "soonest to reach the limit (1 each).",
+    )
     # Usage per tenant and per bucket (signals/tenants): a fixed series budget whatever the number
     # of buckets or tenants (docs/metrics.md, "Usage per tenant and bucket", has each one's cost).
     rgw_tenant_series: int = _setting(

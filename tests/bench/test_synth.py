@@ -301,3 +301,57 @@ def test_series_at_1x_study_scale_stay_within_3000():
     assert 2544 < series - usage <= 3000, series - usage
     names = {f.name for f in families}
     assert "ceph_scale_osd_ops_per_second" in names and "ceph_scale_hdd_osd_hotspot_ratio" in names
+
+
+def test_the_core_stays_within_3000_series_in_its_fullest_state():
+    """The state above with every bounded top-K of the core at its cap: DBs filling towards their
+    next RocksDB level on the OSDs not spilling, more OSDs past bluefs_warn_ratio than osd_top_hot,
+    and buckets growing towards the per-shard limit, an hour of history behind each rate."""
+    import dataclasses
+
+    s = synth.Synth(seed=1, **synth.STUDY)
+    now = s.now
+    dec = {
+        "osd_df.json": s.osd_df(),
+        "osd_dump.json": s.osd_dump(),
+        "osd_metadata.json": s.osd_metadata(),
+        "df_detail.json": s.df_detail(),
+        "pg_dump_pgs.json": {"pg_ready": True, "pg_stats": list(s.iter_pgs())},
+        "health_detail.json": s.health_detail(),
+        "config_get.json": s.config_get(),
+        "admin_api_bucket_stats.json": list(s.iter_buckets()),
+        "reshard_list.json": s.reshard_list(),
+        "mgr_prometheus_metrics.txt": s.mgr_prometheus_text(),
+    }
+    parts = stages.parts_from_decoded(dec, now)
+    del dec
+    perf = parts["perf"]
+    spilling = [c.osd_id for c in perf.bluefs if c.slow_used_bytes > 0]
+    # 20 spilling OSDs with 1 TB on the slow device: DB + WAL + spilled past 6 % of 16 TB.
+    big = set(spilling[:20])
+    bluefs = tuple(
+        dataclasses.replace(c, slow_used_bytes=10**12, wal_used_bytes=c.wal_used_bytes or 0) if c.osd_id in big else c
+        for c in perf.bluefs
+    )
+    parts["perf"] = dataclasses.replace(perf, bluefs=bluefs)
+    hour_ago = stages.warm_parts(parts, now - 3600)
+    emptier = tuple(dataclasses.replace(c, db_used_bytes=int(c.db_used_bytes * 0.99)) for c in hour_ago["perf"].bluefs)
+    hour_ago["perf"] = dataclasses.replace(hour_ago["perf"], bluefs=emptier)
+    hour_ago["buckets"] = dataclasses.replace(
+        hour_ago["buckets"],
+        buckets=tuple(
+            dataclasses.replace(b, num_objects=int(b.num_objects * 0.99), stats_at=max(0.0, b.stats_at - 3600))
+            for b in parts["buckets"].buckets
+        ),
+    )
+    state = stages.primed_state(hour_ago, now - 3600, synth.FSID)
+    families = derive(stages.snapshot(parts, now, synth.FSID), state)
+    th = Thresholds()
+    count = {f.name: len(f.samples) for f in families}
+    # Each bounded top-K is at its cap: this is the fullest state, not the bench's.
+    assert count["ceph_scale_bluefs_db_next_level_seconds"] == th.osd_top_hot, count
+    assert count["ceph_scale_bluefs_main_device_share_ratio"] == th.osd_top_hot, count
+    assert count["ceph_scale_rgw_bucket_reshard_seconds"] == th.rgw_top_buckets, count
+    assert count["ceph_scale_rgw_top_bucket_objects"] == th.rgw_top_buckets, count
+    core = sum(count.values()) - usage_series(families)
+    assert core <= 3000, core

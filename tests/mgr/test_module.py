@@ -45,7 +45,7 @@ def test_bad_threshold_is_rejected_whole_and_raises_scale_bad_config():
     # target above critical: valid alone, refused with the others; nothing half-applied
     mod.options.update({"fill_target_ratio": 0.95, "rgw_top_buckets": 50})
     mod.config_notify()
-    assert mod.thresholds.fill_target_ratio == 0.75 and mod.thresholds.rgw_top_buckets == 20
+    assert mod.thresholds.fill_target_ratio == 0.75 and mod.thresholds.rgw_top_buckets == 10
     check = mod.health["SCALE_BAD_CONFIG"]
     assert "fill_warn_ratio <= fill_target_ratio <= fill_critical_ratio" in check["detail"][0]
     # a value past the option's range (set with --force) is refused the same way

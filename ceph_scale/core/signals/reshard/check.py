@@ -7,6 +7,7 @@ fast-filling bucket while it is still far from the limit."""
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 
 from ...config import Thresholds
 from ..check_options import CheckOptions
@@ -22,8 +23,11 @@ def check_reshard(reshard: ReshardResult | None, th: Thresholds, opts: CheckOpti
     near = buckets.near
     horizon = opts.reshard_forecast_warn_days * DAY
     forecasts = opts.forecasts(th)
-    eta = {(b.tenant, b.bucket): b.seconds for b in buckets.next_reshards if forecasts and b.seconds <= horizon}
-    if not near and not eta:
+    soon = [b for b in buckets.next_reshards if forecasts and b.seconds <= horizon]
+    eta = {(b.tenant, b.bucket): b.seconds for b in soon}
+    # Every bucket below the warn ratio predicted within the horizon, named or not.
+    ahead = bisect_right(buckets.ahead, horizon) if forecasts else 0
+    if not near and not ahead and not eta:
         return None
     warn = th.rgw_shard_warn_ratio
     top = {(b.tenant, b.bucket): b for b in buckets.top}
@@ -50,11 +54,19 @@ def check_reshard(reshard: ReshardResult | None, th: Thresholds, opts: CheckOpti
         # without a prediction, fullest first.
         rows.append((0.0 if at_limit else eta.get(key, math.inf), -fills.get(key, 0.0), name, line))
     rows.sort()
-    lines = [row[3] for row in rows]
+    # The buckets no line names come first, where the detail's cap cannot cut them off.
+    lines = []
     listed_near = sum(1 for k, fill in fills.items() if fill >= warn)
     if near > listed_near:  # buckets past the top-K list
         lines.append(f"{number(near - listed_near)} more bucket(s) near the limit outside the top {len(fills)} exposed")
-    count = max(near, 0) + sum(1 for k in eta if fills.get(k, 0.0) < warn)
+    listed_ahead = sum(1 for b in soon if not b.near and fills.get((b.tenant, b.bucket), 0.0) < warn)
+    if ahead > listed_ahead:
+        lines.append(
+            f"{number(ahead - listed_ahead)} more bucket(s) predicted to reach the limit within "
+            f"{opts.reshard_forecast_warn_days:g} days outside the {len(buckets.next_reshards)} soonest exposed"
+        )
+    lines += [row[3] for row in rows]
+    count = max(near, 0) + max(ahead, listed_ahead)
     summary = (
         f"{number(count)} bucket(s) at or above {pct(warn)} of the per-shard object limit or predicted to reach it "
         f"within {opts.reshard_forecast_warn_days:g} days"

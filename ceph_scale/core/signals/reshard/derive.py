@@ -14,12 +14,11 @@ a reshard that completes while the producer is down is lost; it is kept compact 
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 
 from ...config import Thresholds
@@ -28,6 +27,7 @@ from ...inputs import InputError, parse_stamp
 from ...snapshot import Bucket
 from ...top_k import top_k
 from ..signal_input import SignalInput
+from .growth import BucketGrowth
 from .result import BucketEta, BucketShards, ReshardResult, TopBucket
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
@@ -39,6 +39,7 @@ RECENT_EVENTS = 50
 # UNKNOWN_GEN), and the read time of the stats that last changed these (not of the latest
 # read: the table is durable, and a time that moved at every poll would rewrite it each time).
 Record = tuple[str, str, int, int, float]
+_KEY = attrgetter("key")
 
 
 def created_at(b: Bucket) -> float | None:
@@ -69,11 +70,12 @@ class ReshardState:
         # The latest reshards seen, for the plunge signal's evidence (not durable): (the poll
         # before, the poll that saw it, bucket, shards before (0: not seen), shards after).
         self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
-        # The bucket record each of `buckets` was last made from (not durable). The bucket poll
-        # hands the same record again for every bucket it did not read (~99 % of them a poll), and
-        # the same record over its own result gives that result back, with no event: if it carries
-        # its read time (without one, the read counts as the poll's, which moves).
-        self.made_from: dict[str, Bucket] = {}
+        # The records `buckets` was last made from (not durable; held, so that no other object
+        # can take one's id). The bucket poll hands the same record again for every bucket it did
+        # not read (~99 % of them a poll), and the same record over its own result gives that
+        # result back, with no event: if it carries its read time (without one, the read counts
+        # as the poll's, which moves). Told apart by id in sets, not looked at one by one.
+        self.made_from: tuple[Bucket, ...] = ()
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
         """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
@@ -88,12 +90,16 @@ class ReshardState:
             first_poll = False
         self.seen_at = t
         previous = self.buckets
-        current: dict[str, Record] = {k: v for k in unread if (v := previous.get(k) or self.lost.get(k)) is not None}
-        made_from, self.made_from = self.made_from, {b.key: b for b in buckets}
-        for b in buckets:
-            if b.stats_at and made_from.get(b.key) is b and (same := previous.get(b.key)) is not None:
-                current[b.key] = same
-                continue
+        handed_again = set(map(id, self.made_from))
+        self.made_from = buckets
+        # Every listed key keeps its record unless its bucket is looked at below; those listed
+        # no more go (to `lost`); the unread keep theirs, or take back a lost one.
+        current = dict(previous)
+        unlisted = previous.keys() - set(map(_KEY, buckets)) - unread
+        for k in unlisted:
+            del current[k]
+        current.update((k, v) for k in unread - previous.keys() if (v := self.lost.get(k)) is not None)
+        for b in [b for b in buckets if id(b) not in handed_again or not b.stats_at]:
             old = previous.get(b.key) or self.lost.get(b.key)
             read_at = b.stats_at or t
             if old is not None and read_at < old[4]:
@@ -126,7 +132,7 @@ class ReshardState:
                 self.events += 1
             if self.events > events:
                 self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
-        self.lost = {k: previous[k] for k in previous.keys() - current.keys()}  # read by key only
+        self.lost = {k: previous[k] for k in unlisted}  # read by key only
         self.buckets = current
 
     def _before_first_sight(self, b: Bucket, gen: int) -> int:
@@ -168,60 +174,6 @@ class ReshardState:
         return state
 
 
-class BucketGrowth:
-    """Object growth of every bucket from two reference reads, not a series per bucket.
-
-    100,000+ buckets cannot each keep a history; two references, the older between half
-    a window and a window old, give each bucket's mean growth over that span at the cost
-    of two dicts of the (shared) bucket records. Each record carries the time its stats
-    were read (the bucket poll reads buckets on their own schedules), so a rate is the
-    growth between two reads of that bucket, over the time between them. A bucket first
-    seen since the newer reference joins it, so a new bucket filling fast is predicted
-    at once.
-    """
-
-    def __init__(self, window: float) -> None:
-        self.window = window
-        # (time of the reference, bucket key -> its record then)
-        self.older: tuple[float, dict[str, Bucket]] | None = None
-        self.newer: tuple[float, dict[str, Bucket]] | None = None
-
-    def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
-        if self.newer is not None and t <= self.newer[0]:
-            return
-        if self.newer is None or t - self.newer[0] >= self.window / 2:
-            self.older = self.newer
-            self.newer = (t, {b.key: b for b in buckets})
-            return
-        known = self.newer[1]
-        for b in buckets:
-            if b.key not in known:  # first seen now: its growth counts from now
-                known[b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
-
-    def span(self, t: float) -> float:
-        """History behind the rates: back to the older reference where there is one."""
-        ref = self.older or self.newer
-        return t - ref[0] if ref is not None else 0.0
-
-    def pairs(self, t: float, buckets: tuple[Bucket, ...]) -> Iterator[tuple[Bucket, Bucket, float]]:
-        """(bucket, its reference read, seconds from that read to its latest) of each bucket with
-        one: the older reference where it has an earlier read of the bucket (half a window to a
-        window back), else the newer."""
-        refs = [(at, known) for at, known in (self.older or (0.0, {}), self.newer or (0.0, {})) if known]
-        for b in buckets:
-            now, key = b.stats_at or t, b.key
-            for at, known in refs:
-                before = known.get(key)
-                if before is not None and (span := now - (before.stats_at or at)) > 0:
-                    yield b, before, span
-                    break
-
-    def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
-        """Objects per second of each bucket that grew since its reference read."""
-        return {b.key: (b.num_objects - ref.num_objects) / span for b, ref, span in self.pairs(t, buckets)
-                if b.num_objects > ref.num_objects}  # fmt: skip
-
-
 def next_prime(n: int) -> int:
     n = max(2, n)
     while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
@@ -241,21 +193,28 @@ def preshard(objects: float, shards: int, limit: int, fill_ratio: float, max_sha
 
 
 def next_reshards(
-    buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int
-) -> list[tuple[float, Bucket]]:
+    buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int, warn: float
+) -> tuple[list[tuple[float, Bucket]], tuple[float, ...]]:
     """The k buckets still below the per-shard limit predicted to reach it soonest, from
-    their growth rate: (seconds, bucket). Buckets already at the limit are counted by
+    their growth rate: (seconds, bucket); and the seconds of every one predicted below `warn`
+    of the limit, sorted. Buckets already at the limit are counted by
     rgw_buckets_over_shard_limit and listed by shard fill; listed here too, they would fill
     the top-K exactly when resharding is widespread and hide the buckets still ahead."""
     predicted = []
+    ahead = []
     for b in buckets:
-        room = max(1, b.num_shards) * limit - b.num_objects
+        index_shards = max(1, b.num_shards)
+        room = index_shards * limit - b.num_objects
         if room <= 0:
             continue
         rate = rates.get(b.key)
         if rate:
-            predicted.append((room / rate, b))
-    return heapq.nsmallest(k, predicted, key=lambda p: (p[0], p[1].key))
+            seconds = room / rate
+            predicted.append((seconds, b))
+            if b.num_objects / (index_shards * limit) < warn:  # as `near` judges it
+                ahead.append(seconds)
+    ahead.sort()
+    return heapq.nsmallest(k, predicted, key=lambda p: (p[0], p[1].key)), tuple(ahead)
 
 
 def derive(given: SignalInput, state: ReshardState) -> list[Family]:
@@ -346,13 +305,18 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             "bucket",
             "tenant",
         )
-        soonest = next_reshards(part.buckets, rates, limit, th.rgw_top_buckets)
+        soonest, ahead = next_reshards(part.buckets, rates, limit, th.rgw_top_buckets, th.rgw_shard_warn_ratio)
         for seconds, b in soonest:
             eta_f.add(seconds, b.name, b.tenant)
         families.append(eta_f)
-        etas = tuple(BucketEta(b.tenant, b.name, seconds) for seconds, b in soonest)
+        etas = tuple(
+            BucketEta(
+                b.tenant, b.name, seconds, b.num_objects / (max(1, b.num_shards) * limit) >= th.rgw_shard_warn_ratio
+            )
+            for seconds, b in soonest
+        )
         objects = sum(b.num_objects for b in part.buckets)
-        shards = BucketShards(len(part.buckets) + len(part.unread), objects, near, over, tuple(listed), etas)
+        shards = BucketShards(len(part.buckets) + len(part.unread), objects, near, over, tuple(listed), etas, ahead)
 
     if part is not None or state.seen_at > 0:
         events = state.events

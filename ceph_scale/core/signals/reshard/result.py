@@ -24,6 +24,7 @@ class BucketEta:
     tenant: str
     bucket: str
     seconds: float  # until it reaches the per-shard limit at its own object growth
+    near: bool = False  # at or above rgw_shard_warn_ratio of the limit already
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ class BucketShards:
     over: int  # buckets at or above the limit
     top: tuple[TopBucket, ...]  # the top-K buckets by objects per shard
     next_reshards: tuple[BucketEta, ...]  # the top-K below the limit predicted to reach it soonest
+    # Seconds to the limit of every bucket below rgw_shard_warn_ratio predicted to reach it,
+    # soonest first: the health check counts them all, not only the top-K it names.
+    ahead: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

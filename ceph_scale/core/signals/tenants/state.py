@@ -15,7 +15,7 @@ from ...config import Thresholds
 from ...families import Family
 from ...snapshot import Bucket
 from ...trend import Trend
-from ..reshard.derive import BucketGrowth
+from ..reshard.growth import BucketGrowth
 from .result import TenantUsage, UsageSummary
 
 

@@ -36,3 +36,43 @@ def test_the_bucket_at_the_limit_leads_then_the_predicted_one():
 def test_a_prediction_waits_for_enough_history():
     soon = reshard(soon=(BucketEta("", "b", 3600.0),))
     assert check_reshard(soon, Thresholds(), CheckOptions(history_seconds=60)) is None
+
+
+def _study_scale_result(near: int):
+    """100,000 buckets of one shard (100,000 objects each at most), derived twice an hour apart:
+    `near` of them past the warn ratio and filling within the hour (the soonest, so they fill the
+    exposed top-K), 120 below it reaching the limit in about a day, 180 in about a month, and the
+    rest idle."""
+    from ceph_scale.core.derive import DerivationState, derive
+    from ceph_scale.core.snapshot import BucketsPart, Snapshot
+    from tests.unit.signals.parts import bucket
+
+    th = Thresholds()  # rgw_top_buckets and rgw_shard_warn_ratio at their defaults
+    state = DerivationState(th)
+    growing = {f"near{i}": (85_000, 4.0) for i in range(near)}
+    growing |= {f"day{i}": (10_000, 1.0) for i in range(120)}  # 90,000 - 3,600 left at 1/s: ~1 day
+    growing |= {f"month{i}": (10_000, 0.03) for i in range(180)}  # ~35 days
+    idle = [f"idle{i}" for i in range(100_000 - len(growing))]
+    for t in (0.0, 3600.0):
+        buckets = tuple(bucket(n, f"i-{n}", 1, int(o + rate * t), f"m-{n}") for n, (o, rate) in growing.items())
+        buckets += tuple(bucket(n, f"i-{n}", 1, 1_000, f"m-{n}") for n in idle)
+        derive(Snapshot(taken_at=t, buckets=BucketsPart(t, buckets)), state, th)
+    return state.results.get(ReshardResult), th
+
+
+def test_every_bucket_predicted_within_the_horizon_is_counted_not_only_the_top_k_exposed():
+    """At study scale, with the top-K taken by buckets already near the limit, the 120 predicted
+    to reach it within the horizon are still counted (the exposed top-K names the soonest), and
+    the detail says how many it does not name. Quiet where no bucket is near and none is
+    predicted within the horizon."""
+    result, th = _study_scale_result(near=40)
+    assert len(result.buckets.next_reshards) == th.rgw_top_buckets < 40
+    assert all(e.near for e in result.buckets.next_reshards)
+    c = check_reshard(result, th, CheckOptions())
+    assert c is not None and c["count"] == 40 + 120, c["summary"]
+    assert any(line.startswith("120 more bucket(s) predicted to reach the limit within 7 days") for line in c["detail"])
+    month = check_reshard(result, th, CheckOptions(reshard_forecast_warn_days=60))
+    assert month is not None and month["count"] == 40 + 120 + 180
+    quiet, th = _study_scale_result(near=0)
+    assert check_reshard(quiet, th, CheckOptions(reshard_forecast_warn_days=0.5)) is None
+    assert check_reshard(quiet, th, CheckOptions())["count"] == 120

@@ -140,8 +140,8 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
     """The bucket poll hands the same Bucket record again for every bucket it did not read; the
     reshard state takes those over without a second look (ReshardState.made_from). Over polls of
     2,000 buckets with reshards of every kind, deletions and re-creations, stale reads and buckets
-    that leave and come back, records stamped ahead of the poll and records without a read time,
-    the state equals the one fed fresh copies of every record."""
+    that leave and come back, records stamped ahead of the poll, records without a read time and
+    buckets listed without their stats, the state equals the one fed fresh copies of every record."""
     import random
 
     from ceph_scale.core.snapshot import Bucket
@@ -150,6 +150,7 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
     keys = [f"b{i:04d}" for i in range(2000)]
     live = {k: Bucket(k, "", f"{k}.0", 11, 0, marker=f"{k}.0", stats_at=1000.0) for k in keys}
     same, fresh = ReshardState(), ReshardState()
+    last_gone: set[str] = set()
     for poll in range(1, 25):
         t = 1000.0 + 120.0 * poll
         for k in rng.sample(keys, 150):
@@ -176,11 +177,19 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
             else:
                 b = dataclasses.replace(b, index_gen=None, stats_at=t)
             live[k] = b
-        gone = set(rng.sample(keys, 20))  # left out of this poll's listing
+        # Left out of this poll's listing, some for a second poll; of those, some listed but
+        # with no stats read yet (taking back what the table knew of them, lost or not).
+        gone = set(rng.sample(keys, 20)) | set(rng.sample(sorted(last_gone), min(6, len(last_gone))))
+        unread = frozenset(rng.sample(sorted(gone), 12))
+        last_gone = gone - unread
         held = tuple(b for k, b in live.items() if k not in gone)
-        same.observe(t, held)
-        fresh.made_from = {}  # the reference: every bucket looked at again
-        fresh.observe(t, tuple(dataclasses.replace(b) for b in held))
+        before, known = set(same.buckets), set(same.buckets) | set(same.lost)
+        same.observe(t, held, unread)
+        # What the table holds: the listed buckets and the unread ones it knew; the rest is lost.
+        assert set(same.buckets) == {b.key for b in held} | (unread & known), poll
+        assert set(same.lost) == before - set(same.buckets), poll
+        fresh.made_from = ()  # the reference: every bucket looked at again
+        fresh.observe(t, tuple(dataclasses.replace(b) for b in held), unread)
         assert same.buckets == fresh.buckets and same.events == fresh.events, poll
         assert list(same.recent) == list(fresh.recent) and same.lost == fresh.lost
     assert same.events > 0
