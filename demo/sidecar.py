@@ -95,8 +95,15 @@ class Sidecar:
             "state_file": str(self.state_file),
             # The demo and the tests watch a cluster for minutes, not hours: forecasts from a
             # minute of history (the default, an hour, would leave their panels empty), plunges
-            # judged on windows of seconds.
-            "thresholds": {"forecast_min_span_seconds": 60, **MINUTES_PLUNGES, **(thresholds or {})},
+            # judged on windows of seconds. Its cluster holds dozens of small buckets at a
+            # per-shard limit of 100, and a test looks its own up by name: the top 50 by shard
+            # fill are named (the default 10 names the fullest of a production cluster's).
+            "thresholds": {
+                "forecast_min_span_seconds": 60,
+                "rgw_top_buckets": 50,
+                **MINUTES_PLUNGES,
+                **(thresholds or {}),
+            },
             "sources": {**FAST_SOURCES, **(sources or {})},
             "rgw": {"endpoint": cluster.rgw_endpoint, "credentials_file": str(creds)},
             **(config or {}),

@@ -158,7 +158,15 @@ def scale(ceph_cluster):
     m.set("server_addr", "127.0.0.1", force=False)
     for ident, port in m.ports.items():
         m.set(f"{ident}/server_port", port, force=False)
-    for key, value in (("interval", 2), ("pgs_interval", 3), ("settings_interval", 5), ("rgw_interval", 3)):
+    # The test cluster holds dozens of small buckets, and a test looks its own up by name: the
+    # top 50 by shard fill named (the default 10 names the fullest of a production cluster's).
+    for key, value in (
+        ("interval", 2),
+        ("pgs_interval", 3),
+        ("settings_interval", 5),
+        ("rgw_interval", 3),
+        ("rgw_top_buckets", 50),
+    ):
         m.set(key, value, force=False)
     # RGW through the Admin Ops API, as docs/mgr-module.md has operators set it up
     m.set("rgw_endpoint", c.rgw_endpoint, force=False)
