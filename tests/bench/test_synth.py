@@ -267,10 +267,9 @@ def test_cli_writes_the_files(tmp_path):
 # --- the series budget at study scale (a count) --------------------------------------
 
 
-def test_series_at_1x_study_scale_stay_within_3000():
-    """Every source at the 10B cluster's scale, in the steady state (rates known): <= 3,000 series."""
+def study_parts() -> tuple[float, dict]:
+    """The 10B cluster's state from bench.synth, every source's part made from its decoded input."""
     s = synth.Synth(seed=1, **synth.STUDY)
-    now = s.now
     dec = {
         "osd_df.json": s.osd_df(),
         "osd_dump.json": s.osd_dump(),
@@ -283,8 +282,12 @@ def test_series_at_1x_study_scale_stay_within_3000():
         "reshard_list.json": s.reshard_list(),
         "mgr_prometheus_metrics.txt": s.mgr_prometheus_text(),
     }
-    parts = stages.parts_from_decoded(dec, now)
-    del dec
+    return s.now, stages.parts_from_decoded(dec, s.now)
+
+
+def test_series_at_1x_study_scale_stay_within_3000():
+    """Every source at the 10B cluster's scale, in the steady state (rates known): <= 3,000 series."""
+    now, parts = study_parts()
     state = stages.primed_state(stages.warm_parts(parts, now - 30), now - 30, synth.FSID)
     families = derive(stages.snapshot(parts, now, synth.FSID), state)
     body = exposition.render(families)
@@ -309,22 +312,7 @@ def test_the_core_stays_within_3000_series_in_its_fullest_state():
     and buckets growing towards the per-shard limit, an hour of history behind each rate."""
     import dataclasses
 
-    s = synth.Synth(seed=1, **synth.STUDY)
-    now = s.now
-    dec = {
-        "osd_df.json": s.osd_df(),
-        "osd_dump.json": s.osd_dump(),
-        "osd_metadata.json": s.osd_metadata(),
-        "df_detail.json": s.df_detail(),
-        "pg_dump_pgs.json": {"pg_ready": True, "pg_stats": list(s.iter_pgs())},
-        "health_detail.json": s.health_detail(),
-        "config_get.json": s.config_get(),
-        "admin_api_bucket_stats.json": list(s.iter_buckets()),
-        "reshard_list.json": s.reshard_list(),
-        "mgr_prometheus_metrics.txt": s.mgr_prometheus_text(),
-    }
-    parts = stages.parts_from_decoded(dec, now)
-    del dec
+    now, parts = study_parts()
     perf = parts["perf"]
     spilling = [c.osd_id for c in perf.bluefs if c.slow_used_bytes > 0]
     # 20 spilling OSDs with 1 TB on the slow device: DB + WAL + spilled past 6 % of 16 TB.
