@@ -194,12 +194,12 @@ def preshard(objects: float, shards: int, limit: int, fill_ratio: float, max_sha
 
 def next_reshards(
     buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int, warn: float
-) -> tuple[list[tuple[float, Bucket]], tuple[float, ...]]:
+) -> tuple[list[tuple[float, Bucket, bool]], tuple[float, ...]]:
     """The k buckets still below the per-shard limit predicted to reach it soonest, from
-    their growth rate: (seconds, bucket); and the seconds of every one predicted below `warn`
-    of the limit, sorted. Buckets already at the limit are counted by
-    rgw_buckets_over_shard_limit and listed by shard fill; listed here too, they would fill
-    the top-K exactly when resharding is widespread and hide the buckets still ahead."""
+    their growth rate: (seconds, bucket, at or above `warn` of the limit already); and the
+    seconds of every one predicted below `warn`, sorted. Buckets already at the limit are
+    counted by rgw_buckets_over_shard_limit and listed by shard fill; listed here too, they
+    would fill the top-K exactly when resharding is widespread and hide the buckets still ahead."""
     predicted = []
     ahead = []
     for b in buckets:
@@ -210,8 +210,9 @@ def next_reshards(
         rate = rates.get(b.key)
         if rate:
             seconds = room / rate
-            predicted.append((seconds, b))
-            if b.num_objects / (index_shards * limit) < warn:  # as `near` judges it
+            near = b.num_objects / (index_shards * limit) >= warn  # as the `near` count judges it
+            predicted.append((seconds, b, near))
+            if not near:
                 ahead.append(seconds)
     ahead.sort()
     return heapq.nsmallest(k, predicted, key=lambda p: (p[0], p[1].key)), tuple(ahead)
@@ -306,15 +307,10 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             "tenant",
         )
         soonest, ahead = next_reshards(part.buckets, rates, limit, th.rgw_top_buckets, th.rgw_shard_warn_ratio)
-        for seconds, b in soonest:
+        for seconds, b, _ in soonest:
             eta_f.add(seconds, b.name, b.tenant)
         families.append(eta_f)
-        etas = tuple(
-            BucketEta(
-                b.tenant, b.name, seconds, b.num_objects / (max(1, b.num_shards) * limit) >= th.rgw_shard_warn_ratio
-            )
-            for seconds, b in soonest
-        )
+        etas = tuple(BucketEta(b.tenant, b.name, seconds, near) for seconds, b, near in soonest)
         objects = sum(b.num_objects for b in part.buckets)
         shards = BucketShards(len(part.buckets) + len(part.unread), objects, near, over, tuple(listed), etas, ahead)
 
