@@ -18,7 +18,7 @@ OLD_ROW = 11  # the columns of a row saved before bytes and quotas were kept
 class Entry:
     """One bucket's record in the poll."""
 
-    __slots__ = ("bucket", "read_fp", "listed_fp", "ids", "rate", "queued", "fresh")
+    __slots__ = ("bucket", "read_fp", "listed_fp", "ids", "rate", "queued", "fresh", "cross_of", "cross_at")
 
     def __init__(self, listed_fp: int, ids: tuple[str, ...] = (), fresh: bool = False) -> None:
         self.bucket: Bucket | None = None  # None: never read
@@ -28,6 +28,10 @@ class Entry:
         self.rate = 0.0  # observed object growth, objects/s (decaying maximum)
         self.queued = 0  # IN_QUEUE, LEFT_QUEUE (to be read once more) or 0
         self.fresh = fresh  # created while watched, and not yet read twice (its growth unknown)
+        # may_cross_at of `cross_of` (the record it was worked out for) under the poll's limits:
+        # the rate changes only with a new record, so it holds until the next read.
+        self.cross_of: Bucket | None = None
+        self.cross_at = 0.0
 
 
 def to_table(entries: dict[str, Entry]) -> dict[str, list[Any]]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any, Protocol
 
 from .bucket_entries import Entry, from_table, to_table
@@ -63,6 +64,7 @@ LIST_SHARE = 0.5
 # How often the producers save the poll's state: a restart then re-reads at most what changed
 # in this long, bounded by the ages the saved stats carry.
 SAVE_EVERY = 600.0
+_STATS_AT = attrgetter("stats_at")
 
 
 class BucketReader(UserQuotaReader, Protocol):
@@ -105,6 +107,7 @@ class BucketPoll:
         self.buckets_read_total = dict.fromkeys(READ_REASONS, 0)
         self.prober = GenerationProber()
         self.users = UserQuotaReads()
+        self.cross_lim: PollLimits | None = None  # the limits the entries' cross_at were worked out under
 
     # --- the budget -----------------------------------------------------------------
 
@@ -194,6 +197,10 @@ class BucketPoll:
         queued: list[str] = []
         unread: list[str] = []
         due: list[tuple[float, str]] = []
+        if lim != self.cross_lim:
+            self.cross_lim = lim
+            for e in self.entries.values():
+                e.cross_of = None
         for key, e in self.entries.items():
             b = e.bucket
             if b is None or e.fresh:
@@ -203,7 +210,11 @@ class BucketPoll:
             elif e.queued:
                 queued.append(key)
             else:
-                at = may_cross_at(b, e.rate, lim)
+                if e.cross_of is b:
+                    at = e.cross_at
+                else:  # read since: the bound of its new stats (~1 % of the buckets a poll)
+                    at = e.cross_at = may_cross_at(b, e.rate, lim)
+                    e.cross_of = b
                 if at <= now:
                     due.append((at, key))
         overdue = [k for _, k in sorted(due)]
@@ -225,10 +236,17 @@ class BucketPoll:
         """What the budget has left, on the held buckets not read this poll, oldest stats first.
         A bucket with more shards than the reads left is passed over before _read (which would
         refuse it) is called: at 100,000 buckets nearly all are, each poll."""
-        held = [(e.bucket.stats_at, k, e.bucket.num_shards) for k, e in self.entries.items() if e.bucket is not None]
-        held.sort()
         extra = reader.stats_overhead + (PROBE_RESERVE if probe else 0)
         room = budget - spent.total
+        if room < reader.stats_overhead + 1:
+            return
+        # The room only shrinks: a bucket too big for it now is passed over all the sweep long.
+        held = [
+            (b.stats_at, k, b.num_shards)
+            for k, e in self.entries.items()
+            if (b := e.bucket) is not None and b.num_shards + extra <= room
+        ]
+        held.sort()
         for _, key, shards in held:
             if key in skip or (shards + extra > room and room >= reader.stats_overhead + 1):
                 continue  # read this poll, or one _read would refuse: a smaller one may still fit
@@ -327,8 +345,13 @@ class BucketPoll:
             self.reads_total[kind] += n
         for reason, n in spent.buckets.items():
             self.buckets_read_total[reason] += n
-        buckets = tuple(e.bucket for e in self.entries.values() if e.bucket is not None)
-        unread = frozenset(k for k, e in self.entries.items() if e.bucket is None)
+        held, unlisted = [], []
+        for k, e in self.entries.items():
+            if e.bucket is None:
+                unlisted.append(k)
+            else:
+                held.append(e.bucket)
+        buckets, unread = tuple(held), frozenset(unlisted)
         report = BucketPollReport(
             budget=budget,
             reads=spent.total,
@@ -336,7 +359,7 @@ class BucketPoll:
             buckets_read_total=tuple(self.buckets_read_total.items()),
             overdue=overdue,
             unread=len(unread),
-            oldest_stats_at=min((b.stats_at for b in buckets), default=None),
+            oldest_stats_at=min(map(_STATS_AT, buckets), default=None),
             bound_exceeded_total=self.bound_exceeded,
         )
         return BucketsPart(now, buckets, self.prober.error, unread, report, self.users.part())

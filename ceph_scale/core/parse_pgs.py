@@ -24,6 +24,7 @@ def pg_part(pg_dump: Any, collected_at: float) -> PgPart:
 
 # CRUSH_ITEM_NONE: the slot of an EC shard no OSD serves.
 NO_OSD = 2147483647
+_INTS = frozenset((int,))
 
 
 def _pg_records(stats: Iterable[Any]) -> Iterator[PgScrubState]:
@@ -42,7 +43,7 @@ def _acting(raw: Any, osd_ids: dict[int, int] | None) -> tuple[int, ...]:
         return ()
     ids = {} if osd_ids is None else osd_ids
     # The look-up alone would take 2.0 or True for an id seen (equal keys): ints only.
-    if all(type(o) is int for o in raw):
+    if _INTS.issuperset(map(type, raw)):
         try:
             return tuple(map(ids.__getitem__, raw))
         except KeyError:  # an id not seen yet, or an empty EC slot

@@ -77,6 +77,15 @@ def test_fast_stamp_equals_strptime_on_every_fixture_stamp():
         "2026-11-22T23:59:60.000000+0000",
         "2026-11-22T23:59:61.000000+0000",
         "2026-11-22T21:13:27.243640+2400",
+        "2026-W47-1T21:13:27.243640+0000",  # fromisoformat reads ISO week dates
+        "2026-11-22x21:13:27.243640+0000",  # ... and any separator
+        "2026-11-22T21:13:27.243640+00:0",
+        "2026-11-22T21:13:27.243640+00,0",
+        "2026-11-22T21:13:27.243640+0,00",
+        "2026-11-22T21:13:27.243640+0 00",
+        "2026-11-22T21:13:27.243640Z0000",
+        "2026-11-22T21:13:27.2436+000000",
+        "2026-11-31T21:13:27.243640+0000",
         "2026-11-22T21:13:27.243640+0060",
         "2023-02-29T00:00:00.000000+0000",
         "2026-13-01T00:00:00.000000+0000",
@@ -122,6 +131,26 @@ def test_parse_stamp_equals_strptime_on_any_pacific_shaped_stamp(s):
 @given(st.text(alphabet="0123456789-:T.+ Zt", max_size=34))
 @settings(max_examples=600, deadline=None)
 def test_parse_stamp_equals_strptime_on_near_miss_text(s):
+    assert outcome(inputs.parse_stamp, s, "x") == outcome(slow_stamp, s, "x")
+
+
+@given(
+    st.sampled_from(sorted(fixture_stamps())),
+    st.lists(
+        st.tuples(st.integers(0, 30), st.sampled_from(list("0123456789-:T.+ZtWx,２ ") + ["5", "6", "9"])),
+        min_size=1,
+        max_size=3,
+    ),
+)
+@settings(max_examples=800, deadline=None)
+def test_parse_stamp_equals_strptime_on_real_stamps_with_characters_changed(stamp, changes):
+    """The captured stamps with one to three characters replaced: separators, digits, ISO's week
+    and zone letters, a wide digit. Whatever takes the fast path must give strptime's value, and
+    whatever strptime refuses must stay refused."""
+    chars = list(stamp)
+    for at, c in changes:
+        chars[at % len(chars)] = c
+    s = "".join(chars)
     assert outcome(inputs.parse_stamp, s, "x") == outcome(slow_stamp, s, "x")
 
 

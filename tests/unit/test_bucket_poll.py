@@ -489,3 +489,62 @@ def test_the_growth_bound_gives_the_rules_time_exactly(shards, objects, rate, wa
     lim = PollLimits(100.0, 15_000, floor, safety, 86_400.0, warn, 100_000)
     b = dataclasses.replace(Bucket("b", "", "i", shards, objects), stats_at=at)
     assert may_cross_at(b, rate, lim) == may_cross_at_by_the_rule(b, rate, lim)
+
+
+class FreshBounds(BucketPoll):
+    """Every bucket's bound worked out again each poll (what the entries' cached cross_at must
+    equal, read for read)."""
+
+    def _must_read(self, now, lim):
+        for e in self.entries.values():
+            e.cross_of = None  # no bound kept: each is worked out afresh
+        return super()._must_read(now, lim)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), budget=st.sampled_from([200, 600, 3_000]))
+def test_the_bounds_kept_between_polls_read_exactly_what_bounds_worked_out_afresh_read(seed, budget):
+    """Buckets at every fill, a few growing, resharded, deleted, queued, new ones; the limits
+    changing (warn ratio, per-shard limit, growth floor) and a restart from the saved state on the
+    way: each poll reads the same buckets in the same order, for the same reasons, as a poll that
+    works every bound out again, and both end in the same state."""
+    runs = []
+    for cls in (BucketPoll, FreshBounds):
+        rnd = random.Random(seed)
+        lim = dataclasses.replace(LIM, max_reads=budget, reads_per_second=budget / INTERVAL)
+        _, cluster, clock = setup()
+        p = cls()
+        for i in range(80):
+            shards = rnd.choice([1, 3, 11, 64])
+            cluster.create(f"b{i:03d}", shards, rnd.randrange(0, shards * lim.shard_limit))
+        seen = []
+        for step in range(25):
+            for key in sorted(cluster.buckets):
+                if rnd.random() < 0.1:
+                    cluster.set_objects(key, cluster.objects(key) + rnd.randrange(0, 300))
+            roll = rnd.random()
+            keys = sorted(cluster.buckets)
+            if roll < 0.1 and keys:
+                cluster.reshard(rnd.choice(keys), rnd.choice([13, 29]), new_instance=rnd.random() < 0.5)
+            elif roll < 0.15 and keys:
+                cluster.delete(rnd.choice(keys))
+            elif roll < 0.25:
+                cluster.create(f"new{step}", 11, 0)
+            elif roll < 0.45:
+                lim = dataclasses.replace(
+                    lim,
+                    warn_ratio=rnd.choice([0.3, 0.8]),
+                    shard_limit=rnd.choice([500, 1000]),
+                    growth_floor=rnd.choice([0.5, 5.0]),
+                )
+            elif roll < 0.5:
+                restored = cls.from_dict(json.loads(json.dumps(p.to_dict())))
+                restored.tokens = p.tokens
+                p = restored
+            queued = frozenset(k for k in keys if rnd.random() < 0.03)
+            clock.t += rnd.uniform(10.0, 3 * INTERVAL)
+            part = poll(p, cluster, clock, lim=lim, queued=queued)
+            seen.append((list(cluster.stats_read), part.poll.reads, part.poll.buckets_read_total, part.poll.overdue))
+        runs.append((seen, p.to_dict()))
+    assert runs[0] == runs[1]
+    assert any(reads for reads, *_ in runs[0][0][1:])  # polls after the first read buckets

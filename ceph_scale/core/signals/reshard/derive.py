@@ -28,6 +28,7 @@ from ...snapshot import Bucket
 from ...top_k import top_k
 from ..signal_input import SignalInput
 from .growth import BucketGrowth
+from .handed import to_look_at
 from .result import BucketEta, BucketShards, ReshardResult, TopBucket
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
@@ -40,6 +41,7 @@ RECENT_EVENTS = 50
 # read: the table is durable, and a time that moved at every poll would rewrite it each time).
 Record = tuple[str, str, int, int, float]
 _KEY = attrgetter("key")
+_OBJECTS = attrgetter("num_objects")
 
 
 def created_at(b: Bucket) -> float | None:
@@ -76,6 +78,7 @@ class ReshardState:
         # result back, with no event: if it carries its read time (without one, the read counts
         # as the poll's, which moves). Told apart by id in sets, not looked at one by one.
         self.made_from: tuple[Bucket, ...] = ()
+        self.unread_from: frozenset[str] | None = None  # ... and the unread keys it was given (None: none yet)
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
         """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
@@ -90,16 +93,20 @@ class ReshardState:
             first_poll = False
         self.seen_at = t
         previous = self.buckets
-        handed_again = set(map(id, self.made_from))
-        self.made_from = buckets
+        look, same_keys = to_look_at(self.made_from, buckets)
         # Every listed key keeps its record unless its bucket is looked at below; those listed
-        # no more go (to `lost`); the unread keep theirs, or take back a lost one.
+        # no more go (to `lost`); the unread keep theirs, or take back a lost one. The table holds
+        # only keys of the last observe's buckets and unread: with the same again, none goes.
         current = dict(previous)
-        unlisted = previous.keys() - set(map(_KEY, buckets)) - unread
+        if same_keys and unread == self.unread_from:
+            unlisted: set[str] = set()
+        else:
+            unlisted = previous.keys() - set(map(_KEY, buckets)) - unread
+        self.made_from, self.unread_from = buckets, unread
         for k in unlisted:
             del current[k]
         current.update((k, v) for k in unread - previous.keys() if (v := self.lost.get(k)) is not None)
-        for b in [b for b in buckets if id(b) not in handed_again or not b.stats_at]:
+        for b in look:
             old = previous.get(b.key) or self.lost.get(b.key)
             read_at = b.stats_at or t
             if old is not None and read_at < old[4]:
@@ -231,7 +238,8 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
                 len(part.buckets) + len(part.unread)
             )
         )
-        families.append(gauge("rgw_objects", "Objects over all buckets.").add(sum(b.num_objects for b in part.buckets)))
+        objects = sum(map(_OBJECTS, part.buckets))
+        families.append(gauge("rgw_objects", "Objects over all buckets.").add(objects))
         counts = [0] * len(FILL_BUCKETS)
         total = 0.0
         near = over = 0
@@ -311,7 +319,6 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             eta_f.add(seconds, b.name, b.tenant)
         families.append(eta_f)
         etas = tuple(BucketEta(b.tenant, b.name, seconds, near) for seconds, b, near in soonest)
-        objects = sum(b.num_objects for b in part.buckets)
         shards = BucketShards(len(part.buckets) + len(part.unread), objects, near, over, tuple(listed), etas, ahead)
 
     if part is not None or state.seen_at > 0:

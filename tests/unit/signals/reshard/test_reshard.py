@@ -136,12 +136,15 @@ def test_a_bucket_created_after_the_reference_is_predicted_from_its_first_sight(
     assert got == {(("bucket", "new"), ("tenant", "")): pytest.approx((100_000 - 500) / 50)}
 
 
-def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
+@pytest.mark.parametrize("steady", [False, True])
+def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would(steady):
     """The bucket poll hands the same Bucket record again for every bucket it did not read; the
     reshard state takes those over without a second look (ReshardState.made_from). Over polls of
     2,000 buckets with reshards of every kind, deletions and re-creations, stale reads and buckets
     that leave and come back, records stamped ahead of the poll, records without a read time and
-    buckets listed without their stats, the state equals the one fed fresh copies of every record."""
+    buckets listed without their stats, the state equals the one fed fresh copies of every record.
+    `steady`: two polls in three list the same buckets as the one before, in the same order (the
+    parts compared place by place, the same keys: the table's keys are not looked at again)."""
     import random
 
     from ceph_scale.core.snapshot import Bucket
@@ -151,6 +154,7 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
     live = {k: Bucket(k, "", f"{k}.0", 11, 0, marker=f"{k}.0", stats_at=1000.0) for k in keys}
     same, fresh = ReshardState(), ReshardState()
     last_gone: set[str] = set()
+    last_unread: frozenset[str] = frozenset()
     for poll in range(1, 25):
         t = 1000.0 + 120.0 * poll
         for k in rng.sample(keys, 150):
@@ -179,9 +183,12 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
             live[k] = b
         # Left out of this poll's listing, some for a second poll; of those, some listed but
         # with no stats read yet (taking back what the table knew of them, lost or not).
-        gone = set(rng.sample(keys, 20)) | set(rng.sample(sorted(last_gone), min(6, len(last_gone))))
-        unread = frozenset(rng.sample(sorted(gone), 12))
-        last_gone = gone - unread
+        if steady and poll % 3:
+            gone, unread = last_gone | last_unread, last_unread  # listed as the poll before
+        else:
+            gone = set(rng.sample(keys, 20)) | set(rng.sample(sorted(last_gone), min(6, len(last_gone))))
+            unread = frozenset(rng.sample(sorted(gone), 12))
+        last_gone, last_unread = gone - unread, unread
         held = tuple(b for k, b in live.items() if k not in gone)
         before, known = set(same.buckets), set(same.buckets) | set(same.lost)
         same.observe(t, held, unread)
@@ -193,6 +200,35 @@ def test_a_record_handed_again_keeps_its_result_exactly_as_a_fresh_copy_would():
         assert same.buckets == fresh.buckets and same.events == fresh.events, poll
         assert list(same.recent) == list(fresh.recent) and same.lost == fresh.lost
     assert same.events > 0
+
+
+def test_a_part_in_step_with_the_one_before_still_drops_the_buckets_no_longer_listed():
+    """The parts are compared place by place when few places differ. A bucket deleted near the end
+    and one created in the same poll keep the length and differ in two places only; one deleted
+    near the start keeps it too, out of step; a bucket listed unread, then listed no more, leaves
+    the held records as they were. Each must leave the table, as with fresh copies of every record."""
+    from ceph_scale.core.snapshot import Bucket
+
+    def b(k: str, t: float = 1000.0) -> Bucket:
+        return Bucket(k, "", f"{k}.0", 11, 5, marker=f"{k}.0", stats_at=t)
+
+    held = tuple(b(f"b{i:02d}") for i in range(20))
+    polls = [
+        (held + (b("u"),), frozenset()),  # u held once, with its record
+        (held, frozenset({"u"})),  # listed, its stats not read: it keeps its record
+        (held, frozenset()),  # listed no more, the held buckets handed again as they were
+        (held[:18] + held[19:] + (b("new", 1300.0),), frozenset()),  # b18 deleted, `new` created
+        (held[:1] + held[2:18] + held[19:] + (b("new"), b("new2", 1400.0)), frozenset()),  # out of step
+    ]
+    same, fresh = ReshardState(), ReshardState()
+    for n, (buckets, unread) in enumerate(polls):
+        t = 1100.0 + 100.0 * n
+        same.observe(t, buckets, unread)
+        fresh.made_from = ()
+        fresh.observe(t, tuple(dataclasses.replace(x) for x in buckets), unread)
+        assert same.buckets == fresh.buckets and same.lost == fresh.lost, n
+    assert "b01" in same.lost and "b01" not in same.buckets and "new2" in same.buckets
+    assert "u" not in same.buckets and "b18" not in same.buckets
 
 
 def test_the_top_k_by_objects_per_shard_is_the_full_sort_with_its_ties():
