@@ -86,9 +86,31 @@ def snapshot(parts: dict[str, Any], t: float, fsid: str, snapshot_cls=Snapshot, 
 
 
 def primed_state(warm: dict[str, Any], t: float, fsid: str, state_cls=DerivationState, derive_fn=derive, **kw):
-    state = state_cls(Thresholds())
+    """The derivation state after the collection `warm` at `t`, and a bucket poll 30 s before it.
+    The bucket signals' growth references turn once per half rgw_growth_window_seconds (every 90th
+    bucket poll at the defaults), and a poll keeps what the one before found of the buckets it did
+    not read: the poll before the one timed makes it such a poll, as nearly all are (the turn's
+    cost is timed on its own: `turn_state`)."""
+    state = turn_state(warm, t, fsid, state_cls, derive_fn, **kw)
     derive_fn(snapshot(warm, t, fsid, **kw), state)
     return state
+
+
+def turn_state(warm: dict[str, Any], t: float, fsid: str, state_cls=DerivationState, derive_fn=derive, **kw):
+    """The state after a first bucket poll 30 s before `t` only: the next derivation's buckets
+    make the growth references turn (the first after a start, then every 90th poll)."""
+    state = state_cls(Thresholds())
+    if warm.get("buckets") is not None:
+        derive_fn(
+            buckets_snapshot(dataclasses.replace(warm["buckets"], collected_at=t - 30), t - 30, fsid, **kw), state
+        )
+    return state
+
+
+def buckets_snapshot(part: Any, t: float, fsid: str, snapshot_cls=Snapshot, status_cls=SourceStatus) -> Any:
+    """A snapshot of the bucket poll alone (the other sources not collected yet)."""
+    status = status_cls("buckets", True, 0.1, t, interval_seconds=SOURCE_BY_NAME["buckets"].interval)
+    return snapshot_cls(taken_at=t, fsid=fsid, sources=(status,), buckets=part)
 
 
 def series_count(body: bytes) -> int:

@@ -18,7 +18,9 @@ from typing import Any
 from . import json_bound
 
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
-_CHUNK_BYTES = 1 << 20
+# 64 KiB: the elements a chunk decodes to are still in the CPU's cache when the parser reads them;
+# at 1 MiB, 21,760 PGs took 1.7 to 2 times as long to decode and read (bench/, issue 29).
+_CHUNK_BYTES = 1 << 16
 _SLOT = '"\\u0000ceph-scale-slot"'
 Loads = Callable[[bytes], Any]
 
@@ -28,7 +30,7 @@ class _NotPlain(ValueError):
 
 
 def iter_json_array(
-    raw: bytes, key: str | None, chunk_bytes: int = _CHUNK_BYTES, first: Loads | None = None
+    raw: bytes, key: str | None, chunk_bytes: int | None = None, first: Loads | None = None
 ) -> Iterator[Any] | None:
     """The elements of the JSON array `raw` (key None) or `raw[key]` (an object), decoded chunk by chunk.
 
@@ -44,6 +46,7 @@ def iter_json_array(
     """
     if not isinstance(raw, (bytes, bytearray)):
         return None
+    chunk_bytes = chunk_bytes or _CHUNK_BYTES  # read at each call: the tests set smaller ones
     start, end = 0, len(raw)
     while start < end and raw[start] in b" \t\r\n":
         start += 1

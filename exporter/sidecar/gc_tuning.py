@@ -5,7 +5,9 @@ time. With Python's default thresholds (700, 10, 10) a young collection runs eve
 objects, so the chunk being decoded is always alive at a middle collection and is counted as
 long-lived; the 51 chunks of one dump then set off a full collection over the whole heap (the
 bucket poll's 100,000 records and the parts kept): ~0.15-0.2 s of a ~1.3 s cycle, on every pg poll
-(docs/benchmark.md). The bucket poll's listing of 100,000 buckets did the same.
+(docs/benchmark.md). The bucket poll's listing of 100,000 buckets did the same. The dump is now
+decoded 64 KiB at a time (core/json_stream.py), whose dicts die young under the defaults too: each
+of the two keeps the full collections off on its own (tests/unit/test_gc_tuning.py).
 
 A young collection every 50,000 new objects lets a chunk's dicts die young: the decodes set off no
 full collection, and the collector still runs, so cycles are still freed, later: a young one

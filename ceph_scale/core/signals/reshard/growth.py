@@ -4,9 +4,18 @@ of buckets (the reshard signal's predictions; the tenants signal's byte growth).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ...snapshot import Bucket
+from .handed import to_look_at
+
+# A bucket's rate from its latest read, its reference read and the seconds between; None: no rate.
+RateOf = Callable[[Bucket, Bucket, float], "float | None"]
+
+
+def object_rate(b: Bucket, ref: Bucket, span: float) -> float | None:
+    """Objects per second, of a bucket that grew."""
+    return (b.num_objects - ref.num_objects) / span if b.num_objects > ref.num_objects else None
 
 
 class BucketGrowth:
@@ -19,6 +28,11 @@ class BucketGrowth:
     growth between two reads of that bucket, over the time between them. A bucket first
     seen since the newer reference joins it, so a new bucket filling fast is predicted
     at once.
+
+    The bucket poll hands the same record again for ~99 % of the buckets a poll: such a
+    record keeps what the last call found of it, under the same references (a reference
+    only ever gains buckets first seen, whose own record then gives no span), so only the
+    others are looked at (handed.to_look_at).
     """
 
     def __init__(self, window: float) -> None:
@@ -26,6 +40,9 @@ class BucketGrowth:
         # (time of the reference, bucket key -> its record then)
         self.older: tuple[float, dict[str, Bucket]] | None = None
         self.newer: tuple[float, dict[str, Bucket]] | None = None
+        self._observed: tuple[Bucket, ...] = ()  # the buckets observe last looked at
+        # The last rates: (their rate_of, the references then, of which buckets, key -> rate).
+        self._last: tuple[RateOf, object, object, tuple[Bucket, ...], dict[str, tuple[Bucket, float]]] | None = None
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if self.newer is not None and t <= self.newer[0]:
@@ -33,9 +50,12 @@ class BucketGrowth:
         if self.newer is None or t - self.newer[0] >= self.window / 2:
             self.older = self.newer
             self.newer = (t, {b.key: b for b in buckets})
+            self._observed = buckets
             return
         known = self.newer[1]
-        for b in buckets:
+        look, _ = to_look_at(self._observed, buckets)  # a record handed again has its key known
+        self._observed = buckets
+        for b in look:
             if b.key not in known:  # first seen now: its growth counts from now
                 known[b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
 
@@ -57,7 +77,33 @@ class BucketGrowth:
                     yield b, before, span
                     break
 
+    def kept_rates(self, t: float, buckets: tuple[Bucket, ...], rate_of: RateOf) -> dict[str, tuple[Bucket, float]]:
+        """{key: (bucket, rate_of(bucket, its reference read, span))} of each bucket with a reference
+        read and a rate; the records handed again since the last call, under the same references,
+        keep theirs (or their lack of one)."""
+        last = self._last
+        if last is not None and last[0] is rate_of and last[1] is self.older and last[2] is self.newer:
+            look, same_keys = to_look_at(last[3], buckets)
+            if same_keys:
+                out = dict(last[4])
+                for b in look:
+                    out.pop(b.key, None)
+                out.update(self._rates_among(t, tuple(look), rate_of))
+                self._last = (rate_of, self.older, self.newer, buckets, out)
+                return out
+        out = self._rates_among(t, buckets, rate_of)
+        self._last = (rate_of, self.older, self.newer, buckets, out)
+        return out
+
+    def _rates_among(self, t: float, buckets: tuple[Bucket, ...], rate_of: RateOf) -> dict[str, tuple[Bucket, float]]:
+        return {
+            b.key: (b, rate) for b, ref, span in self.pairs(t, buckets) if (rate := rate_of(b, ref, span)) is not None
+        }
+
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Objects per second of each bucket that grew since its reference read."""
-        return {b.key: (b.num_objects - ref.num_objects) / span for b, ref, span in self.pairs(t, buckets)
-                if b.num_objects > ref.num_objects}  # fmt: skip
+        return {key: rate for key, (_, rate) in self.growing(t, buckets).items()}
+
+    def growing(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, tuple[Bucket, float]]:
+        """Each bucket that grew since its reference read, with its objects per second."""
+        return self.kept_rates(t, buckets, object_rate)

@@ -15,6 +15,7 @@ from ...history import Series
 from ...snapshot import ClusterSettings, Snapshot
 from ..signal_input import SignalInput
 from .result import ScrubBacklog, ScrubResult
+from .tally import tally
 
 KINDS = ("scrub", "deep_scrub")
 
@@ -70,41 +71,19 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
     now = part.collected_at
     limits = overdue_after(snap.settings)
     pool_limits = pool_overdue_after(snap)
-    overdue = {"scrub": 0, "deep_scrub": 0}
-    oldest = {"scrub": now, "deep_scrub": now}
-    scrubbing = {"scrub": 0, "deep_scrub": 0}
     # OSDs do not start scrubs while they recover (osd_scrub_during_recovery is off by default):
     # a backlog that grows during a recovery is the recovery's, not a scrub capacity problem.
-    recovering = {"recovery": 0, "backfill": 0}
-    remapped = 0  # neither recovering nor backfilling, but not where CRUSH puts them: data to move
-    new_stamps: dict[str, tuple[float, float]] = {}
     fresh = now > state.seen_at
-    for pg in part.pgs:
-        stamps = (pg.last_scrub_stamp, pg.last_deep_scrub_stamp)
-        if fresh:
-            old = state.stamps.get(pg.pgid)
-            if old is not None:
-                if stamps[0] > old[0]:
-                    state.completed["scrub"] += 1
-                if stamps[1] > old[1]:
-                    state.completed["deep_scrub"] += 1
-            new_stamps[pg.pgid] = stamps
-        pg_limits = pool_limits.get(pg.pool_id, limits)
-        for kind, stamp in zip(KINDS, stamps):
-            if now - stamp > pg_limits[kind]:
-                overdue[kind] += 1
-            if stamp < oldest[kind]:
-                oldest[kind] = stamp
-        if "scrubbing" in pg.state:
-            scrubbing["deep_scrub" if "deep" in pg.state else "scrub"] += 1
-        if "backfill" in pg.state:
-            recovering["backfill"] += 1
-        elif "recover" in pg.state:
-            recovering["recovery"] += 1
-        elif "remapped" in pg.state:
-            remapped += 1
+    t = tally(part.pgs, now, limits, pool_limits, state.stamps if fresh else None)
+    overdue = {"scrub": t.overdue[0], "deep_scrub": t.overdue[1]}
+    oldest = {"scrub": t.oldest[0], "deep_scrub": t.oldest[1]}
+    scrubbing = {"scrub": t.scrubbing[0], "deep_scrub": t.scrubbing[1]}
+    recovering = {"recovery": t.recovery, "backfill": t.backfill}
+    remapped = t.remapped  # neither recovering nor backfilling, but not where CRUSH puts them: data to move
     if fresh:
-        state.stamps = new_stamps
+        state.completed["scrub"] += t.completed[0]
+        state.completed["deep_scrub"] += t.completed[1]
+        state.stamps = t.stamps
         state.seen_at = now
         state.activity = {**scrubbing, **recovering, "remapped": remapped}
         for kind in KINDS:

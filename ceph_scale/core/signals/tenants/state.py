@@ -32,8 +32,11 @@ class BucketRefs(BucketGrowth):
     def byte_rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Bytes per second of each bucket between its reference read and its latest read
         (negative where it shrank: the sums of growth stay exact)."""
-        return {b.key: (b.size_bytes - ref.size_bytes) / span for b, ref, span in self.pairs(t, buckets)
-                if b.size_bytes != ref.size_bytes}  # fmt: skip
+        return {key: rate for key, (_, rate) in self.kept_rates(t, buckets, byte_rate).items()}
+
+
+def byte_rate(b: Bucket, ref: Bucket, span: float) -> float | None:
+    return (b.size_bytes - ref.size_bytes) / span if b.size_bytes != ref.size_bytes else None
 
 
 class TenantsState:
