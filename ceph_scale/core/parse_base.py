@@ -191,7 +191,7 @@ def _pacific_stamp(s: str) -> float | None:
     their parsing there. Where this Python's datetime.fromisoformat reads the
     format (3.11 on), it does, at half the cost of the arithmetic below, on the
     stamps whose fields it cannot read otherwise than strptime: ASCII, the
-    calendar date, an hour below 24 (3.13 reads "24:00") and zone minutes below
+    calendar date, an hour below 24 (3.14 reads "24:00") and zone minutes below
     60 (it reads "+0060" as an hour). Anything it refuses, the arithmetic decides.
     """
     if len(s) != 31 or s[4:20:3] != "--T::.":  # the separators at 4, 7, 10, 13, 16 and 19
