@@ -18,7 +18,6 @@ import heapq
 import math
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -201,26 +200,27 @@ def preshard(objects: float, shards: int, limit: int, fill_ratio: float, max_sha
 
 
 def next_reshards(
-    growing: Iterable[tuple[Bucket, float]], limit: int, k: int, warn: float
+    buckets: tuple[Bucket, ...], rates: dict[str, float], limit: int, k: int, warn: float
 ) -> tuple[list[tuple[float, Bucket, bool]], tuple[float, ...]]:
     """The k buckets still below the per-shard limit predicted to reach it soonest, from
-    their growth rate (`growing`: the buckets that grew, with their objects per second):
-    (seconds, bucket, at or above `warn` of the limit already); and the seconds of every one
-    predicted below `warn`, sorted. Buckets already at the limit are counted by
-    rgw_buckets_over_shard_limit and listed by shard fill; listed here too, they would fill
-    the top-K exactly when resharding is widespread and hide the buckets still ahead."""
+    their growth rate: (seconds, bucket, at or above `warn` of the limit already); and the
+    seconds of every one predicted below `warn`, sorted. Buckets already at the limit are
+    counted by rgw_buckets_over_shard_limit and listed by shard fill; listed here too, they
+    would fill the top-K exactly when resharding is widespread and hide the buckets still ahead."""
     predicted = []
     ahead = []
-    for b, rate in growing:
+    for b in buckets:
         index_shards = max(1, b.num_shards)
         room = index_shards * limit - b.num_objects
-        if room <= 0 or not rate:
+        if room <= 0:
             continue
-        seconds = room / rate
-        near = b.num_objects / (index_shards * limit) >= warn  # as the `near` count judges it
-        predicted.append((seconds, b, near))
-        if not near:
-            ahead.append(seconds)
+        rate = rates.get(b.key)
+        if rate:
+            seconds = room / rate
+            near = b.num_objects / (index_shards * limit) >= warn  # as the `near` count judges it
+            predicted.append((seconds, b, near))
+            if not near:
+                ahead.append(seconds)
     ahead.sort()
     return heapq.nsmallest(k, predicted, key=lambda p: (p[0], p[1].key)), tuple(ahead)
 
@@ -304,8 +304,7 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
 
         if state.growth is None or state.growth.window != th.rgw_growth_window_seconds:
             state.growth = BucketGrowth(th.rgw_growth_window_seconds)
-        growing = state.growth.growing(part.collected_at, part.buckets)
-        rates = {key: rate for key, (_, rate) in growing.items()}
+        rates = state.growth.rates(part.collected_at, part.buckets)
         state.rates, state.rates_span = rates, state.growth.span(part.collected_at)
         state.growth.observe(part.collected_at, part.buckets)
         eta_f = gauge(
@@ -315,7 +314,7 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             "bucket",
             "tenant",
         )
-        soonest, ahead = next_reshards(growing.values(), limit, th.rgw_top_buckets, th.rgw_shard_warn_ratio)
+        soonest, ahead = next_reshards(part.buckets, rates, limit, th.rgw_top_buckets, th.rgw_shard_warn_ratio)
         for seconds, b, _ in soonest:
             eta_f.add(seconds, b.name, b.tenant)
         families.append(eta_f)

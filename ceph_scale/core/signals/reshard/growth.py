@@ -4,10 +4,10 @@ of buckets (the reshard signal's predictions; the tenants signal's byte growth).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ...snapshot import Bucket
-from .handed import to_look_at
+from .handed import in_step
 
 # A bucket's rate from its latest read, its reference read and the seconds between; None: no rate.
 RateOf = Callable[[Bucket, Bucket, float], "float | None"]
@@ -42,7 +42,7 @@ class BucketGrowth:
         self.newer: tuple[float, dict[str, Bucket]] | None = None
         self._observed: tuple[Bucket, ...] = ()  # the buckets observe last looked at
         # The last rates: (their rate_of, the references then, of which buckets, key -> rate).
-        self._last: tuple[RateOf, object, object, tuple[Bucket, ...], dict[str, tuple[Bucket, float]]] | None = None
+        self._last: tuple[RateOf, object, object, tuple[Bucket, ...], dict[str, float]] | None = None
 
     def observe(self, t: float, buckets: tuple[Bucket, ...]) -> None:
         if self.newer is not None and t <= self.newer[0]:
@@ -53,9 +53,9 @@ class BucketGrowth:
             self._observed = buckets
             return
         known = self.newer[1]
-        look, _ = to_look_at(self._observed, buckets)  # a record handed again has its key known
+        found = in_step(self._observed, buckets)  # a record handed again has its key known
         self._observed = buckets
-        for b in look:
+        for b in buckets if found is None else found[0]:
             if b.key not in known:  # first seen now: its growth counts from now
                 known[b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
 
@@ -64,7 +64,7 @@ class BucketGrowth:
         ref = self.older or self.newer
         return t - ref[0] if ref is not None else 0.0
 
-    def pairs(self, t: float, buckets: tuple[Bucket, ...]) -> Iterator[tuple[Bucket, Bucket, float]]:
+    def pairs(self, t: float, buckets: Iterable[Bucket]) -> Iterator[tuple[Bucket, Bucket, float]]:
         """(bucket, its reference read, seconds from that read to its latest) of each bucket with
         one: the older reference where it has an earlier read of the bucket (half a window to a
         window back), else the newer."""
@@ -77,33 +77,28 @@ class BucketGrowth:
                     yield b, before, span
                     break
 
-    def kept_rates(self, t: float, buckets: tuple[Bucket, ...], rate_of: RateOf) -> dict[str, tuple[Bucket, float]]:
-        """{key: (bucket, rate_of(bucket, its reference read, span))} of each bucket with a reference
-        read and a rate; the records handed again since the last call, under the same references,
-        keep theirs (or their lack of one)."""
+    def kept_rates(self, t: float, buckets: tuple[Bucket, ...], rate_of: RateOf) -> dict[str, float]:
+        """{key: rate_of(bucket, its reference read, span)} of each bucket with a reference read
+        and a rate; the records handed again since the last call, under the same references,
+        keep theirs (or their lack of one). The dict is the last call's, brought up to date: it
+        is the caller's until the next call."""
         last = self._last
         if last is not None and last[0] is rate_of and last[1] is self.older and last[2] is self.newer:
-            look, same_keys = to_look_at(last[3], buckets)
-            if same_keys:
-                out = dict(last[4])
-                for b in look:
+            found = in_step(last[3], buckets)
+            if found is not None and found[1]:
+                out = last[4]
+                for b in found[0]:
                     out.pop(b.key, None)
-                out.update(self._rates_among(t, tuple(look), rate_of))
+                out.update(self._rates_among(t, found[0], rate_of))
                 self._last = (rate_of, self.older, self.newer, buckets, out)
                 return out
         out = self._rates_among(t, buckets, rate_of)
         self._last = (rate_of, self.older, self.newer, buckets, out)
         return out
 
-    def _rates_among(self, t: float, buckets: tuple[Bucket, ...], rate_of: RateOf) -> dict[str, tuple[Bucket, float]]:
-        return {
-            b.key: (b, rate) for b, ref, span in self.pairs(t, buckets) if (rate := rate_of(b, ref, span)) is not None
-        }
+    def _rates_among(self, t: float, buckets: Iterable[Bucket], rate_of: RateOf) -> dict[str, float]:
+        return {b.key: rate for b, ref, span in self.pairs(t, buckets) if (rate := rate_of(b, ref, span)) is not None}
 
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Objects per second of each bucket that grew since its reference read."""
-        return {key: rate for key, (_, rate) in self.growing(t, buckets).items()}
-
-    def growing(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, tuple[Bucket, float]]:
-        """Each bucket that grew since its reference read, with its objects per second."""
         return self.kept_rates(t, buckets, object_rate)

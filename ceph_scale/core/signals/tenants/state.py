@@ -32,7 +32,7 @@ class BucketRefs(BucketGrowth):
     def byte_rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Bytes per second of each bucket between its reference read and its latest read
         (negative where it shrank: the sums of growth stay exact)."""
-        return {key: rate for key, (_, rate) in self.kept_rates(t, buckets, byte_rate).items()}
+        return self.kept_rates(t, buckets, byte_rate)
 
 
 def byte_rate(b: Bucket, ref: Bucket, span: float) -> float | None:

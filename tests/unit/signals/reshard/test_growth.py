@@ -29,13 +29,14 @@ class Plain(BucketGrowth):
                 self.newer[1][b.key] = b if b.stats_at else dataclasses.replace(b, stats_at=t)
 
     def kept_rates(self, t, buckets, rate_of):
-        return {b.key: (b, r) for b, ref, span in self.pairs(t, buckets) if (r := rate_of(b, ref, span)) is not None}
+        return {b.key: r for b, ref, span in self.pairs(t, buckets) if (r := rate_of(b, ref, span)) is not None}
 
 
 def polls(seed: int, n_buckets: int, rounds: int):
     """The parts of a bucket poll over `rounds` polls 120 s apart: the same record handed again
     for a bucket not read, in the poll's order; reads that grow, shrink or keep a bucket; a read
-    without a read time; buckets deleted (in the middle: out of step) and created (last)."""
+    without a read time; buckets deleted (in the middle: out of step) and created (last), and one
+    of each in the same poll."""
     rnd = random.Random(seed)
     live = {
         f"b{i:04d}": Bucket(
@@ -56,6 +57,9 @@ def polls(seed: int, n_buckets: int, rounds: int):
             )
         if n % 5 == 3:
             del live[rnd.choice(sorted(live))]
+        if n % 7 == 5:  # one near the end deleted and one created: the same length, in step, other keys
+            del live[list(live)[-3]]
+            live[f"swap{n}"] = Bucket(f"swap{n}", "", f"s{n}", 11, 0, stats_at=t)
         if n % 4 == 2:
             live[f"new{n}"] = Bucket(f"new{n}", "", f"n{n}", 11, 0, stats_at=t)
         yield t, tuple(live.values())

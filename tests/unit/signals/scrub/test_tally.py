@@ -61,8 +61,9 @@ PG = st.builds(
     st.integers(0, 60),
     st.sampled_from([1, 2, 3]),
     st.sampled_from(STATES),
-    st.floats(0, 2000.0),
-    st.floats(0, 2000.0),
+    # Every stamp, and those exactly at a limit (now 2,000 less 500, 1,500, or pool 2's 100, 300).
+    st.one_of(st.floats(0, 2000.0), st.sampled_from([1500.0, 1900.0, 500.0, 1700.0])),
+    st.one_of(st.floats(0, 2000.0), st.sampled_from([1500.0, 1900.0, 500.0, 1700.0])),
 )
 
 
