@@ -102,7 +102,6 @@ class ReshardState:
             unlisted: set[str] = set()
         else:
             unlisted = previous.keys() - set(map(_KEY, buckets)) - unread
-        self.made_from, self.unread_from = buckets, unread
         for k in unlisted:
             del current[k]
         current.update((k, v) for k in unread - previous.keys() if (v := self.lost.get(k)) is not None)
@@ -141,6 +140,8 @@ class ReshardState:
                 self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
         self.lost = {k: previous[k] for k in unlisted}  # read by key only
         self.buckets = current
+        # Only once the table is made from them: a poll that raised on the way is looked at whole.
+        self.made_from, self.unread_from = buckets, unread
 
     def _before_first_sight(self, b: Bucket, gen: int) -> int:
         """Reshards of a bucket first seen now, made between its creation and this poll."""
