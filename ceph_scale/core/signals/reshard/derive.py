@@ -76,7 +76,7 @@ class ReshardState:
         # can take one's id). The bucket poll hands the same record again for every bucket it did
         # not read (~99 % of them a poll), and the same record over its own result gives that
         # result back, with no event: if it carries its read time (without one, the read counts
-        # as the poll's, which moves). Told apart by id in sets, not looked at one by one.
+        # as the poll's, which moves). Told apart place by place, else by id in sets (handed.py).
         self.made_from: tuple[Bucket, ...] = ()
         self.unread_from: frozenset[str] | None = None  # ... and the unread keys it was given (None: none yet)
 

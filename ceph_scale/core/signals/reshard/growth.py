@@ -32,7 +32,7 @@ class BucketGrowth:
     The bucket poll hands the same record again for ~99 % of the buckets a poll: such a
     record keeps what the last call found of it, under the same references (a reference
     only ever gains buckets first seen, whose own record then gives no span), so only the
-    others are looked at (handed.to_look_at).
+    others are looked at (handed.in_step).
     """
 
     def __init__(self, window: float) -> None:
