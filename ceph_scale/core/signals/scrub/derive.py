@@ -71,13 +71,13 @@ def derive(given: SignalInput, state: ScrubState) -> list[Family]:
     now = part.collected_at
     limits = overdue_after(snap.settings)
     pool_limits = pool_overdue_after(snap)
-    # OSDs do not start scrubs while they recover (osd_scrub_during_recovery is off by default):
-    # a backlog that grows during a recovery is the recovery's, not a scrub capacity problem.
     fresh = now > state.seen_at
     t = tally(part.pgs, now, limits, pool_limits, state.stamps if fresh else None)
     overdue = {"scrub": t.overdue[0], "deep_scrub": t.overdue[1]}
     oldest = {"scrub": t.oldest[0], "deep_scrub": t.oldest[1]}
     scrubbing = {"scrub": t.scrubbing[0], "deep_scrub": t.scrubbing[1]}
+    # OSDs do not start scrubs while they recover (osd_scrub_during_recovery is off by default):
+    # a backlog that grows during a recovery is the recovery's, not a scrub capacity problem.
     recovering = {"recovery": t.recovery, "backfill": t.backfill}
     remapped = t.remapped  # neither recovering nor backfilling, but not where CRUSH puts them: data to move
     if fresh:
