@@ -1,29 +1,34 @@
-"""What fired, through the shipped Alertmanager configuration: each alert's receivers from the
-real routing tree (`amtool config routes test`), its inhibition by the config's inhibit_rules,
-and the notifications that result.
+"""What fired, through a real Alertmanager running the shipped configuration: it groups, routes
+and inhibits, and the notifications follow from its answers.
 
-Inhibition is judged here, from the same file, as Alertmanager's inhibitor does: a target alert
-is muted while a firing source alert matches the rule's source matchers and carries the same
-values of the rule's `equal` labels (a source that is itself inhibited still inhibits). A
-notification is one receiver's view of one alert group (the route's group_by: cluster,
-alertname, signal): from when its first alert fires un-muted to when its last one resolves.
+Alertmanager (Debian's `prometheus-alertmanager`) runs `rules/alertmanager/alertmanager.yml` with
+its routes, grouping and inhibit_rules as shipped, its receivers pointed at a local sink
+(demo.monitoring.webhook_routing: nothing leaves the machine, and no other test's receiver hears
+the replay). The replay walks the moments at which some alert starts or stops firing: at each,
+it posts what changed through Alertmanager's API (an alert that stopped is posted resolved, as
+Prometheus sends it), then reads `/api/v2/alerts/groups`. Alertmanager answers with its own
+dispatcher's groups, one per route an alert reaches (so per receiver), and each alert's state as
+its inhibitor judges it when asked. A notification is one receiver's view of one group, from the
+first moment the group holds an alert that is not suppressed to the moment it holds none.
+Alertmanager's timers (group_wait, group_interval, repeat_interval) run on the wall clock and are
+not replayed: a notification here is an interval, not each message sent.
 """
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
+import datetime as dt
+import json
+import tempfile
+import time
+import urllib.request
 from dataclasses import dataclass
-from functools import cache
+from pathlib import Path
 
-import yaml
-
+from demo.monitoring import Alertmanager, Webhook, http_json, webhook_routing
 from replay.engine import REPO, AlertEvent, EngineError
 
 CONFIG = REPO / "rules" / "alertmanager" / "alertmanager.yml"
-GROUP_BY = ("cluster", "alertname", "signal")
-MATCHER = re.compile(r'^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"?(.*?)"?\s*$')
+SETTLE = 0.05  # seconds between two reads of the groups that must agree (the inhibitor's own feed)
 
 
 @dataclass(frozen=True)
@@ -63,79 +68,94 @@ def firings(events: list[AlertEvent]) -> list[Firing]:
     return sorted(out, key=lambda f: (f.start, f.alert, f.labels))
 
 
-def matches(matcher: str, labels: dict[str, str]) -> bool:
-    m = MATCHER.match(matcher)
-    if not m:
-        raise EngineError(f"{CONFIG}: cannot read the matcher {matcher!r}")
-    name, op, value = m.groups()
-    have = labels.get(name, "")
-    if op == "=":
-        return have == value
-    if op == "!=":
-        return have != value
-    hit = re.fullmatch(value, have) is not None
-    return hit if op == "=~" else not hit
+def _stamp(t: float) -> str:
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat()
 
 
-def inhibited(f: Firing, t: float, active: list[Firing], rules: list[dict]) -> bool:
-    target = dict(f.labels)
-    for rule in rules:
-        if not all(matches(m, target) for m in rule.get("target_matchers", [])):
-            continue
-        for src in active:
-            if src is f or not (src.start <= t and (src.end is None or t < src.end)):
-                continue
-            source = dict(src.labels)
-            if all(matches(m, source) for m in rule.get("source_matchers", [])) and all(
-                source.get(k, "") == target.get(k, "") for k in rule.get("equal", [])
-            ):
-                return True
-    return False
+# One group's state at a moment: (receiver, group labels) -> the severity of its alerts that are
+# not suppressed, or None while it holds only suppressed ones.
+State = dict[tuple[str, tuple[tuple[str, str], ...]], str | None]
 
 
-@cache
-def receivers(labels: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
-    amtool = shutil.which("amtool")
-    if amtool is None:
-        raise EngineError("amtool is not installed (scripts/bootstrap.sh installs Alertmanager)")
-    args = [f"{k}={v}" for k, v in labels]
-    done = subprocess.run(
-        [amtool, "config", "routes", "test", f"--config.file={CONFIG}", *args], capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise EngineError(f"amtool config routes test {' '.join(args)}: {done.stderr.strip()}")
-    return tuple(r.strip() for r in done.stdout.strip().split(","))
+class Routing:
+    """A real Alertmanager on the shipped configuration, fed one moment at a time."""
+
+    def __init__(self, work: Path) -> None:
+        self.sink = Webhook().start()
+        try:
+            self.am = Alertmanager(work, webhook_routing(self.sink.url, CONFIG)).start()
+        except Exception as e:
+            self.sink.stop()
+            raise EngineError(f"Alertmanager did not start: {e}") from None
+        self.since = time.time() - 3600  # every alert's startsAt: before any resolve posted
+
+    def post(self, started: list[Firing], stopped: list[Firing]) -> None:
+        now = time.time()
+        alerts = [
+            {"labels": dict(f.labels), "startsAt": _stamp(self.since), "endsAt": _stamp(now + 86400)} for f in started
+        ] + [{"labels": dict(f.labels), "startsAt": _stamp(self.since), "endsAt": _stamp(now - 0.001)} for f in stopped]
+        req = urllib.request.Request(
+            f"{self.am.url}/api/v2/alerts",
+            data=json.dumps(alerts).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(req, timeout=10) as r:
+            if r.status != 200:
+                raise EngineError(f"Alertmanager refused the alerts: HTTP {r.status}")
+
+    def read(self) -> tuple[set[tuple[tuple[str, str], ...]], State]:
+        """The alerts Alertmanager holds as active, and each group's state."""
+        held: set[tuple[tuple[str, str], ...]] = set()
+        state: State = {}
+        for group in http_json(f"{self.am.url}/api/v2/alerts/groups"):
+            key = (group["receiver"]["name"], tuple(sorted(group["labels"].items())))
+            shown = None
+            for a in group["alerts"]:
+                held.add(tuple(sorted(a["labels"].items())))
+                if a["status"]["state"] == "active":
+                    shown = a["labels"].get("severity", "")
+            state[key] = shown
+        return held, state
+
+    def settled(self, active: set[tuple[tuple[str, str], ...]], timeout: float = 30.0) -> State:
+        """The groups once Alertmanager holds exactly `active` and two reads agree."""
+        deadline = time.monotonic() + timeout
+        last: State | None = None
+        while time.monotonic() < deadline:
+            held, state = self.read()
+            if held == active and state == last:
+                return state
+            last = state if held == active else None
+            time.sleep(SETTLE)
+        raise EngineError(f"Alertmanager did not settle on {len(active)} active alerts within {timeout:.0f} s")
+
+    def stop(self) -> None:
+        self.am.stop()
+        self.sink.stop()
 
 
-def notifications(fired: list[Firing], step: float, span_end: float) -> list[Notification]:
-    """Each receiver's notifications: un-muted firing, per alert group, merged where they touch
-    (an end of None: still firing when the span ends at `span_end`)."""
-    rules = yaml.safe_load(CONFIG.read_text()).get("inhibit_rules", [])
-    spans: dict[tuple[str, tuple[tuple[str, str], ...], str], list[tuple[float, float | None]]] = {}
-    for f in fired:
-        # Muted or not, judged at each evaluation step of its interval.
-        t, end = f.start, f.end if f.end is not None else span_end + step
-        pieces: list[tuple[float, float | None]] = []
-        while t < end:
-            if not inhibited(f, t, fired, rules):
-                if pieces and pieces[-1][1] == t:
-                    pieces[-1] = (pieces[-1][0], min(t + step, end))
-                else:
-                    pieces.append((t, min(t + step, end)))
-            t += step
-        labels = dict(f.labels)
-        group = tuple((k, labels.get(k, "")) for k in GROUP_BY)
-        for receiver in receivers(f.labels):
-            key = (receiver, group, labels.get("severity", ""))
-            spans.setdefault(key, []).extend((a, None if b is not None and b > span_end else b) for a, b in pieces)
-    out = []
-    for (receiver, group, severity), pieces in spans.items():
-        merged: list[list[float | None]] = []
-        for a, b in sorted(pieces, key=lambda p: p[0]):
-            last = merged[-1] if merged else None
-            if last is not None and (last[1] is None or a <= last[1]):
-                last[1] = None if (last[1] is None or b is None) else max(last[1], b)
-            else:
-                merged.append([a, b])
-        out += [Notification(receiver, group, severity, a, b) for a, b in merged if a is not None]
+def notifications(fired: list[Firing]) -> list[Notification]:
+    """Each receiver's notifications, as a real Alertmanager groups, routes and inhibits the
+    firings (an end of None: still on when the span ends)."""
+    moments = sorted({f.start for f in fired} | {f.end for f in fired if f.end is not None})
+    opened: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, float]] = {}
+    out: list[Notification] = []
+    with tempfile.TemporaryDirectory(prefix="replay-am-") as d:
+        routing = Routing(Path(d))
+        try:
+            for t in moments:
+                routing.post([f for f in fired if f.start == t], [f for f in fired if f.end == t])
+                active = {f.labels for f in fired if f.start <= t and (f.end is None or t < f.end)}
+                state = routing.settled(active)
+                for key, (severity, start) in list(opened.items()):
+                    if state.get(key) is None:
+                        out.append(Notification(key[0], key[1], severity, start, t))
+                        del opened[key]
+                for key, shown in state.items():
+                    if shown is not None and key not in opened:
+                        opened[key] = (shown, t)
+        finally:
+            routing.stop()
+    out += [Notification(k[0], k[1], severity, start, None) for k, (severity, start) in opened.items()]
     return sorted(out, key=lambda n: (n.start, n.receiver, n.group))

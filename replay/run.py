@@ -66,7 +66,7 @@ def replay(path: Path, work: Path) -> Result:
     seconds["rules"] = time.perf_counter() - began
     began = time.perf_counter()
     fired = alertmanager.firings(events)
-    notes = alertmanager.notifications(fired, sc.step, simulate.START + sc.span)
+    notes = alertmanager.notifications(fired)
     seconds["route"] = time.perf_counter() - began
     seconds["evaluations"] = summary["evaluations"]
     return Result(
