@@ -1,10 +1,10 @@
 """One simulated cluster's answers at a time `t`, in the JSON shapes Ceph returns.
 
 The shapes are bench.synth's (each checked key by key against the Pacific fixtures by
-tests/bench/test_synth.py); this class moves the state they are built from along the
-scenario's timeline: fill, spillover, scrub stamps, OSDs down, the S3 workload's counters,
-reshards. `answers(t)` gives each registered parser input (ceph_scale.core.registry) as
-`json.loads` would return it.
+tests/bench/test_synth.py), or a newer release's (replay/release_shapes.py); this class moves
+the state they are built from along the scenario's timeline: fill, spillover, scrub stamps,
+OSDs down, the S3 workload's counters, reshards. `answers(t)` gives each registered parser
+input (ceph_scale.core.registry) as `json.loads` would return it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from bench import synth
+from replay import release_shapes
 from replay.buckets import BucketIndexes
 from replay.pgs import PgStates
 from replay.s3 import S3Traffic
@@ -343,4 +344,4 @@ class SimCluster(PgStates, synth.Synth):
         }
         if pgs:
             out["pg dump"] = self.pg_dump()
-        return out
+        return release_shapes.shaped(out, self.spec.release, self.indexes.generation)

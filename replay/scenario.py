@@ -16,6 +16,7 @@ import yaml
 
 from bench import synth
 from replay import traces
+from replay.release_shapes import RELEASES
 
 EVENT_KINDS = (
     "node_down",  # every OSD of one node down for `for`; `noout: true` keeps them in
@@ -92,6 +93,7 @@ class Cluster:
     shards: tuple[int, ...] = ()  # each bucket's index shards at the start
     dynamic_reshard: tuple[float, float] | None = None  # (thread interval, index entries copied per second)
     pace: tuple[float, float] = (1.0, 1.0)  # the share of the clients' healthy rate served, start and end
+    release: str = "pacific"  # whose JSON shapes its answers take (replay.release_shapes)
 
     @property
     def osds(self) -> int:
@@ -224,9 +226,12 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
         read_shards(raw, what),
         read_dynamic_reshard(raw.get("dynamic_reshard"), what),
         pair(raw, "pace", what, 1.0),
+        str(raw.get("release", "pacific")),
     )
     # Spilled sizes are given in GB, kept in bytes.
     cluster = replace(cluster, spilled_bytes=(cluster.spilled_bytes[0] * 1e9, cluster.spilled_bytes[1] * 1e9))
+    if cluster.release not in RELEASES:
+        raise ScenarioError(f"{what}.release: {cluster.release!r}: one of {', '.join(RELEASES)} (the captured ones)")
     if not 0 < min(cluster.pace) <= max(cluster.pace) <= 1:
         raise ScenarioError(f"{what}.pace: a share of the healthy rate, above 0 and at most 1")
     if len(cluster.shards) != cluster.buckets:

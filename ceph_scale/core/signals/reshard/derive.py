@@ -35,9 +35,12 @@ from .result import BucketEta, BucketShards, ReshardResult, TopBucket
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
 
 UNKNOWN_GEN = -1
+# A bucket seen resharding without its generation (Reef's shard count, the index pool unread):
+# resharded at least once, at an unknown generation.
+RESHARDED_GEN_UNKNOWN = -2
 RECENT_EVENTS = 50
 # What the count keeps of a bucket: marker, instance id, num_shards, index generation (or
-# UNKNOWN_GEN), and the read time of the stats that last changed these (not of the latest
+# UNKNOWN_GEN, RESHARDED_GEN_UNKNOWN), and the read time of the stats that last changed these (not of the latest
 # read: the table is durable, and a time that moved at every poll would rewrite it each time).
 Record = tuple[str, str, int, int, float]
 _KEY = attrgetter("key")
@@ -52,7 +55,7 @@ def created_at(b: Bucket) -> float | None:
 
 
 def resharded_ever(b: Bucket, gen: int) -> bool:
-    return gen > 0 or bool(b.marker and b.marker != b.bucket_id)
+    return gen > 0 or gen == RESHARDED_GEN_UNKNOWN or bool(b.marker and b.marker != b.bucket_id)
 
 
 class ReshardState:
@@ -127,7 +130,7 @@ class ReshardState:
             if old[0] and b.marker and old[0] != b.marker:
                 continue  # deleted and created again under the same name
             events = self.events
-            if gen != UNKNOWN_GEN and old[3] != UNKNOWN_GEN and gen > old[3]:
+            if gen >= 0 and old[3] >= 0 and gen > old[3]:
                 self.events += gen - old[3]
             elif old[1] != b.bucket_id:
                 self.events += 1
@@ -136,6 +139,8 @@ class ReshardState:
                 # instance id that is not the marker is Pacific's new instance of a reshard already
                 # counted: a poll between its switch of instance and of shard count sees it twice.
                 self.events += 1
+                if gen < 0:  # so that the bucket counts among those resharded
+                    current[b.key] = (*seen[:3], RESHARDED_GEN_UNKNOWN, read_at)
             if self.events > events:
                 self.recent.append((before_poll, t, b.key, old[2], b.num_shards))
         self.lost = {k: previous[k] for k in unlisted}  # read by key only
@@ -153,7 +158,11 @@ class ReshardState:
         return 1 if resharded_ever(b, gen) else 0
 
     def resharded_buckets(self) -> int:
-        return sum(1 for marker, bucket_id, _, gen, _ in self.buckets.values() if gen > 0 or marker != bucket_id)
+        return sum(
+            1
+            for marker, bucket_id, _, gen, _ in self.buckets.values()
+            if gen > 0 or gen == RESHARDED_GEN_UNKNOWN or marker != bucket_id
+        )
 
     def retuned(self, th: Thresholds) -> ReshardState:
         return self  # every count goes on under new thresholds

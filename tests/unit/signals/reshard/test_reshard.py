@@ -65,6 +65,27 @@ def test_reshard_during_a_restart_is_counted_exactly_once():
     assert after.events == 1
 
 
+def test_a_reshard_seen_by_its_shard_count_alone_counts_the_bucket_as_resharded_across_a_restart():
+    """Reef without the index pool's read: a reshard keeps the instance id (= the marker) and no
+    generation is read; the shard count's change is the reshard, and the bucket is among those
+    resharded from then on, as Pacific's new instance and Tentacle's generation make it."""
+    import json
+
+    s = ReshardState()
+    s.observe(1, (bucket("a", "ma", 11, 10, "ma"), bucket("b", "mb", 11, 10, "mb")))
+    s.observe(2, (bucket("a", "ma", 23, 10, "ma"), bucket("b", "mb", 11, 10, "mb")))
+    assert (s.events, s.resharded_buckets()) == (1, 1)
+    after = ReshardState.from_dict(json.loads(json.dumps(s.to_dict())))
+    after.observe(3, (bucket("a", "ma", 23, 12, "ma"), bucket("b", "mb", 11, 10, "mb")))
+    assert (after.events, after.resharded_buckets()) == (1, 1)
+    after.observe(4, (bucket("a", "ma", 47, 12, "ma"), bucket("b", "mb", 11, 10, "mb")))
+    assert (after.events, after.resharded_buckets()) == (2, 1)
+    # A generation read later (the cap granted) counts nothing again: the one before is unknown.
+    gen = dataclasses.replace(bucket("a", "ma", 47, 12, "ma"), index_gen=2)
+    after.observe(5, (gen, bucket("b", "mb", 11, 10, "mb")))
+    assert (after.events, after.resharded_buckets()) == (2, 1)
+
+
 def test_recommended_shards_keep_the_target_fill_and_are_prime():
     assert next_prime(8) == 11
     # 30 M objects at 50 % of 100 K per shard: 600 shards -> next prime 601 [000].
