@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,11 +41,47 @@ def ruler_binary() -> Path:
     return Path(run([str(REPO / "replay" / "ruler" / "build.sh")], "building the rule engine").strip())
 
 
-def backfill(openmetrics: Path, blocks: Path) -> None:
+BLOCK_SECONDS = 2 * 3600  # the blocks promtool writes: 2 hours, aligned to multiples of 2 hours
+
+
+def backfill(openmetrics: Path, blocks: Path) -> int:
+    """The samples into TSDB blocks, one promtool run per 2-hour block: promtool reads its whole
+    input once for each block it writes, so one run over a month is 360 passes over all of it.
+    Returns the promtool runs."""
     promtool = shutil.which("promtool")
     if promtool is None:
         raise EngineError("promtool is not installed (scripts/bootstrap.sh installs it)")
-    run([promtool, "tsdb", "create-blocks-from", "openmetrics", str(openmetrics), str(blocks)], "promtool backfill")
+    part = openmetrics.with_suffix(".part.om")
+    runs = 0
+    try:
+        with openmetrics.open() as src:
+            for lines in block_windows(src):
+                part.write_text("".join(lines) + "# EOF\n")
+                run(
+                    [promtool, "tsdb", "create-blocks-from", "openmetrics", str(part), str(blocks)], "promtool backfill"
+                )
+                runs += 1
+    finally:
+        part.unlink(missing_ok=True)
+    return runs
+
+
+def block_windows(src: Iterable[str]) -> Iterator[list[str]]:
+    """The sample lines of each 2-hour window in turn. The simulator writes its scrapes in time
+    order, one sample a line with its timestamp last, so a window ends where the next begins."""
+    lines: list[str] = []
+    window = None
+    for line in src:
+        if line.startswith("#"):
+            continue
+        at = int(float(line.rsplit(" ", 1)[1]) // BLOCK_SECONDS)
+        if at != window and lines:
+            yield lines
+            lines = []
+        window = at
+        lines.append(line)
+    if lines:
+        yield lines
 
 
 def evaluate(
