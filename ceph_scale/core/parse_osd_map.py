@@ -1,4 +1,5 @@
-"""The osd_map source's parser: `osd df` + `osd dump` + `osd metadata` (fields: tests/fixtures/README.md)."""
+"""The osd_map source's parser: `osd df tree` (or plain `osd df`) + `osd dump` + `osd metadata`
+(fields: tests/fixtures/README.md)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,16 @@ from .parse_base import (
 )
 from .snapshot import FullRatios, Osd, OsdMapPart
 
-# --- osd_map: `osd df`, `osd dump`, `osd metadata` --------------------------------
+# --- osd_map: `osd df tree`, `osd dump`, `osd metadata` ---------------------------
 
 
 @refuses_bad_shapes
 def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: float) -> OsdMapPart:
     nodes = _list(_get(osd_df, "nodes", "osd_df"), "osd_df.nodes")
+    # The tree's form lists the OSDs in no CRUSH bucket under "stray"; the plain form lists
+    # every OSD under "nodes" and no stray.
+    stray = _list(osd_df.get("stray", []), "osd_df.stray")
+    roots = _crush_roots(nodes)
     dump_osds = _list(_get(osd_dump, "osds", "osd_dump"), "osd_dump.osds")
     state: dict[int, tuple[bool, bool]] = {}
     for i, o in enumerate(dump_osds):
@@ -36,9 +41,16 @@ def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: fl
         )
     metadata = _metadata_by_id(osd_metadata)
     osds = []
-    for i, n in enumerate(nodes):
-        p = f"osd_df.nodes[{i}]"
+    seen: set[int] = set()
+    for p, n in [(f"osd_df.nodes[{i}]", n) for i, n in enumerate(nodes)] + [
+        (f"osd_df.stray[{i}]", n) for i, n in enumerate(stray)
+    ]:
+        if _int(_get(n, "id", p), p + ".id") < 0:  # a CRUSH bucket (host, rack, root)
+            continue
         osd_id = _count(_get(n, "id", p), p + ".id")
+        if osd_id in seen:  # an OSD linked under two buckets is listed under each
+            continue
+        seen.add(osd_id)
         if osd_id not in state:  # the OSD was created or removed between the two commands
             raise InputError(f"{p}.id: osd.{osd_id} is not in osd_dump.osds")
         up, in_cluster = state[osd_id]
@@ -56,6 +68,7 @@ def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: fl
                 used_bytes=_count(_get(n, "kb_used", p), p + ".kb_used") * 1024,
                 dedicated_db=_flag(meta.get("bluefs_dedicated_db")),
                 data_device_bytes=_opt_int(meta.get("bluestore_bdev_size"), mp + ".bluestore_bdev_size"),
+                crush_root=roots.get(osd_id, ""),
             )
         )
     ratios = FullRatios(
@@ -72,6 +85,40 @@ def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: fl
         flags=frozenset(f for f in flags.split(",") if f),
         fsid=_opt_str(osd_dump, "fsid", "osd_dump"),
     )
+
+
+def _crush_roots(nodes: list[Any]) -> dict[int, str]:
+    """OSD id -> the name of the CRUSH root above it, from the tree's buckets (negative ids, with
+    their `children`); the first root listed wins for an OSD under two. Empty for plain nodes."""
+    children: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
+    roots: list[int] = []
+    for i, n in enumerate(nodes):
+        p = f"osd_df.nodes[{i}]"
+        bucket = _int(_get(n, "id", p), p + ".id")
+        if bucket >= 0:
+            continue
+        if bucket in names:  # CRUSH ids are unique: two answers mixed, or a hostile one
+            raise InputError(f"{p}.id: CRUSH bucket {bucket} is listed twice")
+        kids = _list(_get(n, "children", p), p + ".children")
+        children[bucket] = [_int(k, f"{p}.children[{j}]") for j, k in enumerate(kids)]
+        names[bucket] = _str(_get(n, "name", p), p + ".name")
+        if _str(_get(n, "type", p), p + ".type") == "root":
+            roots.append(bucket)
+    out: dict[int, str] = {}
+    for root in roots:
+        stack, walked = [root], set()
+        while stack:
+            bucket = stack.pop()
+            if bucket in walked:  # a bucket reached twice (or a cycle in a hostile answer)
+                continue
+            walked.add(bucket)
+            for item in children.get(bucket, ()):
+                if item >= 0:
+                    out.setdefault(item, names[root])
+                else:
+                    stack.append(item)
+    return out
 
 
 def _metadata_by_id(osd_metadata: Any) -> dict[int, dict[str, Any]]:

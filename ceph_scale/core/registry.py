@@ -85,7 +85,7 @@ class SourceSpec:
 SOURCES: tuple[SourceSpec, ...] = (
     SourceSpec(
         "osd_map",
-        "fill per OSD, state, device classes, DB sizes",
+        "fill per OSD, state, device classes, CRUSH roots, DB sizes",
         30.0,
         10.0,
         "interval",

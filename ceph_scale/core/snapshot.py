@@ -41,6 +41,9 @@ class Osd:
     # From `osd metadata`; None where the OSD did not report it.
     dedicated_db: bool | None = None
     data_device_bytes: int | None = None
+    # The CRUSH root above it (`osd df tree`, the manager's CRUSH map); "" when it is in no
+    # tree (a stray OSD) or the answer had no tree (plain `osd df`).
+    crush_root: str = ""
 
     @property
     def ceph_daemon(self) -> str:

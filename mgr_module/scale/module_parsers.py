@@ -22,11 +22,12 @@ from ceph_scale.core.parse_base import InputError, _count, _float, _get, _int, _
 
 @inputs.refuses_bad_shapes
 def osd_df_from_stats(osd_stats: Any, crush: Any, osd_dump: Any) -> dict:
-    """An `osd df`-shaped {"nodes": [...]} from the manager's PG map OSD stats.
+    """An `osd df tree`-shaped {"nodes": [...]} from the manager's PG map OSD stats.
 
     `osd df` reports, per OSD in the map, kb / kb_used / kb_avail from the same osd_stat_t
     (statfs) the PG map keeps (pg_dump.json's pg_map.osd_stats of every release: each entry
-    has all three), and the device class from the CRUSH map.
+    has all three), and the device class from the CRUSH map; `osd df tree` adds the CRUSH
+    buckets with their children, from the same map's buckets.
     """
     if isinstance(osd_stats, dict):  # the manager's answer: {"osd_stats": [...]}
         root = "osd_stats.osd_stats"
@@ -44,7 +45,7 @@ def osd_df_from_stats(osd_stats: Any, crush: Any, osd_dump: Any) -> dict:
             _count(_get(s, "kb_avail", p), p + ".kb_avail"),
         )
     classes = _device_classes(crush)
-    nodes = []
+    nodes = _crush_buckets(crush)
     for i, o in enumerate(_list(_get(osd_dump, "osds", "osd_map"), "osd_map.osds")):
         p = f"osd_map.osds[{i}]"
         osd_id = _count(_get(o, "osd", p), p + ".osd")
@@ -64,6 +65,29 @@ def osd_df_from_stats(osd_stats: Any, crush: Any, osd_dump: Any) -> dict:
             }
         )
     return {"nodes": nodes}
+
+
+def _crush_buckets(crush: Any) -> list[dict]:
+    """The CRUSH map's buckets as `osd df tree` lists them: id, name, type and children.
+    The per-class shadow buckets ("default~hdd"), which `osd df tree` leaves out, are left out."""
+    out = []
+    for i, b in enumerate(_list(crush.get("buckets", []), "osd_map_crush.buckets")):
+        p = f"osd_map_crush.buckets[{i}]"
+        name = _str(_get(b, "name", p), p + ".name")
+        if "~" in name:
+            continue
+        items = _list(_get(b, "items", p), p + ".items")
+        out.append(
+            {
+                "id": _int(_get(b, "id", p), p + ".id"),
+                "name": name,
+                "type": _str(_get(b, "type_name", p), p + ".type_name"),
+                "children": [
+                    _int(_get(item, "id", f"{p}.items[{j}]"), f"{p}.items[{j}].id") for j, item in enumerate(items)
+                ],
+            }
+        )
+    return out
 
 
 def _device_classes(crush: Any) -> dict[int, str]:

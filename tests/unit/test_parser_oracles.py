@@ -278,10 +278,20 @@ def osd_map(df, dump, metadata, t=0.0):
     meta = {}
     for i, m in enumerate(lst(metadata, (2,))):
         meta[count(get(m, "id", (2, i)), (2, i, "id"))] = m
+    nodes = lst(get(df, "nodes", (0,)), (0, "nodes"))
+    stray = lst(df.get("stray", []), (0, "stray"))
+    roots = crush_roots(nodes)
     osds = []
-    for i, n in enumerate(lst(get(df, "nodes", (0,)), (0, "nodes"))):
-        p = (0, "nodes", i)
+    listed = set()
+    for p, n in [((0, "nodes", i), n) for i, n in enumerate(nodes)] + [
+        ((0, "stray", i), n) for i, n in enumerate(stray)
+    ]:
+        if integer(get(n, "id", p), p + ("id",)) < 0:
+            continue
         osd_id = count(get(n, "id", p), p + ("id",))
+        if osd_id in listed:
+            continue
+        listed.add(osd_id)
         if osd_id not in state:
             raise Broken(p + ("id",))
         m = meta.get(osd_id, {})
@@ -300,6 +310,7 @@ def osd_map(df, dump, metadata, t=0.0):
                 used_bytes=count(get(n, "kb_used", p), p + ("kb_used",)) * 1024,
                 dedicated_db=None if flag is None else str(flag).strip().lower() in ("1", "true", "yes"),
                 data_device_bytes=data_size,
+                crush_root=roots.get(osd_id, ""),
             )
         )
     ratios = FullRatios(
@@ -307,6 +318,36 @@ def osd_map(df, dump, metadata, t=0.0):
     )
     flags = text(get(dump, "flags", (1,)), (1, "flags"))
     return OsdMapPart(t, tuple(osds), ratios, frozenset(f for f in flags.split(",") if f), opt_text(dump, "fsid", (1,)))
+
+
+def crush_roots(nodes):
+    """OSD id -> its root's name: each root's subtree, walked depth first by recursion; an OSD
+    under two roots keeps the first root listed."""
+    buckets = {}
+    for i, n in enumerate(nodes):
+        p = (0, "nodes", i)
+        if integer(get(n, "id", p), p + ("id",)) >= 0:
+            continue
+        if n["id"] in buckets:
+            raise Broken(p + ("id",))
+        kids = [integer(k, p + ("children", j)) for j, k in enumerate(lst(get(n, "children", p), p + ("children",)))]
+        buckets[n["id"]] = (text(get(n, "name", p), p + ("name",)), text(get(n, "type", p), p + ("type",)), kids)
+    out = {}
+
+    def under(bucket, root, walked):
+        if bucket in walked or bucket not in buckets:
+            return
+        walked.add(bucket)
+        for item in buckets[bucket][2]:
+            if item >= 0:
+                out.setdefault(item, root)
+            else:
+                under(item, root, walked)
+
+    for bucket, (name, kind, _) in buckets.items():
+        if kind == "root":
+            under(bucket, name, set())
+    return out
 
 
 def pool_layouts(dump, root):
@@ -586,6 +627,16 @@ def osd_df_from_stats(stats, crush, dump):
         osd_id = integer(get(d, "id", p), p + ("id",))
         classes[osd_id] = opt_text(d, "class", p)
     nodes = []
+    for i, b in enumerate(lst(crush.get("buckets", []), (1, "buckets"))):
+        p = (1, "buckets", i)
+        name = text(get(b, "name", p), p + ("name",))
+        if "~" in name:  # a per-class shadow bucket
+            continue
+        items = lst(get(b, "items", p), p + ("items",))
+        bucket_id = integer(get(b, "id", p), p + ("id",))
+        kind = text(get(b, "type_name", p), p + ("type_name",))
+        kids = [integer(get(item, "id", p + ("items", j)), p + ("items", j, "id")) for j, item in enumerate(items)]
+        nodes.append({"id": bucket_id, "name": name, "type": kind, "children": kids})
     for i, o in enumerate(lst(get(dump, "osds", (2,)), (2, "osds"))):
         osd_id = count(get(o, "osd", (2, "osds", i)), (2, "osds", i, "osd"))
         kb, kb_used, kb_avail = sizes.get(osd_id, (0, 0, 0))

@@ -366,7 +366,19 @@ def rgw_running_field(path: tuple) -> str:
 
 
 def osd_df_docs(release: str) -> list[tuple]:
-    return [manager_osd_data(release)]
+    """The manager's data made from the base captures, and the real CRUSH map of two roots."""
+    roots = (
+        {"osd_stats": load(release, "pg_dump_roots.json")["pg_map"]["osd_stats"]},
+        load(release, "osd_crush_dump_roots.json"),
+        load(release, "osd_dump_roots.json"),
+    )
+    return [manager_osd_data(release), roots]
+
+
+def osd_map_docs(release: str) -> list[tuple]:
+    """The plain `osd df` sets, and the `osd df tree` of a cluster with two CRUSH roots."""
+    tree = tuple(load(release, f"{stem}_roots.json") for stem in ("osd_df_tree", "osd_dump", "osd_metadata"))
+    return variants("osd_df", "osd_dump", "osd_metadata")(release) + [tree]
 
 
 # ceph-exporter is a cephadm daemon from Reef on: Pacific's orchestrator has none to list.
@@ -384,8 +396,7 @@ TARGETS = {
     # `*d`: the variant's documents, one per parameter before collected_at (mypy takes a star
     # argument followed by a positional one for too many arguments).
     "osd_map_part": Target(lambda *d: inputs.osd_map_part(*d, 0.0), oracle.osd_map,  # type: ignore[call-arg]
-                           from_roots("osd_df", "osd_dump", "osd_metadata"),
-                           variants("osd_df", "osd_dump", "osd_metadata")),
+                           from_roots("osd_df", "osd_dump", "osd_metadata"), osd_map_docs),
     "capacity_part": Target(lambda *d: inputs.capacity_part(*d, 0.0), oracle.capacity, from_roots("df", "osd_dump"),  # type: ignore[call-arg]
                             variants("df_detail", "osd_dump")),
     "health_part": Target(lambda d: inputs.health_part(d, 0.0), oracle.health, from_roots("health"),

@@ -11,7 +11,7 @@ def bucket(name, bid, shards, objects, marker="m-" + "x"):
     return Bucket(name=name, tenant="", bucket_id=bid, num_shards=shards, num_objects=objects, marker=marker)
 
 
-def osd(i, cls="hdd", up=True, size=4 * GiB, used=GiB):
+def osd(i, cls="hdd", up=True, size=4 * GiB, used=GiB, root="default"):
     return Osd(
         osd_id=i,
         device_class=cls,
@@ -20,6 +20,7 @@ def osd(i, cls="hdd", up=True, size=4 * GiB, used=GiB):
         in_cluster=True,
         size_bytes=size,
         used_bytes=used,
+        crush_root=root,
     )
 
 

@@ -14,7 +14,8 @@ BASELINE: list[Step] = [(None, OK), (1.0, CRIT)]  # load / HDD baseline ratio 1 
 HOTSPOT: list[Step] = [(None, OK), (Thresholds().osd_hotspot_ratio, CRIT)]
 PER_HDD_OPS = "S3 ops/s per HDD OSD vs 60 PUT / 90 GET"
 OPS_PER_RGW = "S3 ops/s per RGW instance"
-HOT_LEGEND = f"{CL} {{{{ceph_daemon}}}} ({{{{device_class}}}})"
+HOT_LEGEND = f"{CL} {{{{ceph_daemon}}}} ({{{{device_class}}}}, {{{{crush_root}}}})"
+HOT_BY = "ceph_daemon, device_class, crush_root"
 MIXED = m("ceph_scale_s3_load_ratio", 'op="mixed"', 'unit="ops"')
 
 
@@ -46,8 +47,15 @@ def hottest_osds_glance() -> Panel:
     return bars(
         "Hottest OSDs (op rate / mean)",
         "suffix:× mean",
-        [Query(top(5, "ceph_scale_hdd_osd_hotspot_ratio", by="ceph_daemon, device_class"), HOT_LEGEND, instant=True)],
-        desc="Client op rate of an HDD OSD over the mean of its device class; hot from 2x (osd_hotspot_ratio).",
+        [
+            Query(
+                top(5, "ceph_scale_hdd_osd_hotspot_ratio", by=HOT_BY),
+                HOT_LEGEND,
+                instant=True,
+            )
+        ],
+        desc="Client op rate of an HDD OSD over the mean of its device class under its CRUSH root; hot from 2x "
+        "(osd_hotspot_ratio).",
         runbook=HOT_OSD,
         thresholds=HOTSPOT,
         w=6,
@@ -197,9 +205,15 @@ def hot_osds() -> Panel:
     return bars(
         "Hot OSDs: op rate / mean",
         "suffix:× mean",
-        [Query(top(10, "ceph_scale_hdd_osd_hotspot_ratio", by="ceph_daemon, device_class"), HOT_LEGEND, instant=True)],
-        desc="Top-K HDD OSDs (osd_top_hot) by op rate over the mean of their device class; hot from 2x "
-        "(osd_hotspot_ratio).",
+        [
+            Query(
+                top(10, "ceph_scale_hdd_osd_hotspot_ratio", by=HOT_BY),
+                HOT_LEGEND,
+                instant=True,
+            )
+        ],
+        desc="Top-K HDD OSDs (osd_top_hot) by op rate over the mean of their device class under their CRUSH root; "
+        "hot from 2x (osd_hotspot_ratio).",
         runbook=HOT_OSD,
         thresholds=HOTSPOT,
         w=12,
