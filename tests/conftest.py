@@ -139,10 +139,13 @@ def sidecar(ceph_cluster, clusters, scratch):
 
 # Tests that leave a release's cluster changed in ways later tests would read (5,000 buckets made
 # and removed; minutes of S3 load, gigabytes written, OSDs out and in), in this order. They run
-# last on their release's cluster, after every test that judges its values, and they measure what
-# the cluster does under load or costs: run beside another process's tests (scripts/test.sh), they
-# wait for the machine to themselves (QUIET_LOCK, pytest_runtest_setup).
+# last on their release's cluster, after every test that judges its values.
 LAST_ON_THEIR_CLUSTER = ("tests/integration/test_bucket_watch_cost.py", "tests/integration/test_plunge_cluster.py")
+# Of those, the ones that judge what the cluster does under load: run beside another process's
+# tests (scripts/test.sh), they wait for the machine to themselves (QUIET_LOCK,
+# pytest_runtest_setup). The bucket watch counts reads at the cluster, which the other
+# process's clusters do not touch: it runs as soon as it comes, beside them.
+NEED_A_QUIET_MACHINE = ("tests/integration/test_plunge_cluster.py",)
 
 
 def release(item) -> str | None:
@@ -210,17 +213,17 @@ def last_on_its_cluster(release_name: str, path: str) -> bool:
 
 
 # CEPH_SCALE_QUIET_LOCK: a lock file that a process running other tests at the same time holds
-# while it runs (scripts/test.sh). The heavy tests take it before they start: they have the two
-# cores to themselves, as they would in a run of their own.
+# while it runs (scripts/test.sh). The tests that need a quiet machine take it before they start:
+# they have the two cores to themselves, as they would in a run of their own.
 QUIET_LOCK = os.environ.get("CEPH_SCALE_QUIET_LOCK")
 _QUIET: list = []
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
-    """Before a heavy test's fixtures: the machine to itself; after any test's: the clusters that
-    are done with (DONE_WITH) stopped."""
-    if QUIET_LOCK and heavy(item) and not _QUIET:
+    """Before the fixtures of a test that needs a quiet machine: the machine to itself; after any
+    test's: the clusters that are done with (DONE_WITH) stopped."""
+    if QUIET_LOCK and item.nodeid.startswith(NEED_A_QUIET_MACHINE) and not _QUIET:
         held = open(QUIET_LOCK, "a")  # noqa: SIM115 (held until the process ends)
         waited = time.monotonic()
         fcntl.flock(held, fcntl.LOCK_EX)

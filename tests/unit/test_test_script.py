@@ -49,20 +49,23 @@ def collected(**env: str) -> set[str]:
 
 def test_the_two_processes_share_out_every_test_once():
     # The environment of each process, as scripts/test.sh sets it.
-    assert "CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=tests/replay/ flock" in SCRIPT
-    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=-tests/replay/ CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
+    assert "theirs=tests/replay/,tests/rules/ " in SCRIPT
+    assert "CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=$theirs flock" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=-${theirs//,/,-} CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
+    theirs = "tests/replay/,tests/rules/"
     # Explicit, as the test command's own process runs this with its share in the environment.
     every = collected(CEPH_SCALE_RELEASES="pacific,reef,tentacle", CEPH_SCALE_RELEASE_FREE="1")
     first = collected(
         CEPH_SCALE_RELEASES="pacific",
-        CEPH_SCALE_RELEASE_FREE="-tests/replay/",
+        CEPH_SCALE_RELEASE_FREE="-" + theirs.replace(",", ",-"),
         CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock",
     )
-    newer = collected(CEPH_SCALE_RELEASES="reef,tentacle", CEPH_SCALE_RELEASE_FREE="tests/replay/")
+    newer = collected(CEPH_SCALE_RELEASES="reef,tentacle", CEPH_SCALE_RELEASE_FREE=theirs)
     assert first and newer and not first & newer
     assert first | newer == every
-    assert all("[reef" in t or "[tentacle" in t or t.startswith("tests/replay/") for t in newer), sorted(newer)[:3]
-    assert any(t.startswith("tests/replay/") for t in newer) and any(t.startswith("tests/unit/") for t in first)
+    free = tuple(theirs.split(","))
+    assert all("[reef" in t or "[tentacle" in t or t.startswith(free) for t in newer), sorted(newer)[:3]
+    assert all(any(t.startswith(p) for t in newer) for p in free) and any(t.startswith("tests/unit/") for t in first)
 
 
 def test_the_heavy_runs_come_last_when_they_wait_for_the_other_process():
