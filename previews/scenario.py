@@ -101,8 +101,9 @@ def restore_slow_scrubs(cluster) -> None:
         raise RuntimeError("could not restore the scrub settings: " + "; ".join(errors))
 
 
-def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = print) -> dict:
-    """Run the conditions (about two minutes); returns timings. Scrubs are always released, the
+def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = print) -> tuple[dict, float]:
+    """Run the conditions (about two minutes); returns timings and the run's end (a time at which
+    Prometheus holds them all, for the boards' instant queries). Scrubs are always released, the
     scrub intervals removed from the config database and the scrub speed restored, even on
     failure."""
     t0 = time.monotonic()
@@ -116,8 +117,9 @@ def make_conditions(cluster, prom: Prometheus, log: Callable[[str], None] = prin
     with SteadyGrowth(cluster, owner):
         mark(f"{owner.uid}: {len(owner.buckets)} buckets with quotas, growing steadily")
         _conditions(cluster, prom, mark, owner.uid)
+        end = _end_with_both_runways(prom, owner.uid)
     mark("done")
-    return timings
+    return timings, end
 
 
 def _conditions(cluster, prom: Prometheus, mark: Callable[[str], None], quota_owner: str) -> None:
@@ -193,12 +195,31 @@ def _conditions(cluster, prom: Prometheus, mark: Callable[[str], None], quota_ow
     mark("RocksDB growth fitted")
     # Both kinds of runway: the byte quota's within what the history supports, the object quota's
     # held to it (the tenants table's two runway columns), last, so that the end has them.
-    for bounded in ("false", "true"):
-        held = f'count(ceph_scale_rgw_tenant_quota_runway_seconds{{user="{quota_owner}", bounded="{bounded}"}} < +Inf)'
-        wait_until(lambda held=held: _value(prom, held), 120, 1, what=f"{quota_owner}'s runway, bounded={bounded}")
+    for query in _runway_kinds(quota_owner):
+        wait_until(lambda query=query: _value(prom, query), 120, 1, what=f"{quota_owner}'s runway: {query}")
     mark(f"{quota_owner}: quota runways fitted")
-    # two more scrapes so that the last values include everything above
-    time.sleep(5)
+
+
+def _runway_kinds(owner: str) -> list[str]:
+    return [
+        f'count(ceph_scale_rgw_tenant_quota_runway_seconds{{user="{owner}", bounded="{bounded}"}} < +Inf)'
+        for bounded in ("false", "true")
+    ]
+
+
+def _end_with_both_runways(prom: Prometheus, owner: str, timeout: float = 120) -> float:
+    """The run's end: an instant, two scrapes after the last condition, at which Prometheus holds
+    both of the owner's runway kinds. A fit can judge the growth flat for a while after the writes
+    stalled (a CI run lost the held runway in the 5 s after it was seen): the instant queries of
+    the boards read the end, so it is one checked, not one assumed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        time.sleep(5)  # two more scrapes so that the last values include everything above
+        at = time.time()
+        if all(prom.query(q, at=at) for q in _runway_kinds(owner)):
+            return at
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{owner}'s two runway kinds were never held together for {timeout:.0f} s")
 
 
 # Small writes for the DB growth: below bluestore_prefer_deferred_size_hdd, so each goes through

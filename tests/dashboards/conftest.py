@@ -26,8 +26,7 @@ def dashboard_run(ceph_cluster, scratch):
         prom = start_prometheus(scratch / "dashboards", sidecar.url)
         start = time.time()
         wait_until(prom.targets_up, 30, what="Prometheus to scrape the sidecar")
-        timings = make_conditions(ceph_cluster, prom)
-        end = time.time()
+        timings, end = make_conditions(ceph_cluster, prom)
         yield {"prometheus": prom, "start": start, "end": end, "timings": timings}
     finally:
         if prom is not None:
