@@ -55,6 +55,7 @@ QUIET_GAUGES: dict[str, object] = {
     "ceph_scale_rgw_bucket_stats_overdue": 0.0,
     "ceph_scale_rgw_tenant_quota_runway_seconds": 400 * DAY,
     "ceph_scale_hdd_osd_hottest_ratio": 1.3,
+    "ceph_scale_hdd_osd_hottest_cluster_ratio": 1.3,
     "ceph_scale_hdd_osd_hotspot_ratio": lambda v: min(v, 1.3),
     "ceph_scale_hdd_osd_hotspots": 0.0,
     "ceph_scale_runway_seconds": 400 * DAY,

@@ -95,9 +95,13 @@ class Alertmanager:
             "--log.level=warn",
         ]
         self.process = Process(argv, self.dir / "alertmanager.log", self.dir)
-        wait_until(
-            lambda: urllib.request.urlopen(f"{self.url}/-/ready", timeout=2).status == 200, 30, what="alertmanager"
-        )
+        try:
+            wait_until(
+                lambda: urllib.request.urlopen(f"{self.url}/-/ready", timeout=2).status == 200, 30, what="alertmanager"
+            )
+        except BaseException:  # never ready: the caller holds no handle to stop it by
+            self.stop()
+            raise
         return self
 
     def alerts(self) -> list[dict]:

@@ -28,7 +28,17 @@ from demo.monitoring import Alertmanager, Webhook, http_json, webhook_routing
 from replay.engine import REPO, AlertEvent, EngineError
 
 CONFIG = REPO / "rules" / "alertmanager" / "alertmanager.yml"
-SETTLE = 0.05  # seconds between two reads of the groups that must agree (the inhibitor's own feed)
+SETTLE = 0.05  # seconds between two reads of the groups that must agree
+# The inhibitor learns of posted alerts from a feed of its own, after the API has taken them: a
+# read right after a post can judge a target against the sources before it. A probe pair, posted
+# after the moment's alerts, with an inhibit rule of its own: once its target reads suppressed, the
+# inhibitor's feed has passed everything posted before it (the feed keeps the order of the posts).
+PROBE_SOURCE, PROBE_TARGET = "ReplayProbeSource", "ReplayProbeTarget"
+PROBE_RULE = {
+    "source_matchers": [f'alertname="{PROBE_SOURCE}"'],
+    "target_matchers": [f'alertname="{PROBE_TARGET}"'],
+    "equal": ["probe"],
+}
 
 
 @dataclass(frozen=True)
@@ -82,18 +92,27 @@ class Routing:
 
     def __init__(self, work: Path) -> None:
         self.sink = Webhook().start()
+        config = webhook_routing(self.sink.url, CONFIG)
+        config["inhibit_rules"] = [*config.get("inhibit_rules", []), PROBE_RULE]
         try:
-            self.am = Alertmanager(work, webhook_routing(self.sink.url, CONFIG)).start()
+            self.am = Alertmanager(work, config).start()
         except Exception as e:
             self.sink.stop()
             raise EngineError(f"Alertmanager did not start: {e}") from None
         self.since = time.time() - 3600  # every alert's startsAt: before any resolve posted
+        self.probe = 0
 
     def post(self, started: list[Firing], stopped: list[Firing]) -> None:
         now = time.time()
         alerts = [
             {"labels": dict(f.labels), "startsAt": _stamp(self.since), "endsAt": _stamp(now + 86400)} for f in started
         ] + [{"labels": dict(f.labels), "startsAt": _stamp(self.since), "endsAt": _stamp(now - 0.001)} for f in stopped]
+        self.probe += 1  # the last pair resolved, a new one
+        alerts += [
+            {"labels": {"alertname": name, "probe": str(probe)}, "startsAt": _stamp(self.since), "endsAt": _stamp(ends)}
+            for probe, ends in ((self.probe - 1, now - 0.001), (self.probe, now + 86400))
+            for name in (PROBE_SOURCE, PROBE_TARGET)
+        ]
         req = urllib.request.Request(
             f"{self.am.url}/api/v2/alerts",
             data=json.dumps(alerts).encode(),
@@ -104,29 +123,40 @@ class Routing:
             if r.status != 200:
                 raise EngineError(f"Alertmanager refused the alerts: HTTP {r.status}")
 
-    def read(self) -> tuple[set[tuple[tuple[str, str], ...]], State]:
-        """The alerts Alertmanager holds as active, and each group's state."""
+    def read(self) -> tuple[set[tuple[tuple[str, str], ...]], State, bool]:
+        """The alerts Alertmanager holds as active, each group's state, and whether the inhibitor
+        has judged the last probe (the probes themselves are left out)."""
         held: set[tuple[tuple[str, str], ...]] = set()
         state: State = {}
+        probed = False
         for group in http_json(f"{self.am.url}/api/v2/alerts/groups"):
             key = (group["receiver"]["name"], tuple(sorted(group["labels"].items())))
             shown = None
-            for a in group["alerts"]:
+            alerts = group["alerts"]
+            for a in alerts:
+                name = a["labels"].get("alertname")
+                if name == PROBE_TARGET and a["labels"].get("probe") == str(self.probe):
+                    probed = a["status"]["state"] == "suppressed"
+                if name in (PROBE_SOURCE, PROBE_TARGET):
+                    continue
                 held.add(tuple(sorted(a["labels"].items())))
                 if a["status"]["state"] == "active":
                     shown = a["labels"].get("severity", "")
-            state[key] = shown
-        return held, state
+            if any(a["labels"].get("alertname") not in (PROBE_SOURCE, PROBE_TARGET) for a in alerts):
+                state[key] = shown
+        return held, state, probed
 
     def settled(self, active: set[tuple[tuple[str, str], ...]], timeout: float = 30.0) -> State:
-        """The groups once Alertmanager holds exactly `active` and two reads agree."""
+        """The groups once Alertmanager holds exactly `active`, its inhibitor has judged the last
+        probe, and two reads agree."""
         deadline = time.monotonic() + timeout
         last: State | None = None
         while time.monotonic() < deadline:
-            held, state = self.read()
-            if held == active and state == last:
+            held, state, probed = self.read()
+            ready = held == active and probed
+            if ready and state == last:
                 return state
-            last = state if held == active else None
+            last = state if ready else None
             time.sleep(SETTLE)
         raise EngineError(f"Alertmanager did not settle on {len(active)} active alerts within {timeout:.0f} s")
 

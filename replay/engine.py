@@ -71,10 +71,15 @@ def block_windows(src: Iterable[str]) -> Iterator[list[str]]:
     order, one sample a line with its timestamp last, so a window ends where the next begins."""
     lines: list[str] = []
     window = None
-    for line in src:
-        if line.startswith("#"):
+    for number, line in enumerate(src, 1):
+        if line.startswith("#") or not line.strip():
             continue
-        at = int(float(line.rsplit(" ", 1)[1]) // BLOCK_SECONDS)
+        try:
+            at = int(float(line.rsplit(" ", 1)[1]) // BLOCK_SECONDS)
+        except (IndexError, ValueError):
+            raise EngineError(f"samples line {number}: no timestamp last: {line.strip()[:80]!r}") from None
+        if window is not None and at < window:  # promtool would put it in a block of its own
+            raise EngineError(f"samples line {number}: out of time order (window {at} after {window})")
         if at != window and lines:
             yield lines
             lines = []

@@ -27,8 +27,8 @@ from .snapshot import FullRatios, Osd, OsdMapPart
 @refuses_bad_shapes
 def osd_map_part(osd_df: Any, osd_dump: Any, osd_metadata: Any, collected_at: float) -> OsdMapPart:
     nodes = _list(_get(osd_df, "nodes", "osd_df"), "osd_df.nodes")
-    # The tree's form lists the OSDs in no CRUSH bucket under "stray"; the plain form lists
-    # every OSD under "nodes" and no stray.
+    # Both forms have "stray" (every capture of the three releases: empty), the OSDs in no CRUSH
+    # bucket; the tree's form lists them nowhere else. An OSD listed in both is read once.
     stray = _list(osd_df.get("stray", []), "osd_df.stray")
     roots = _crush_roots(nodes)
     dump_osds = _list(_get(osd_dump, "osds", "osd_dump"), "osd_dump.osds")
@@ -92,7 +92,7 @@ def _crush_roots(nodes: list[Any]) -> dict[int, str]:
     their `children`); the first root listed wins for an OSD under two. Empty for plain nodes."""
     children: dict[int, list[int]] = {}
     names: dict[int, str] = {}
-    roots: list[int] = []
+    order: list[int] = []
     for i, n in enumerate(nodes):
         p = f"osd_df.nodes[{i}]"
         bucket = _int(_get(n, "id", p), p + ".id")
@@ -103,11 +103,14 @@ def _crush_roots(nodes: list[Any]) -> dict[int, str]:
         kids = _list(_get(n, "children", p), p + ".children")
         children[bucket] = [_int(k, f"{p}.children[{j}]") for j, k in enumerate(kids)]
         names[bucket] = _str(_get(n, "name", p), p + ".name")
-        if _str(_get(n, "type", p), p + ".type") == "root":
-            roots.append(bucket)
+        order.append(bucket)
+    # A root is a bucket under no other, whatever its type is named (a CRUSH map may rename "root").
+    below = {k for kids in children.values() for k in kids if k < 0}
+    roots = [b for b in order if b not in below]
     out: dict[int, str] = {}
+    walked: set[int] = set()  # shared: a bucket under two roots is walked once, for the first
     for root in roots:
-        stack, walked = [root], set()
+        stack = [root]
         while stack:
             bucket = stack.pop()
             if bucket in walked:  # a bucket reached twice (or a cycle in a hostile answer)

@@ -28,3 +28,20 @@ def test_each_2_hour_window_is_one_run_and_no_sample_is_lost(tmp_path):
     counts = [int(line.split()[4]) for line in listed.stdout.splitlines()[1:]]  # NUM SAMPLES
     assert sorted(counts) == [90, 91, 120]
     assert not (tmp_path / "series.part.om").exists()
+
+
+def test_a_blank_line_is_skipped_a_line_without_a_timestamp_or_out_of_order_is_an_error():
+    start = 1_767_225_600
+    lines = samples(start, 3)
+    assert sum(engine.block_windows(lines[:5] + ["\n"] + lines[5:]), []) == lines
+    for bad, says in (
+        (lines[:3] + ["garbage\n"] + lines[3:], "line 4: no timestamp last"),
+        (lines[:3] + ["x 1 not-a-time\n"], "line 4: no timestamp last"),
+        (lines + [f"x 1 {start:.3f}\n"], "out of time order"),
+    ):
+        try:
+            list(engine.block_windows(bad))
+        except engine.EngineError as e:
+            assert says in str(e)
+        else:
+            raise AssertionError(f"accepted: {bad[-1]!r}")

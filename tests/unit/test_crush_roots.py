@@ -90,6 +90,17 @@ def test_an_osd_linked_under_two_roots_is_read_once_under_the_first_listed(relea
     assert first["name"] != ROOTS[linked[0]["id"]]  # not the root it had alone
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_root_is_the_bucket_under_no_other_whatever_its_type_is_named(release):
+    """A CRUSH map may name its top type otherwise ("region"): a bucket no other lists as a child
+    is a root; a host alone at the top (a host moved out of every root) is its OSDs' root."""
+    tree = copy.deepcopy(load(release, "osd_df_tree"))
+    for n in tree["nodes"]:
+        if n.get("type") == "root":
+            n["type"] = "region"
+    assert {o.osd_id: o.crush_root for o in sidecar_part(release, tree).osds} == ROOTS
+
+
 @pytest.mark.parametrize(
     ("edit", "says"),
     [

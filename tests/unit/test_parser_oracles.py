@@ -331,21 +331,22 @@ def crush_roots(nodes):
         if n["id"] in buckets:
             raise Broken(p + ("id",))
         kids = [integer(k, p + ("children", j)) for j, k in enumerate(lst(get(n, "children", p), p + ("children",)))]
-        buckets[n["id"]] = (text(get(n, "name", p), p + ("name",)), text(get(n, "type", p), p + ("type",)), kids)
+        buckets[n["id"]] = (text(get(n, "name", p), p + ("name",)), kids)
     out = {}
 
     def under(bucket, root, walked):
         if bucket in walked or bucket not in buckets:
             return
         walked.add(bucket)
-        for item in buckets[bucket][2]:
+        for item in buckets[bucket][1]:
             if item >= 0:
                 out.setdefault(item, root)
             else:
                 under(item, root, walked)
 
-    for bucket, (name, kind, _) in buckets.items():
-        if kind == "root":
+    below = {k for _, kids in buckets.values() for k in kids if k < 0}
+    for bucket, (name, _) in buckets.items():
+        if bucket not in below:  # a root: under no other bucket, whatever its type's name
             under(bucket, name, set())
     return out
 

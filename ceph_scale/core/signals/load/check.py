@@ -36,9 +36,11 @@ def check_load(load: LoadResult | None, th: Thresholds, opts: CheckOptions) -> J
     if not lines:
         return None
     lines.sort()
-    hot = sorted(((h.ratio, h.ceph_daemon) for h in load.hotspots if h.ratio > th.osd_hotspot_ratio), reverse=True)
+    hot = [h for h in load.hotspots if h.ratio > th.osd_hotspot_ratio]  # hottest first
     text = [line for _, line in lines] + [
-        f"{d} takes {ratio:.1f} x the mean op rate of the up OSDs" for ratio, d in hot
+        f"{h.ceph_daemon} takes {h.ratio:.1f} x the mean op rate of the {h.device_class} OSDs under CRUSH root "
+        f"{h.crush_root or '(none)'}"
+        for h in hot
     ]
     worst = -lines[0][0]
     summary = f"S3 load per HDD OSD is {worst:.2f} x the measured baseline (warn above {limit:g})"

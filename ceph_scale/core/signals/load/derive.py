@@ -7,14 +7,12 @@ of its shares: put/60 + get/90 = 1 is the baseline's saturation point.
 
 from __future__ import annotations
 
-import heapq
-
 from ...config import Thresholds
 from ...families import Family, counter, gauge
 from ...history import KeyedRates
 from ...snapshot import Snapshot
 from ..signal_input import SignalInput
-from .hdd_hotspots import hdd_hotspot_families
+from .hdd_hotspots import hdd_hotspots
 from .result import Hotspot, LoadResult, PerHddLoad
 
 
@@ -40,7 +38,7 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
     per_hdd_load: PerHddLoad | None = None
     s3_ops: tuple[float, float] | None = None
     osd_rates = False
-    hotspots: list[Hotspot] = []
+    hotspots: tuple[Hotspot, ...] = ()
     hot_count = 0
     hdds = hdd_osds(snap, th)
     if hdds is not None:
@@ -123,8 +121,6 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             raw[(c.osd_id, "write")] = c.write_ops
         state.osd.update(perf.collected_at, raw)
         per_osd = gauge("osd_ops_per_second", "Client op rate of each OSD.", "ceph_daemon", "op")
-        up = {o.osd_id for o in snap.osd_map.osds if o.up} if snap.osd_map else None
-        totals: dict[int, float] = {}
         all_ops: dict[int, float] = {}
         for c in sorted(perf.osd_ops, key=lambda c: c.osd_id):
             daemon = f"osd.{c.osd_id}"
@@ -134,19 +130,8 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             per_osd.add(read, daemon, "read").add(write, daemon, "write")
             osd_rates = True
             all_ops[c.osd_id] = read + write
-            if up is None or c.osd_id in up:
-                totals[c.osd_id] = read + write
         families.append(per_osd)
-        families += hdd_hotspot_families(snap, th, all_ops)
-        if totals:
-            mean = sum(totals.values()) / len(totals)
-            # Judged for the module's status and check only: the exported hot spots are per device
-            # class (hdd_hotspots.py), which the alert and the boards read.
-            count = 0
-            if mean > 0:
-                for osd_id, total in heapq.nlargest(th.osd_top_hot, totals.items(), key=lambda kv: (kv[1], -kv[0])):
-                    hotspots.append(Hotspot(f"osd.{osd_id}", total / mean))
-                count = sum(1 for t in totals.values() if t > th.osd_hotspot_ratio * mean)
-            hot_count = count
-    given.judged(LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, tuple(hotspots), hot_count))
+        hot_families, hotspots, hot_count = hdd_hotspots(snap, th, all_ops)
+        families += hot_families
+    given.judged(LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, hotspots, hot_count))
     return families

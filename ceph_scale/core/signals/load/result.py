@@ -24,7 +24,9 @@ class PerHddLoad:
 @dataclass(frozen=True)
 class Hotspot:
     ceph_daemon: str
-    ratio: float  # its op rate / the mean of the up OSDs
+    ratio: float  # its op rate / the mean of the up and in HDD OSDs of its device class under its CRUSH root
+    device_class: str = ""
+    crush_root: str = ""  # "" for an OSD in no CRUSH tree
 
 
 @dataclass(frozen=True)
@@ -33,5 +35,5 @@ class LoadResult:
     s3_ops: tuple[float, float] | None  # cluster PUT/s, GET/s once there are rates
     per_hdd: PerHddLoad | None  # once there are rates and HDD OSDs
     osd_rates: bool  # whether any OSD's op rate is known yet
-    hotspots: tuple[Hotspot, ...]  # the top-K busiest OSDs
-    hotspot_count: int  # OSDs above osd_hotspot_ratio x the mean
+    hotspots: tuple[Hotspot, ...]  # the top-K HDD OSDs by their ratio, of every class and root
+    hotspot_count: int  # HDD OSDs above osd_hotspot_ratio x the mean of their class under their root

@@ -50,13 +50,21 @@ def load(r: Judged, checks: Raised, top: int) -> JsonObject:
             f"{ratios.get(('put', 'bytes'), 0):.2f} x, GET {ratios.get(('get', 'bytes'), 0):.2f} x"
         )
         lines.append(f"headroom: {headroom.get('put', 0):.0f} more PUT/s or {headroom.get('get', 0):.0f} more GET/s")
-    hot = sorted(((o.ceph_daemon, o.ratio) for o in judged.hotspots), key=lambda kv: (-kv[1], kv[0]))
-    offenders = [{"ceph_daemon": d, "hotspot_ratio": ratio} for d, ratio in hot]
+    hot = sorted(judged.hotspots, key=lambda o: (-o.ratio, o.ceph_daemon))
+    offenders = [
+        {"ceph_daemon": o.ceph_daemon, "hotspot_ratio": o.ratio, "device_class": o.device_class,
+         "crush_root": o.crush_root}
+        for o in hot
+    ]  # fmt: skip
     if hot:
         hot_count = count(judged.hotspot_count)
-        lines.append(f"{number(hot_count)} hot OSD(s) above {r.th.osd_hotspot_ratio:g} x the mean; busiest:")
-        for o in offenders[:top]:
-            lines.append(f"  {o['ceph_daemon']}: {o['hotspot_ratio']:.2f} x the mean op rate")
+        lines.append(
+            f"{number(hot_count)} hot HDD OSD(s) above {r.th.osd_hotspot_ratio:g} x the mean of their class under "
+            "their CRUSH root; busiest:"
+        )
+        for o in hot[:top]:
+            root = o.crush_root or "(none)"
+            lines.append(f"  {o.ceph_daemon}: {o.ratio:.2f} x the mean ({o.device_class}, root {root})")
     return section(status_word(True, "SCALE_LOAD_ABOVE_BASELINE" in checks), lines, data, offenders)
 
 

@@ -24,8 +24,9 @@ def test_quiet_at_or_below_the_warn_ratio():
 
 
 def test_the_worst_ratio_leads_and_the_hot_osds_follow():
-    hot = (Hotspot("osd.4", 3.0), Hotspot("osd.1", 1.5))
+    hot = (Hotspot("osd.4", 3.0, "hdd", "index"), Hotspot("osd.1", 1.5, "hdd", ""))
     c = check_load(load(1.5, put_bytes=2.0, hot=hot), Thresholds(), CheckOptions())
     assert c is not None and c["summary"].startswith("S3 load per HDD OSD is 2.00 x")
     assert "PUT bytes" in c["detail"][0] and "ops per HDD OSD are 1.50" in c["detail"][1]
-    assert c["detail"][2:] == ["osd.4 takes 3.0 x the mean op rate of the up OSDs"]  # above osd_hotspot_ratio only
+    # above osd_hotspot_ratio only, against the mean of its class under its root
+    assert c["detail"][2:] == ["osd.4 takes 3.0 x the mean op rate of the hdd OSDs under CRUSH root index"]

@@ -107,3 +107,36 @@ def test_osds_in_no_tree_share_the_root_without_a_name():
     assert samples(fams, "ceph_scale_hdd_osd_hottest_ratio") == {
         (("device_class", "hdd"), ("crush_root", "")): pytest.approx(1.8)
     }
+
+
+def test_how_hot_is_judged_against_every_hdd_osd_of_the_cluster_at_study_size():
+    """The review's quiet root: 212 OSDs of root "default" at 100 ops/s, 106 of an idle root
+    "archive" at 2 with osd.300 at 5: 2.5x its root's mean, hot against it, yet 0.07x the mean of
+    the cluster's 318 HDD OSDs, the figure the alert multiplies by the cluster's load ratio (which
+    divides by those same OSDs). A busy root's hottest stands far above that mean."""
+    archive = (("device_class", "hdd"), ("crush_root", "archive"))
+    osds = [osd(i) for i in range(212)] + [osd(i, root="archive") for i in range(212, 318)]
+    rates = {i: 100.0 for i in range(212)} | {i: 2.0 for i in range(212, 318)} | {300: 5.0}
+    fams = hot_families(osds, rates)
+    cluster_mean = sum(rates.values()) / 318
+    assert samples(fams, "ceph_scale_hdd_osd_hotspots")[archive] == 1
+    assert samples(fams, "ceph_scale_hdd_osd_hottest_ratio")[archive] == pytest.approx(5.0 / (215.0 / 106))
+    against = samples(fams, "ceph_scale_hdd_osd_hottest_cluster_ratio")
+    assert against == {HDD: pytest.approx(100.0 / cluster_mean), archive: pytest.approx(5.0 / cluster_mean)}
+    assert against[archive] < 0.1
+
+    # The health check and status judge as the alert does: the top-K by their ratio to their own
+    # class under their own root, hottest first, the count over every class and root.
+    from ceph_scale.core.signals.load.result import LoadResult
+
+    state_th = Thresholds()
+    state = DerivationState(state_th)
+    for t in (0.0, 10.0):
+        counters = tuple(OsdOpCounters(i, 0, int(rate * t)) for i, rate in sorted(rates.items()))
+        snap = Snapshot(taken_at=t, osd_map=osd_map(osds, t), perf=PerfPart(collected_at=t, osd_ops=counters))
+        derive(snap, state, state_th)
+    judged = state.results.get(LoadResult)
+    assert judged is not None and judged.hotspot_count == 1
+    first = judged.hotspots[0]
+    assert (first.ceph_daemon, first.crush_root) == ("osd.300", "archive")
+    assert first.ratio == pytest.approx(5.0 / (215.0 / 106))
