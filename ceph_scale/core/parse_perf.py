@@ -48,7 +48,16 @@ RENAMED_COUNTERS = {
 }
 # Averaged counters (seconds summed, ops counted): read as "<path>.sum" and "<path>.count",
 # the mgr prometheus module's <name>_sum and <name>_count.
-AVERAGED_COUNTERS = ("rgw.put_initial_lat", "rgw.get_initial_lat", "rgw_op.put_obj_lat", "rgw_op.get_obj_lat")
+# The OSD's client op latencies (`osd.op_r_latency`, `osd.op_w_latency`): a slow OSD among its
+# peers, for the plunge's slow_ops cause (signals/plunge/slow_osds.py).
+OSD_LATENCY_SET = ("osd.op_r_latency", "osd.op_w_latency")
+AVERAGED_COUNTERS = (
+    "rgw.put_initial_lat",
+    "rgw.get_initial_lat",
+    "rgw_op.put_obj_lat",
+    "rgw_op.get_obj_lat",
+    *OSD_LATENCY_SET,
+)
 PERF_COUNTERS = (
     "bluefs.db_total_bytes",
     "bluefs.db_used_bytes",
@@ -64,7 +73,7 @@ PERF_COUNTERS = (
     "rgw.failed_req",
     "rgw.qlen",
     "rgw.qactive",
-    *(f"{path}.{part}" for path in AVERAGED_COUNTERS[:2] for part in ("sum", "count")),
+    *(f"{path}.{part}" for path in (*AVERAGED_COUNTERS[:2], *OSD_LATENCY_SET) for part in ("sum", "count")),
     *RENAMED_COUNTERS,
 )
 _PROM_NAMES = {"ceph_" + c.replace(".", "_"): c for c in PERF_COUNTERS}
@@ -196,6 +205,26 @@ def _latency(c: dict[str, Any], op: str, daemon: str) -> dict[str, Any]:
     return {f"{op}_latency_sum": total, f"{op}_latency_count": _count(parts["count"], where + ".count")}
 
 
+def _osd_latency(c: dict[str, Any], daemon: str) -> dict[str, Any]:
+    """The OSD's read and write latencies (seconds summed, ops counted), all four halves or none
+    (an OSD read without them: its latency unread, never 0); some only is a cut read."""
+    halves = [f"{path}.{part}" for path in OSD_LATENCY_SET for part in ("sum", "count")]
+    present = [h for h in halves if h in c]
+    if not present:
+        return {}
+    out: dict[str, Any] = {}
+    for op, path in zip(("read", "write"), OSD_LATENCY_SET):
+        for part in ("sum", "count"):
+            if f"{path}.{part}" not in c:
+                raise InputError(f"perf[{daemon}].{path}.{part}: missing (the daemon has {present[0]})")
+        seconds = _float(c[f"{path}.sum"], f"perf[{daemon}].{path}.sum")
+        if seconds < 0:
+            raise InputError(f"perf[{daemon}].{path}.sum: expected at least 0, got {seconds}")
+        out[f"{op}_latency_sum"] = seconds
+        out[f"{op}_latency_count"] = _count(c[f"{path}.count"], f"perf[{daemon}].{path}.count")
+    return out
+
+
 def _demand(c: dict[str, Any], daemon: str) -> dict[str, Any]:
     """Requests in flight, received and failed, where the RGW reports them (every release here);
     one not reported stays None (unread), never 0."""
@@ -233,6 +262,7 @@ def perf_part(counters: dict[str, dict[str, float]], collected_at: float) -> Per
                         osd_id=osd_id,
                         read_ops=ops["osd.op_r"],
                         write_ops=ops["osd.op_w"],
+                        **_osd_latency(c, daemon),
                     )
                 )
         elif kind in ("rgw", "client"):

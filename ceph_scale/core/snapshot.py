@@ -102,11 +102,16 @@ class BlueFsCounters:
 
 @_record
 class OsdOpCounters:
-    """Cumulative client op counters of one OSD (`osd.op_r`, `osd.op_w`)."""
+    """Cumulative client op counters of one OSD (`osd.op_r`, `osd.op_w`), and their latencies
+    (`osd.op_r_latency`, `osd.op_w_latency`: seconds summed over ops counted; None where not read)."""
 
     osd_id: int
     read_ops: int
     write_ops: int
+    read_latency_sum: float | None = None
+    read_latency_count: int | None = None
+    write_latency_sum: float | None = None
+    write_latency_count: int | None = None
 
 
 @_record

@@ -152,6 +152,31 @@ def test_an_averaged_time_counter_is_read_in_seconds_both_ways():
     assert m.sources.fetch_counters_fallback(mgr) == want
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_an_osds_op_latencies_are_read_as_its_perf_dump_tells_them(release):
+    """osd.op_r_latency and osd.op_w_latency as the manager hands them (nanoseconds summed, ops
+    counted), from the OSD's own `perf dump` of each release: the perf part's latency is their
+    sum in seconds over their count, both ways of reading the manager."""
+    from ceph_scale.core.parse_perf import perf_part
+
+    osd = json.loads((FIXTURES / release / "osd_perf_dump_osd0.json").read_text())["osd"]
+    time_avg = {"type": 5}  # PERFCOUNTER_TIME | PERFCOUNTER_LONGRUNAVG
+    paths = ("op_r", "op_w", "op_r_latency", "op_w_latency")
+    mgr = Manager(
+        {"osd.0": {f"osd.{p}": ({"type": 10} if "latency" not in p else time_avg) for p in paths}},
+        {"osd.0": {"osd.op_r": osd["op_r"], "osd.op_w": osd["op_w"]}},
+        {"osd.0": {f"osd.{p}": (round(osd[p]["sum"] * 1e9), osd[p]["avgcount"]) for p in paths[2:]}},
+    )
+    for fetched in (m.sources.fetch_counters(mgr), m.sources.fetch_counters_fallback(mgr)):
+        ops = perf_part(fetched, 0.0).osd_ops[0]
+        assert (ops.read_latency_count, ops.write_latency_count) == (
+            osd["op_r_latency"]["avgcount"],
+            osd["op_w_latency"]["avgcount"],
+        )
+        assert ops.read_latency_sum == pytest.approx(osd["op_r_latency"]["sum"])
+        assert ops.write_latency_sum == pytest.approx(osd["op_w_latency"]["sum"])
+
+
 @pytest.mark.parametrize(
     ("counter", "field"),
     [("rgw.put_initial_lat", "count"), ("rgw.put_initial_lat", "value"), ("rgw.put", "value")],

@@ -526,7 +526,19 @@ def perf(counters, t=0.0):
             if fs is not None:
                 bluefs.append(BlueFsCounters(osd_id, *fs, count(c[WAL], (daemon, WAL)) if WAL in c else None))
             if (o := _set(c, OSD_OPS, daemon)) is not None:
-                ops.append(OsdOpCounters(osd_id, *o))
+                halves = [f"osd.op_{rw}_latency.{h}" for rw in ("r", "w") for h in ("sum", "count")]
+                for h in halves:
+                    _note((daemon, h))
+                latency = {}
+                if any(h in c for h in halves):
+                    for op, (total, n) in zip(("read", "write"), (halves[:2], halves[2:])):
+                        get(c, total, (daemon,)), get(c, n, (daemon,))  # both halves, or broken
+                        seconds = number(c[total], (daemon, total))
+                        if seconds < 0:
+                            raise Broken((daemon, total))
+                        latency[f"{op}_latency_sum"] = seconds
+                        latency[f"{op}_latency_count"] = count(c[n], (daemon, n))
+                ops.append(OsdOpCounters(osd_id, *o, **latency))
         elif kind in ("rgw", "client"):
             if all(n in c for n in S3):
                 put, get_, put_b, get_b = _set(c, S3, daemon)

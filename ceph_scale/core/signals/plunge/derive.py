@@ -65,7 +65,10 @@ class Plunge:
     @property
     def evidence(self) -> str:
         if not self.candidates:
-            return "no reshard, deep-scrub burst, spillover growth, OSD down or out, slow ops, recovery or fill seen"
+            return (
+                "no reshard, deep-scrub burst, spillover growth, OSD down or out, slow ops or slow OSDs, recovery "
+                "or fill seen"
+            )
         return self.candidates[0].text[:EVIDENCE_MAX_CHARS]
 
 

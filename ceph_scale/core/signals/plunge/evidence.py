@@ -20,7 +20,9 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
   may explain any drop;
 - slow_ops: more slow requests than usual in Ceph's SLOW_OPS check (requests older than
   osd_op_complaint_time, which closed-loop clients pile onto, so that they may explain any
-  drop), or more OSDs than usual with BlueStore's slow-operation alert (plunge/slow_ops.py);
+  drop), or more OSDs than usual with BlueStore's slow-operation alert (plunge/slow_ops.py), or
+  more OSDs than usual answering far slower than their peers over the last perf window, holding
+  PGs of the S3 ops' pools (plunge/slow_osds.py);
 - recovery: more PGs recovering, backfilling (or waiting to) or remapped than usual, or OSDs
   marked out or back in (their data starts to move at once);
 - fill: more up and in OSDs at or past `fill_target_ratio` than usual [001, 000].
@@ -39,6 +41,7 @@ from ..scrub.derive import ScrubState
 from .causes import Evidence
 from .placement import Placement
 from .slow_ops import bluestore_slow, slow_ops
+from .slow_osds import LatencyWindow
 
 MIB = 1024**2
 RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
@@ -93,6 +96,7 @@ class EvidenceTracker:
         self.down_before: set[int] | None = None  # the in OSDs down at the last OSD map poll
         self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
         self.placement = Placement()
+        self.latencies = LatencyWindow()
 
     # --- helpers
 
@@ -133,6 +137,7 @@ class EvidenceTracker:
         self._spillover(snap)
         self._osds(snap, th)
         self._slow(snap)
+        self._slow_osds(snap)
 
     def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
         # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
@@ -311,3 +316,23 @@ class EvidenceTracker:
             # Told after SLOW_OPS where both are raised (strength 0): the study gave it no number.
             told = f"BLUESTORE_SLOW_OP_ALERT: {slow_osds} OSD(s) saw slow BlueStore operations (usually {usual:g})"
             self._seen("slow_ops", before, t, told, strength=0.0)
+
+    def _slow_osds(self, snap: Snapshot) -> None:
+        perf = snap.perf
+        if perf is None or (before := self._fresh("osd_latency", perf.collected_at)) is None:
+            return
+        t = perf.collected_at
+        classes = {o.osd_id: o.device_class for o in snap.osd_map.osds} if snap.osd_map is not None else {}
+        slow = self.latencies.slow(perf.osd_ops, classes)
+        usual = self._usual("slow_osds", t, len(slow))
+        if len(slow) <= usual:
+            return
+        why = self.placement.unknown(t)
+        held = self.placement.holding([s.osd_id for s in slow])
+        if not why and not held:
+            return  # none of them serves the S3 ops' pools: not their cause
+        confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {sum(held.values())} RGW PGs"
+        more = f" and {len(slow) - 1} more" if len(slow) > 1 else ""
+        told = f"{slow[0].told()}{more} ({len(slow)} slow OSD(s), usually {usual:g}), {confirmed}"
+        # Unmeasured by the study: how much one slow OSD takes depends on how many requests touch it.
+        self._seen("slow_ops", before, t, told, strength=slow[0].ratio)

@@ -20,12 +20,25 @@ from pathlib import Path
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
-from ceph_scale.core.snapshot import HealthCheck, HealthPart, PgPart, ReshardEntry, ReshardPart, RgwOpCounters, Snapshot
+from ceph_scale.core.snapshot import (
+    HealthCheck,
+    HealthPart,
+    OsdOpCounters,
+    PgPart,
+    ReshardEntry,
+    ReshardPart,
+    RgwOpCounters,
+    Snapshot,
+)
 from tests.unit.signals.derived import samples
 from tests.unit.study_clusters import synth_10b
 from tests.unit.study_rounds import IN_FLIGHT, POLL, Load
 
 TH = Thresholds(plunge_baseline_seconds=300)
+# Each OSD's client ops (17,800 PUT/s in EC 4+2 chunks over 318 OSDs: about 335 a second) and
+# their mean latency on the study's HDDs, unless a test slows one (SynthStudy.osd_latency).
+OSD_OPS_PER_SECOND = 17_800 * 6 / 318
+OSD_LATENCY = 0.030
 
 
 @functools.lru_cache(maxsize=1)
@@ -51,6 +64,8 @@ class SynthStudy:
         }
         self.checks: list[HealthCheck] = []  # raised on top of the synthetic state's own
         self.slower: dict[str, float] = {}  # RGW -> how many times slower its ops are than the load's
+        self.osd_latency: dict[int, float] = {}  # OSD -> its seconds per op, where not OSD_LATENCY
+        self.osd_counters = {o.osd_id: [0.0, 0.0] for o in self.osds}  # OSD -> [latency sum, ops]
         self.resharding: tuple[ReshardEntry, ...] = ()  # the reshard queue's entries
         self.pgs_stale = False  # the pgs source failing: its last part stays as it was
         self.pg_part = PgPart(now, tuple(self.pgs))
@@ -70,6 +85,11 @@ class SynthStudy:
                     c[f"{op}_s"] += rates[op] * POLL * latency
                     c[f"{op}_b"] += rates[op] * POLL * size
                 c["req"] += sum(rates.values()) * POLL
+            for o in self.osds:
+                if o.up:
+                    ops, kept = OSD_OPS_PER_SECOND * POLL, self.osd_counters[o.osd_id]
+                    kept[0] += ops * self.osd_latency.get(o.osd_id, OSD_LATENCY)
+                    kept[1] += ops
             self.t += POLL
             self.fams = derive(self.snapshot(), self.state, self.th, cluster="study")
             info = samples(self.fams, "ceph_scale_s3_plunge_info") or {}
@@ -104,10 +124,16 @@ class SynthStudy:
             fsid="study",
             osd_map=dataclasses.replace(p["osd_map"], collected_at=t, osds=tuple(self.osds)),
             capacity=dataclasses.replace(p["capacity"], collected_at=t),
-            perf=dataclasses.replace(p["perf"], collected_at=t, rgw_ops=rgws),
+            perf=dataclasses.replace(p["perf"], collected_at=t, rgw_ops=rgws, osd_ops=self.osd_ops()),
             pgs=self.pg_part,
             reshard=ReshardPart(t, self.resharding),
             health=HealthPart(t, "HEALTH_WARN", tuple(sorted((*health.checks, *self.checks), key=lambda c: c.code))),
+        )
+
+    def osd_ops(self) -> tuple[OsdOpCounters, ...]:
+        return tuple(
+            OsdOpCounters(osd_id, 0, int(ops), 0.0, 0, total, int(ops))  # the PUT hours' writes
+            for osd_id, (total, ops) in sorted(self.osd_counters.items())
         )
 
     def rgw_pools(self) -> set[int]:

@@ -1,0 +1,131 @@
+"""A slow OSD among its peers is a plunge's cause (slow_ops), from the OSDs' own op latencies
+(osd.op_r_latency + osd.op_w_latency: core/signals/plunge/slow_osds.py), when it serves the S3 ops'
+pools; at the 10B study's scale (318 OSDs, 21,760 PGs), beside an idle bucket resharding as one
+nearly always is at 100,000 buckets."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ceph_scale.core.signals.plunge.slow_osds import SLOW_FLOOR, LatencyWindow
+from ceph_scale.core.snapshot import OsdOpCounters, ReshardEntry
+from tests.unit.signals.plunge.study import SynthStudy
+from tests.unit.study_rounds import PUT
+
+STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % while the slow OSD's requests wait
+
+
+def counters(writes: dict[int, float], ops: int, before=None, reads: dict[int, float] | None = None):
+    """Each OSD's cumulative counters after `ops` more writes at its latency (and reads, if given)."""
+    before = {c.osd_id: c for c in before or ()}
+    out = []
+    for o, w in writes.items():
+        b = before.get(o) or OsdOpCounters(o, 0, 0, 0.0, 0, 0.0, 0)
+        r = (reads or {}).get(o)
+        out.append(
+            OsdOpCounters(
+                o, b.read_ops + (ops if r else 0), b.write_ops + ops,
+                b.read_latency_sum + (ops * r if r else 0.0), b.read_latency_count + (ops if r else 0),
+                b.write_latency_sum + ops * w, b.write_latency_count + ops,
+            )
+        )  # fmt: skip
+    return out
+
+
+HDD = {o: "hdd" for o in range(318)}
+
+
+def test_one_osd_of_318_answering_20_times_slower_is_slow_and_none_is_on_the_first_poll():
+    window = LatencyWindow()
+    latency = {o: 0.030 for o in range(318)}
+    first = counters(latency, 1000)
+    assert window.slow(first, HDD) == []  # no window yet
+    slow = window.slow(counters(latency | {5: 0.600}, 500, first), HDD)
+    assert [(s.osd_id, s.op, round(s.latency, 3), round(s.median, 3)) for s in slow] == [(5, "write", 0.6, 0.03)]
+    assert slow[0].told() == "osd.5 answered writes in 600 ms per op, 20x its peers' median 30 ms"
+
+
+@pytest.mark.parametrize(
+    ("latency", "ops", "classes", "why"),
+    [
+        ({0: 0.001, 1: 0.001, 2: 0.006}, 100, None, "6x an idle flash cluster's median, under the floor"),
+        ({0: 0.030, 1: 0.030, 2: 0.120}, 100, None, "4x its peers: within what HDDs vary"),
+        ({0: 0.030, 1: 0.030, 2: 0.900}, 5, None, "too few ops in the window to judge"),
+        ({0: 0.030, 1: 0.900}, 100, None, "two OSDs: no median says what is usual"),
+        (
+            {0: 0.002, 1: 0.002, 2: 0.002, 3: 0.002, 4: 0.510, 5: 0.510, 6: 0.510},
+            100,
+            {0: "nvme", 1: "nvme", 2: "nvme", 3: "nvme", 4: "hdd", 5: "hdd", 6: "hdd"},
+            "HDD OSDs beside more flash ones: judged against HDDs",
+        ),
+    ],
+)
+def test_no_slow_osd(latency, ops, classes, why):
+    window = LatencyWindow()
+    classes = classes or dict.fromkeys(latency, "hdd")
+    first = counters(latency, 1000)
+    window.slow(first, classes)
+    assert window.slow(counters(latency, ops, first), classes) == [], why
+    assert SLOW_FLOOR == 0.1
+
+
+def test_an_osd_serving_more_writes_than_reads_is_not_slow_for_it():
+    """osd.2 serves only writes (a 64 KB PUT's chunk: 0.51 s on the study's HDDs), the others
+    mostly reads (27 ms) and some writes: per op, every OSD is at its peers' median."""
+    window = LatencyWindow()
+    writes = {o: 0.51 for o in range(10)}
+    reads = {o: 0.027 for o in range(10) if o != 2}
+    first = counters(writes, 1000, reads=reads)
+    window.slow(first, dict.fromkeys(range(10), "hdd"))
+    assert window.slow(counters(writes, 100, first, reads=reads), dict.fromkeys(range(10), "hdd")) == []
+
+
+def test_a_restarted_osd_whose_counters_start_again_is_not_judged_for_that_window():
+    window = LatencyWindow()
+    latency = {o: 0.030 for o in range(10)}
+    window.slow(counters(latency, 1000), HDD)
+    restarted = [c if c.osd_id != 3 else OsdOpCounters(3, 0, 10, 0.0, 0, 9.0, 10) for c in counters(latency, 2000)]
+    assert window.slow(restarted, HDD) == []  # its sum went down: no mean, not 0.9 s per op
+
+
+def idle_reshard() -> tuple[ReshardEntry, ...]:
+    return (ReshardEntry("idle-bucket", "", "zone.1", 16, 32, in_progress=True),)
+
+
+def slow_osd(c: SynthStudy, osd: int = 5) -> SynthStudy:
+    c.resharding = idle_reshard()
+    c.run(450, PUT)
+    c.osd_latency[osd] = 0.030 * 20
+    return c.run(60, STALL)
+
+
+def test_a_slow_osd_serving_the_s3_pools_is_the_plunges_cause_not_an_idle_bucket_resharding():
+    c = slow_osd(SynthStudy())
+    info = c.info()
+    assert info is not None and info["cause"] == "slow_ops", info
+    assert info["evidence"].startswith("osd.5 answered writes in 600 ms per op, 20x its peers' median 30 ms (1 slow"), (
+        info
+    )
+    assert "holding " in info["evidence"] and " RGW PGs" in info["evidence"], info
+
+
+def test_the_same_slow_osd_serving_none_of_the_s3_pools_is_not_named():
+    c = SynthStudy()
+    pools = c.rgw_pools()
+    c.pgs = [
+        dataclasses.replace(pg, acting=tuple(6 if o == 5 else o for o in pg.acting)) if pg.pool_id in pools else pg
+        for pg in c.pgs
+    ]
+    info = slow_osd(c).info()
+    assert info is None or info["cause"] != "slow_ops", info
+    assert c.value("ceph_scale_s3_plunge_cause_score", cause="slow_ops") is None
+
+
+def test_a_slow_osd_without_a_plunge_pages_nothing():
+    c = SynthStudy()
+    c.run(450, PUT)
+    c.osd_latency[5] = 0.030 * 20
+    c.run(60, PUT)
+    assert c.plunge_windows() == 0
