@@ -36,7 +36,7 @@ def check_load(load: LoadResult | None, th: Thresholds, opts: CheckOptions) -> J
     if not lines:
         return None
     lines.sort()
-    hot = [h for h in load.hotspots if h.ratio > th.osd_hotspot_ratio]  # hottest first
+    hot = [h for h in load.hotspots if h.hot(th.osd_hotspot_ratio, mixed)]  # as the alert judges; hottest first
     text = [line for _, line in lines] + [
         f"{h.ceph_daemon} takes {h.ratio:.1f} x the mean op rate of the {h.device_class} OSDs under CRUSH root "
         f"{h.crush_root or '(none)'}"

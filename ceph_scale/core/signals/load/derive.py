@@ -131,7 +131,8 @@ def derive(given: SignalInput, state: LoadState) -> list[Family]:
             osd_rates = True
             all_ops[c.osd_id] = read + write
         families.append(per_osd)
-        hot_families, hotspots, hot_count = hdd_hotspots(snap, th, all_ops)
+        load = per_hdd_load.mixed_ratio if per_hdd_load is not None else None
+        hot_families, hotspots, hot_count = hdd_hotspots(snap, th, all_ops, load)
         families += hot_families
     given.judged(LoadResult(hdds, s3_ops, per_hdd_load, osd_rates, hotspots, hot_count))
     return families

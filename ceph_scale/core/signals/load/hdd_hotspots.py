@@ -27,11 +27,12 @@ from .result import Hotspot
 
 
 def hdd_hotspots(
-    snap: Snapshot, th: Thresholds, ops: dict[int, float]
+    snap: Snapshot, th: Thresholds, ops: dict[int, float], load: float | None
 ) -> tuple[list[Family], tuple[Hotspot, ...], int]:
-    """ops: the client op rate (read + write) of each OSD that has one. Returns the families, the
-    top-K hot spots of every class and root by their ratio (for the health check and the status,
-    judged as the alert judges them) and the count of those above osd_hotspot_ratio."""
+    """ops: the client op rate (read + write) of each OSD that has one; load: the cluster's mixed
+    load ratio, if known. Returns the families, the top-K OSDs of every class and root by their
+    ratio (for the health check and the status) and how many are hot as the alert judges them:
+    above osd_hotspot_ratio x their root's mean, and carrying past one HDD OSD's baseline."""
     if snap.osd_map is None:
         return [], (), 0
     groups: dict[tuple[str, str], dict[int, float]] = {}
@@ -75,12 +76,13 @@ def hdd_hotspots(
         ranked = heapq.nlargest(max(1, th.osd_top_hot), rates.items(), key=lambda kv: (kv[1], -kv[0]))
         for osd_id, rate in ranked[: th.osd_top_hot]:
             top.add(rate / mean, f"osd.{osd_id}", device_class, root)
-            judged.append(Hotspot(f"osd.{osd_id}", rate / mean, device_class, root))
+            judged.append(Hotspot(f"osd.{osd_id}", rate / mean, device_class, root, rate / cluster_mean))
         hottest.add(ranked[0][1] / mean, device_class, root)
         # cluster_mean > 0 here: this group's OSDs are among its OSDs, and their mean is > 0
         against_cluster.add(ranked[0][1] / cluster_mean, device_class, root)
         above = sum(1 for r in rates.values() if r > th.osd_hotspot_ratio * mean)
         hot.add(above, device_class, root)
-        count += above
+        if load is not None:
+            count += sum(1 for r in rates.values() if r > th.osd_hotspot_ratio * mean and r / cluster_mean * load >= 1)
     judged.sort(key=lambda h: (-h.ratio, h.ceph_daemon))
     return [top, hottest, against_cluster, hot], tuple(judged[: th.osd_top_hot]), count

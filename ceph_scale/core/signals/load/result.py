@@ -27,6 +27,12 @@ class Hotspot:
     ratio: float  # its op rate / the mean of the up and in HDD OSDs of its device class under its CRUSH root
     device_class: str = ""
     crush_root: str = ""  # "" for an OSD in no CRUSH tree
+    # its op rate / the mean of every up and in HDD OSD: x the cluster's load ratio, its own load
+    # against one HDD OSD's baseline (hot past 1, as CephScaleHddOsdHotspot judges)
+    cluster_ratio: float = 0.0
+
+    def hot(self, hotspot_ratio: float, load: float) -> bool:
+        return self.ratio > hotspot_ratio and self.cluster_ratio * load >= 1
 
 
 @dataclass(frozen=True)
@@ -36,4 +42,4 @@ class LoadResult:
     per_hdd: PerHddLoad | None  # once there are rates and HDD OSDs
     osd_rates: bool  # whether any OSD's op rate is known yet
     hotspots: tuple[Hotspot, ...]  # the top-K HDD OSDs by their ratio, of every class and root
-    hotspot_count: int  # HDD OSDs above osd_hotspot_ratio x the mean of their class under their root
+    hotspot_count: int  # HDD OSDs hot as CephScaleHddOsdHotspot judges them (Hotspot.hot)

@@ -53,14 +53,14 @@ def load(r: Judged, checks: Raised, top: int) -> JsonObject:
     hot = sorted(judged.hotspots, key=lambda o: (-o.ratio, o.ceph_daemon))
     offenders = [
         {"ceph_daemon": o.ceph_daemon, "hotspot_ratio": o.ratio, "device_class": o.device_class,
-         "crush_root": o.crush_root}
+         "crush_root": o.crush_root, "cluster_ratio": o.cluster_ratio}
         for o in hot
     ]  # fmt: skip
     if hot:
         hot_count = count(judged.hotspot_count)
         lines.append(
-            f"{number(hot_count)} hot HDD OSD(s) above {r.th.osd_hotspot_ratio:g} x the mean of their class under "
-            "their CRUSH root; busiest:"
+            f"{number(hot_count)} hot HDD OSD(s) (above {r.th.osd_hotspot_ratio:g} x the mean of their class under "
+            "their CRUSH root, and past one HDD OSD's baseline); busiest:"
         )
         for o in hot[:top]:
             root = o.crush_root or "(none)"

@@ -35,9 +35,12 @@ STUDY_EFFECT: dict[str, dict[str, float]] = {
     # OSDs down: the degraded-state table for the share down [004], carried by each observation.
 }
 UNMEASURED = 0.5
-# A cause that follows from another when both are active: the requests an OSD holds until it is
-# marked down are slow ops on its peers too. It scores no more than the cause it follows from.
-FOLLOWS = {"slow_ops": "osds_down"}
+# A cause that follows from others when they are active: the requests an OSD holds until it is
+# marked down are slow ops on its peers too, and requests that wait on objects being recovered
+# make the recovering PGs' OSDs slow. It scores no more than the best of the causes it follows
+# from, and loses a tie to it. (Not deep scrubs: the study gave them no number, and slow requests
+# beside a scrub burst are told first, tests/unit/signals/plunge/test_slow_ops.py.)
+FOLLOWS = {"slow_ops": ("osds_down", "recovery")}
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,10 @@ def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[E
         text = told.text + (f" (and {others} more)" if others else "")
         out.append(Candidate(cause, share * weight, share, share_explained, text))
     by_name = {c.cause: c for c in out}
-    for symptom, root in FOLLOWS.items():
-        if symptom in by_name and root in by_name:
-            by_name[symptom] = replace(by_name[symptom], score=min(by_name[symptom].score, by_name[root].score))
-    return sorted(by_name.values(), key=lambda c: (-c.score, CAUSES.index(c.cause)))
+    following = set()
+    for symptom, roots in FOLLOWS.items():
+        active = [by_name[r].score for r in roots if r in by_name]
+        if symptom in by_name and active:
+            by_name[symptom] = replace(by_name[symptom], score=min(by_name[symptom].score, max(active)))
+            following.add(symptom)
+    return sorted(by_name.values(), key=lambda c: (-c.score, c.cause in following, CAUSES.index(c.cause)))

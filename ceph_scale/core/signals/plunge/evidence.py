@@ -41,7 +41,7 @@ from ..scrub.derive import ScrubState
 from .causes import Evidence
 from .placement import Placement
 from .slow_ops import bluestore_slow, slow_ops
-from .slow_osds import LatencyWindow
+from .slow_osds import LatencyWindow, SlowHistory
 
 MIB = 1024**2
 RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
@@ -97,6 +97,7 @@ class EvidenceTracker:
         self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
         self.placement = Placement()
         self.latencies = LatencyWindow()
+        self.slow_history = SlowHistory(self.keep)
 
     # --- helpers
 
@@ -324,14 +325,18 @@ class EvidenceTracker:
         t = perf.collected_at
         classes = {o.osd_id: o.device_class for o in snap.osd_map.osds} if snap.osd_map is not None else {}
         slow = self.latencies.slow(perf.osd_ops, classes)
+        why = self.placement.unknown(t)
+        held = self.placement.holding([s.osd_id for s in slow])
+        if not why:
+            slow = [s for s in slow if s.osd_id in held]  # the others serve no S3 op: not their cause
+        # The OSDs slow through most of the baseline are its usual state: named after the new ones.
+        chronic = self.slow_history.usual(t - self.window - self.baseline, t - self.window)
+        self.slow_history.add(t, {s.osd_id for s in slow})
         usual = self._usual("slow_osds", t, len(slow))
         if len(slow) <= usual:
             return
-        why = self.placement.unknown(t)
-        held = self.placement.holding([s.osd_id for s in slow])
-        if not why and not held:
-            return  # none of them serves the S3 ops' pools: not their cause
-        confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {sum(held.values())} RGW PGs"
+        slow.sort(key=lambda s: (s.osd_id in chronic, -s.ratio, s.osd_id))
+        confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {sum(held[s.osd_id] for s in slow)} RGW PGs"
         more = f" and {len(slow) - 1} more" if len(slow) > 1 else ""
         told = f"{slow[0].told()}{more} ({len(slow)} slow OSD(s), usually {usual:g}), {confirmed}"
         # Unmeasured by the study: how much one slow OSD takes depends on how many requests touch it.

@@ -9,18 +9,23 @@ peers'. Peers are the OSDs of its device class, per op: an HDD OSD beside flash 
 nor is one that happens to serve more writes (a 64 KB PUT's chunk takes 0.5 s on the study's
 HDDs, a GET's 27 ms). An OSD is slow when a mean is at least SLOW_FACTOR times the median of its
 peers' and at least SLOW_FLOOR: the factor, because HDD and flash clusters differ by 100x in what
-is normal; the floor, because an idle cluster's 1 ms against 5 ms is noise to a client.
+is normal; the floor, because an idle cluster's 1 ms against 5 ms is noise to a client. And it
+is slow at two polls in a row: a plunge leaves fewer ops per window, where one stalled op weighs
+more, so that a plunge of any cause would make its own slow OSDs of single stalls.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ...snapshot import OsdOpCounters
 
-MIN_OPS = 10  # ops of that kind an OSD answered in the window, for its mean to be judged
+# Ops of that kind an OSD answered in the window, for its mean to be judged: with fewer, one op
+# stalled behind a compaction makes a healthy OSD's mean (40 reads at 27 ms, one at 1.5 s: 64 ms).
+MIN_OPS = 30
 MIN_PEERS = 3  # OSDs judged, for a median to say what is usual
 SLOW_FACTOR = 5.0
 SLOW_FLOOR = 0.1  # seconds
@@ -60,10 +65,11 @@ class LatencyWindow:
 
     def __init__(self) -> None:
         self.last: dict[int, dict[str, Latency]] = {}
+        self.slow_before: set[int] = set()  # slow in the window before this one
 
     def slow(self, counters: Iterable[OsdOpCounters], classes: Mapping[int, str]) -> list[SlowOsd]:
-        """The slow OSDs since the last call, slowest first (none on the first call). classes: each
-        OSD's device class ("" where it has none)."""
+        """The OSDs slow since the last call and in the window before, slowest first (none on the
+        first two calls). classes: each OSD's device class ("" where it has none)."""
         now = {c.osd_id: _latencies(c) for c in counters}
         peers: dict[tuple[str, str], dict[int, float]] = {}
         for osd_id, kinds in now.items():
@@ -84,4 +90,28 @@ class LatencyWindow:
             for osd_id, mean in means.items():
                 if mean >= limit and (osd_id not in slow or mean / max(median, 1e-9) > slow[osd_id].ratio):
                     slow[osd_id] = SlowOsd(osd_id, op, mean, median)
-        return sorted(slow.values(), key=lambda s: (-s.ratio, s.osd_id))
+        twice = [v for o, v in slow.items() if o in self.slow_before]
+        self.slow_before = set(slow)
+        return sorted(twice, key=lambda s: (-s.ratio, s.osd_id))
+
+
+class SlowHistory:
+    """Which OSDs were slow at each poll, kept for the baseline: those slow at more than half of
+    its polls are the cluster's usual state (a disk known to be slow), not news."""
+
+    def __init__(self, keep: float) -> None:
+        self.keep = keep
+        self.polls: deque[tuple[float, frozenset[int]]] = deque()
+
+    def add(self, t: float, slow: set[int]) -> None:
+        self.polls.append((t, frozenset(slow)))
+        while self.polls and self.polls[0][0] < t - self.keep:
+            self.polls.popleft()
+
+    def usual(self, start: float, end: float) -> set[int]:
+        within = [osds for t, osds in self.polls if start <= t <= end]
+        counts: dict[int, int] = {}
+        for osds in within:
+            for o in osds:
+                counts[o] = counts.get(o, 0) + 1
+        return {o for o, n in counts.items() if n * 2 > len(within)}

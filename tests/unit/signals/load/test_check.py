@@ -24,7 +24,12 @@ def test_quiet_at_or_below_the_warn_ratio():
 
 
 def test_the_worst_ratio_leads_and_the_hot_osds_follow():
-    hot = (Hotspot("osd.4", 3.0, "hdd", "index"), Hotspot("osd.1", 1.5, "hdd", ""))
+    # osd.9: 2.5x its idle root's mean but 0.07x the cluster's HDD mean: not hot, as the alert judges
+    hot = (
+        Hotspot("osd.4", 3.0, "hdd", "index", 2.0),
+        Hotspot("osd.9", 2.5, "hdd", "archive", 0.07),
+        Hotspot("osd.1", 1.5, "hdd", "", 1.5),
+    )
     c = check_load(load(1.5, put_bytes=2.0, hot=hot), Thresholds(), CheckOptions())
     assert c is not None and c["summary"].startswith("S3 load per HDD OSD is 2.00 x")
     assert "PUT bytes" in c["detail"][0] and "ops per HDD OSD are 1.50" in c["detail"][1]

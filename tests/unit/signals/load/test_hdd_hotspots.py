@@ -136,7 +136,9 @@ def test_how_hot_is_judged_against_every_hdd_osd_of_the_cluster_at_study_size():
         snap = Snapshot(taken_at=t, osd_map=osd_map(osds, t), perf=PerfPart(collected_at=t, osd_ops=counters))
         derive(snap, state, state_th)
     judged = state.results.get(LoadResult)
-    assert judged is not None and judged.hotspot_count == 1
+    assert judged is not None and judged.hotspot_count == 0  # not past one HDD's load: not hot
     first = judged.hotspots[0]
     assert (first.ceph_daemon, first.crush_root) == ("osd.300", "archive")
     assert first.ratio == pytest.approx(5.0 / (215.0 / 106))
+    assert first.cluster_ratio == pytest.approx(5.0 / cluster_mean)
+    assert not first.hot(state_th.osd_hotspot_ratio, load=1.0) and first.hot(state_th.osd_hotspot_ratio, load=14.0)
