@@ -24,11 +24,13 @@ def counters(writes: dict[int, float], ops: int, before=None, reads: dict[int, f
     for o, w in writes.items():
         b = before.get(o) or OsdOpCounters(o, 0, 0, 0.0, 0, 0.0, 0)
         r = (reads or {}).get(o)
+        r_sum, r_count = b.read_latency_sum or 0.0, b.read_latency_count or 0
+        w_sum, w_count = b.write_latency_sum or 0.0, b.write_latency_count or 0
         out.append(
             OsdOpCounters(
                 o, b.read_ops + (ops if r else 0), b.write_ops + ops,
-                b.read_latency_sum + (ops * r if r else 0.0), b.read_latency_count + (ops if r else 0),
-                b.write_latency_sum + ops * w, b.write_latency_count + ops,
+                r_sum + (ops * r if r else 0.0), r_count + (ops if r else 0),
+                w_sum + ops * w, w_count + ops,
             )
         )  # fmt: skip
     return out
