@@ -144,6 +144,17 @@ class SynthStudy:
             if p.name.endswith((".rgw.buckets.data", ".rgw.buckets.index"))
         }
 
+    def off_the_s3_pools(self, osd: int, instead: int = 6) -> None:
+        """`osd` serves only pools of another CRUSH rule: `instead` takes its place in every acting
+        set of the S3 ops' pools."""
+        pools = self.rgw_pools()
+        self.pgs = [
+            dataclasses.replace(pg, acting=tuple(instead if o == osd else o for o in pg.acting))
+            if pg.pool_id in pools
+            else pg
+            for pg in self.pgs
+        ]
+
     def down(self, *osd_ids: int) -> None:
         for i in osd_ids:
             self.osds[i] = dataclasses.replace(self.osds[i], up=False)

@@ -61,11 +61,7 @@ def test_an_osd_down_that_serves_the_s3_pools_is_named_with_the_pgs_it_held():
 def test_an_osd_down_that_serves_none_of_the_s3_pools_is_not_named():
     """osd.5 serves only pools of another CRUSH rule: its stall is no S3 op's."""
     c = SynthStudy()
-    pools = c.rgw_pools()
-    c.pgs = [
-        dataclasses.replace(pg, acting=tuple(6 if o == 5 else o for o in pg.acting)) if pg.pool_id in pools else pg
-        for pg in c.pgs
-    ]
+    c.off_the_s3_pools(5)
     assert rgw_pgs_of(c, 5) == 0
     info = stall(c.run(450, PUT)).info()
     assert info is not None and info["cause"] == "none", info

@@ -135,11 +135,7 @@ def test_a_slow_osd_serving_the_s3_pools_is_the_plunges_cause_not_an_idle_bucket
 
 def test_the_same_slow_osd_serving_none_of_the_s3_pools_is_not_named():
     c = SynthStudy()
-    pools = c.rgw_pools()
-    c.pgs = [
-        dataclasses.replace(pg, acting=tuple(6 if o == 5 else o for o in pg.acting)) if pg.pool_id in pools else pg
-        for pg in c.pgs
-    ]
+    c.off_the_s3_pools(5)
     info = slow_osd(c).info()
     assert info is None or info["cause"] != "slow_ops", info
     assert c.value("ceph_scale_s3_plunge_cause_score", cause="slow_ops") is None
@@ -172,10 +168,7 @@ def test_a_slow_osd_serving_no_s3_pool_is_neither_named_nor_counted():
     with its own RGW PGs."""
     c = SynthStudy()
     pools = c.rgw_pools()
-    c.pgs = [
-        dataclasses.replace(pg, acting=tuple(6 if o == 5 else o for o in pg.acting)) if pg.pool_id in pools else pg
-        for pg in c.pgs
-    ]
+    c.off_the_s3_pools(5)
     c.run(450, PUT)
     c.osd_latency[5], c.osd_latency[9] = 0.030 * 20, 0.030 * 7
     c.run(60, STALL)
