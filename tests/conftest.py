@@ -141,11 +141,11 @@ def sidecar(ceph_cluster, clusters, scratch):
 # and removed; minutes of S3 load, gigabytes written, OSDs out and in), in this order. They run
 # last on their release's cluster, after every test that judges its values.
 LAST_ON_THEIR_CLUSTER = ("tests/integration/test_bucket_watch_cost.py", "tests/integration/test_plunge_cluster.py")
-# Of those, the ones that judge what the cluster does under load: run beside another process's
-# tests (scripts/test.sh), they wait for the machine to themselves (QUIET_LOCK,
-# pytest_runtest_setup). The bucket watch counts reads at the cluster, which the other
-# process's clusters do not touch: it runs as soon as it comes, beside them.
-NEED_A_QUIET_MACHINE = ("tests/integration/test_plunge_cluster.py",)
+# Of those, the plunge run judges what the cluster does under load: run beside another process's
+# tests (scripts/test.sh), it waits for the machine to itself (QUIET_LOCK, the_machine_to_itself)
+# once its bulk data is written, which needs no quiet machine. The bucket watch counts reads at
+# the cluster, which the other process's clusters do not touch: it runs as soon as it comes,
+# beside them.
 
 
 def release(item) -> str | None:
@@ -219,16 +219,20 @@ QUIET_LOCK = os.environ.get("CEPH_SCALE_QUIET_LOCK")
 _QUIET: list = []
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_setup(item):
-    """Before the fixtures of a test that needs a quiet machine: the machine to itself; after any
-    test's: the clusters that are done with (DONE_WITH) stopped."""
-    if QUIET_LOCK and item.nodeid.startswith(NEED_A_QUIET_MACHINE) and not _QUIET:
+def the_machine_to_itself(what: str) -> None:
+    """Returns once the other process's tests are done (at once without one), and keeps the
+    machine for this process until it ends: the two cores to itself, as in a run of its own."""
+    if QUIET_LOCK and not _QUIET:
         held = open(QUIET_LOCK, "a")  # noqa: SIM115 (held until the process ends)
         waited = time.monotonic()
         fcntl.flock(held, fcntl.LOCK_EX)
         _QUIET.append(held)
-        print(f"\n{item.nodeid}: waited {time.monotonic() - waited:.0f} s for the other tests to finish")
+        print(f"\n{what}: waited {time.monotonic() - waited:.0f} s for the other tests to finish")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """After any test's setup: the clusters that are done with (DONE_WITH) stopped."""
     yield
     while DONE_WITH and POOL:
         POOL[0].stop(DONE_WITH.pop())

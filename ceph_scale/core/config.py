@@ -9,9 +9,12 @@ slides). Both producers take the same names: the sidecar from its YAML file
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Any
+
+from .config_checks import ConfigError, check_names, check_number
+
+__all__ = ["SETTINGS", "ConfigError", "Setting", "Thresholds", "check_names", "check_number", "coerce"]
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,6 @@ def _names_setting(default: str, doc: str) -> Any:
     return dataclasses.field(
         default=default, metadata={"minimum": None, "maximum": None, "doc": doc, "cluster_value": False}
     )
-
-
-NAME_LIST = re.compile(r"[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*")
-
-
-class ConfigError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -293,6 +289,21 @@ class Thresholds:
         "Deep scrubs count as a cause from this multiple of their usual concurrency (the baseline's "
         "median) and at least one more [001].",
     )
+    plunge_slow_osd_factor: float = _setting(
+        5.0,
+        1.5,
+        1000.0,
+        "An OSD whose mean read or write latency over a perf window is this many times its peers' median "
+        "(its device class, the same op) is slow, a slow_ops cause of a plunge [003: an EC write waits "
+        "for its slowest chunk].",
+    )
+    plunge_slow_osd_floor_seconds: float = _setting(
+        0.1,
+        0.0,
+        600.0,
+        "Mean latency below which no OSD is slow, whatever its peers' (an idle cluster's 1 ms against "
+        "5 ms is noise to a client); an all-flash cluster may lower it.",
+    )
     # The names the operator set; a cluster_value setting set here wins over the cluster's.
     explicit: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
@@ -363,36 +374,3 @@ def coerce(name: str, raw: Any) -> float | int | str:
     if setting.kind is str:
         return check_names(name, raw)
     return check_number(name, raw, setting.kind is int, setting.minimum, setting.maximum)
-
-
-def check_names(name: str, raw: Any) -> str:
-    """A comma-separated list of names, given as text or a list; spaces are dropped."""
-    items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
-    text = ",".join(str(i).strip() for i in items if str(i).strip())
-    if not NAME_LIST.fullmatch(text):
-        raise ConfigError(f"{name}: expected comma-separated names (letters, digits, _ . -), got {raw!r}")
-    return text
-
-
-def check_number(name: str, raw: Any, whole: bool, minimum: float | None, maximum: float | None) -> float | int:
-    """A number from a config file, an option or the command line: whole where `whole`, within
-    [minimum, maximum] where given. The one check of every numeric threshold and module option."""
-    if isinstance(raw, bool):
-        raise ConfigError(f"{name}: expected a number, got {raw!r}")
-    try:
-        value = float(raw) if not isinstance(raw, (int, float)) else raw
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
-    if value != value:  # NaN
-        raise ConfigError(f"{name}: NaN is not a valid value")
-    if value in (float("inf"), float("-inf")):
-        raise ConfigError(f"{name}: expected a finite number, got {raw!r}")
-    if whole:
-        if float(value) != int(value):
-            raise ConfigError(f"{name}: expected a whole number, got {raw!r}")
-        value = int(value)
-    else:
-        value = float(value)
-    if minimum is not None and value < minimum or maximum is not None and value > maximum:
-        raise ConfigError(f"{name}: {value} is outside [{minimum}, {maximum}]")
-    return value

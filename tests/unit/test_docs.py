@@ -122,6 +122,7 @@ def _as_study_states_it(setting) -> list[str]:
 # Settings whose doc cites a study for the effect they watch, while the number is the project's.
 CITE_THE_EFFECT_ONLY = {
     "plunge_deep_scrub_above_usual_ratio": "deep-scrub storms cut ops [001]; the multiple is a detector's choice",
+    "plunge_slow_osd_factor": "an EC write waits for its slowest chunk [003]; the multiple is a detector's choice",
 }
 
 

@@ -96,7 +96,7 @@ class EvidenceTracker:
         self.down_before: set[int] | None = None  # the in OSDs down at the last OSD map poll
         self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
         self.placement = Placement()
-        self.latencies = LatencyWindow()
+        self.latencies = LatencyWindow(th.plunge_slow_osd_factor, th.plunge_slow_osd_floor_seconds)
         self.slow_history = SlowHistory(self.keep)
 
     # --- helpers

@@ -7,9 +7,10 @@ request to its PGs. Its mean read or write latency over the window (`osd.op_r_la
 `osd.op_w_latency`: the time from receiving a client op to answering it) stands out from its
 peers'. Peers are the OSDs of its device class, per op: an HDD OSD beside flash ones is not slow,
 nor is one that happens to serve more writes (a 64 KB PUT's chunk takes 0.5 s on the study's
-HDDs, a GET's 27 ms). An OSD is slow when a mean is at least SLOW_FACTOR times the median of its
-peers' and at least SLOW_FLOOR: the factor, because HDD and flash clusters differ by 100x in what
-is normal; the floor, because an idle cluster's 1 ms against 5 ms is noise to a client. And it
+HDDs, a GET's 27 ms). An OSD is slow when a mean is at least `plunge_slow_osd_factor` times the
+median of its peers' and at least `plunge_slow_osd_floor_seconds`: the factor, because HDD and flash
+clusters differ by 100x in what is normal; the floor, because an idle cluster's 1 ms against 5 ms
+is noise to a client (one floor for every class: an all-flash cluster may lower it). And it
 is slow at two polls in a row: a plunge leaves fewer ops per window, where one stalled op weighs
 more, so that a plunge of any cause would make its own slow OSDs of single stalls.
 """
@@ -27,8 +28,6 @@ from ...snapshot import OsdOpCounters
 # stalled behind a compaction makes a healthy OSD's mean (40 reads at 27 ms, one at 1.5 s: 64 ms).
 MIN_OPS = 30
 MIN_PEERS = 3  # OSDs judged, for a median to say what is usual
-SLOW_FACTOR = 5.0
-SLOW_FLOOR = 0.1  # seconds
 
 Latency = tuple[float, int]  # (seconds summed, ops counted)
 
@@ -63,7 +62,8 @@ def _latencies(c: OsdOpCounters) -> dict[str, Latency]:
 class LatencyWindow:
     """Each OSD's latency counters at the last perf poll; the slow OSDs since then."""
 
-    def __init__(self) -> None:
+    def __init__(self, factor: float, floor: float) -> None:
+        self.factor, self.floor = factor, floor  # plunge_slow_osd_factor, plunge_slow_osd_floor_seconds
         self.last: dict[int, dict[str, Latency]] = {}
         self.slow_before: set[int] = set()  # slow in the window before this one
 
@@ -86,7 +86,7 @@ class LatencyWindow:
             if len(means) < MIN_PEERS:
                 continue
             median = statistics.median(means.values())
-            limit = max(SLOW_FACTOR * median, SLOW_FLOOR)
+            limit = max(self.factor * median, self.floor)
             for osd_id, mean in means.items():
                 if mean >= limit and (osd_id not in slow or mean / max(median, 1e-9) > slow[osd_id].ratio):
                     slow[osd_id] = SlowOsd(osd_id, op, mean, median)

@@ -9,9 +9,10 @@ import dataclasses
 
 import pytest
 
-from ceph_scale.core.signals.plunge.slow_osds import SLOW_FLOOR, LatencyWindow
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.signals.plunge.slow_osds import LatencyWindow
 from ceph_scale.core.snapshot import OsdOpCounters, ReshardEntry
-from tests.unit.signals.plunge.study import SynthStudy
+from tests.unit.signals.plunge.study import TH, SynthStudy
 from tests.unit.study_rounds import PUT
 
 STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % while the slow OSD's requests wait
@@ -39,8 +40,15 @@ def counters(writes: dict[int, float], ops: int, before=None, reads: dict[int, f
 HDD = {o: "hdd" for o in range(318)}
 
 
+DEFAULTS = Thresholds()
+
+
+def latency_window(th: Thresholds = DEFAULTS) -> LatencyWindow:
+    return LatencyWindow(th.plunge_slow_osd_factor, th.plunge_slow_osd_floor_seconds)
+
+
 def test_one_osd_of_318_answering_20_times_slower_is_slow_and_none_is_on_the_first_poll():
-    window = LatencyWindow()
+    window = latency_window()
     latency = {o: 0.030 for o in range(318)}
     first = counters(latency, 1000)
     assert window.slow(first, HDD) == []  # no window yet
@@ -67,20 +75,39 @@ def test_one_osd_of_318_answering_20_times_slower_is_slow_and_none_is_on_the_fir
     ],
 )
 def test_no_slow_osd(latency, ops, classes, why):
-    window = LatencyWindow()
+    window = latency_window()
     classes = classes or dict.fromkeys(latency, "hdd")
     first = counters(latency, 1000)
     window.slow(first, classes)
     second = counters(latency, ops, first)
     assert window.slow(second, classes) == [], why
     assert window.slow(counters(latency, ops, second), classes) == [], why
-    assert SLOW_FLOOR == 0.1
+    assert Thresholds().plunge_slow_osd_floor_seconds == 0.1
+
+
+def test_an_all_flash_cluster_names_its_slow_osd_once_the_floor_is_lowered_for_it():
+    """60 ms against the 1 ms of 20 NVMe peers: under the default floor (100 ms, for HDD clusters'
+    noise) not slow; with plunge_slow_osd_floor_seconds at 10 ms, slow; and with the factor raised
+    past 60x, not slow again."""
+    latency = {o: 0.001 for o in range(20)} | {7: 0.060}
+    classes = dict.fromkeys(latency, "nvme")
+
+    def named(th: Thresholds) -> list[int]:
+        window, polls = latency_window(th), [counters(latency, 1000)]
+        for _ in range(2):
+            polls.append(counters(latency, 200, polls[-1]))
+        return [s.osd_id for p in polls for s in window.slow(p, classes)]
+
+    assert named(Thresholds()) == []
+    flash = Thresholds.from_mapping({"plunge_slow_osd_floor_seconds": 0.01})
+    assert named(flash) == [7]
+    assert named(Thresholds.from_mapping({"plunge_slow_osd_floor_seconds": 0.01, "plunge_slow_osd_factor": 61})) == []
 
 
 def test_an_osd_serving_more_writes_than_reads_is_not_slow_for_it():
     """osd.2 serves only writes (a 64 KB PUT's chunk: 0.51 s on the study's HDDs), the others
     mostly reads (27 ms) and some writes: per op, every OSD is at its peers' median."""
-    window = LatencyWindow()
+    window = latency_window()
     writes = {o: 0.51 for o in range(10)}
     reads = {o: 0.027 for o in range(10) if o != 2}
     classes = dict.fromkeys(range(10), "hdd")
@@ -93,7 +120,7 @@ def test_an_osd_serving_more_writes_than_reads_is_not_slow_for_it():
 def test_single_stalled_ops_in_a_plunges_thin_windows_make_no_slow_osd():
     """A plunge leaves each OSD 30 reads a window; one of them stalls 5 s behind a compaction on a
     different OSD each window: each such mean is 7x its peers' (27 ms), but never twice in a row."""
-    window = LatencyWindow()
+    window = latency_window()
     reads = {o: 0.027 for o in range(318)}
     polls = [counters(reads, 1000)]
     for stalled in (range(0, 5), range(5, 10), range(10, 15)):
@@ -103,7 +130,7 @@ def test_single_stalled_ops_in_a_plunges_thin_windows_make_no_slow_osd():
 
 
 def test_a_restarted_osd_whose_counters_start_again_is_not_judged_for_that_window():
-    window = LatencyWindow()
+    window = latency_window()
     latency = {o: 0.030 for o in range(10)}
     window.slow(counters(latency, 1000), HDD)
     # osd.3 restarted with one 0.9 s op since: its counters went down, and its mean is not judged
@@ -121,6 +148,12 @@ def slow_osd(c: SynthStudy, osd: int = 5) -> SynthStudy:
     c.run(450, PUT)
     c.osd_latency[osd] = 0.030 * 20
     return c.run(60, STALL)
+
+
+def test_the_factor_the_operator_set_reaches_the_plunges_evidence():
+    """The same 20x OSD, with plunge_slow_osd_factor at 30: not slow, so the plunge is not blamed on it."""
+    info = slow_osd(SynthStudy(dataclasses.replace(TH, plunge_slow_osd_factor=30.0))).info()
+    assert info is not None and info["cause"] != "slow_ops", info
 
 
 def test_a_slow_osd_serving_the_s3_pools_is_the_plunges_cause_not_an_idle_bucket_resharding():
