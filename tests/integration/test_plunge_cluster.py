@@ -250,21 +250,24 @@ ALERT_CLEARED = 6 * 60  # the alert's keep_firing_for (5m) and a minute: its qui
 ALERT_FIRES = 45  # unbroken active polls that may fire it (its for: 1m, less the polls' and rounds' steps)
 
 
-def alert_cleared(run: Run) -> None:
+def alert_cleared(run: Run, timeout: float = 15 * 60) -> None:
     """Until the alert of any plunge held long enough to fire (ALERT_FIRES, of unbroken active
     polls) has cleared, ALERT_CLEARED past its last active poll: the pause's quiet cases judge the
     pause, not an earlier plunge's keep_firing_for (seen in CI: a plunge blamed on nothing in the
-    run's first minutes, still alerting 20 s into the pause)."""
-    run.quiet()
-    fired, since = None, None
-    for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active"):
-        since = (since if since is not None else t) if v == 1 else None
-        if since is not None and t - since >= ALERT_FIRES:
-            fired = t
-    if fired is not None and fired + ALERT_CLEARED > time.time():
+    run's first minutes, still alerting 20 s into the pause). A plunge still on extends the wait;
+    past `timeout` the scenario's own wait for a quiet exporter decides."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        fired, since = None, None
+        for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active"):
+            since = (since if since is not None else t) if v == 1 else None
+            if since is not None and t - since >= ALERT_FIRES:
+                fired = t
+        if fired is None or fired + ALERT_CLEARED <= time.time():
+            return
         left = fired + ALERT_CLEARED - time.time()
         print(f"the alert of a plunge {time.time() - fired:.0f} s ago holds {left:.0f} s more; waiting")
-        time.sleep(left)
+        time.sleep(min(left, max(1.0, deadline - time.monotonic())))
 
 
 def served(run: Run, seconds: float) -> float:
