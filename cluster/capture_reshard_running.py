@@ -59,6 +59,7 @@ SLOW_FLAGS = ["--rgw-reshard-batch-size=8", "--rgw-reshard-max-aio=16"]
 
 @dataclass
 class Ctx:
+    bucket: str = BUCKET
     bucket_id: str = ""
     queue_oid: str = ""
     queue_key: str = ""
@@ -95,7 +96,7 @@ def index_objects(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
 
 def reshard_list(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
     listed = c.radosgw_admin("reshard", "list") or []
-    mine = [e for e in listed if e.get("bucket_name") == BUCKET]
+    mine = [e for e in listed if e.get("bucket_name") == ctx.bucket]
     return listed, {"entries": mine}, None
 
 
@@ -125,17 +126,17 @@ def stats_summary(s: dict) -> dict:
 
 
 def bucket_stats(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
-    s = c.bucket_stats(BUCKET)
+    s = c.bucket_stats(ctx.bucket)
     return s, stats_summary(s), None
 
 
 def admin_bucket_stats(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
-    s = admin_api_sigv4(c, "bucket", bucket=BUCKET, stats="true")
+    s = admin_api_sigv4(c, "bucket", bucket=ctx.bucket, stats="true")
     return s, stats_summary(s), None
 
 
 def bucket_layout(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
-    data = c.radosgw_admin("bucket", "layout", "--bucket", BUCKET)
+    data = c.radosgw_admin("bucket", "layout", "--bucket", ctx.bucket)
     layout = data["layout"]
 
     def index(i: dict | None) -> Any:
@@ -151,19 +152,18 @@ def bucket_layout(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
 
 
 def reshard_status(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
-    data = c.radosgw_admin("reshard", "status", "--bucket", BUCKET)
+    data = c.radosgw_admin("reshard", "status", "--bucket", ctx.bucket)
     return data, {"shards": data}, None
 
 
 def metadata_instance(c: TestCluster, ctx: Ctx, _tag: str) -> tuple[Any, Any, None]:
-    data = admin_api_sigv4(c, "metadata/bucket.instance", key=f"{BUCKET}:{ctx.bucket_id}")
+    data = admin_api_sigv4(c, "metadata/bucket.instance", key=f"{ctx.bucket}:{ctx.bucket_id}")
     info = data["data"]["bucket_info"]
     keys = ("reshard_status", "num_shards", "new_bucket_instance_id")
     return data, {**{k: info.get(k) for k in keys}, "ver": data.get("ver", {}).get("ver")}, None
 
 
-def reads() -> list[Read]:
-    b = BUCKET
+def reads(b: str) -> list[Read]:
     return [
         Read(f"reshard_list{SUFFIX}.json", "radosgw-admin reshard list", reshard_list),
         Read(f"reshard_entry{SUFFIX}.txt",
@@ -251,7 +251,9 @@ def pick(r: Read, win: tuple[float, float]) -> Sample | None:
     return min(inside, key=lambda s: abs((s.t0 + s.t1) / 2 - middle), default=None)
 
 
-def capture(c: TestCluster, out: Path, objects: int, shards: int, on: float, off: float, interval: float) -> int:
+def capture(
+    c: TestCluster, out: Path, bucket: str, objects: int, shards: int, on: float, off: float, interval: float
+) -> int:
     if c.release.root is None:
         raise SystemExit("Pacific has its own in-progress sign (new_instance_id): run this on reef or tentacle")
     out.mkdir(parents=True, exist_ok=True)
@@ -259,36 +261,36 @@ def capture(c: TestCluster, out: Path, objects: int, shards: int, on: float, off
     log("holding RGW's reshard thread")
     c.hold_reshards()
     s3 = s3load.client(c.rgw_endpoint, *c.user_keys)
-    s3.create_bucket(Bucket=BUCKET)
+    s3.create_bucket(Bucket=bucket)
     t = time.monotonic()
-    result = s3load.run(c.rgw_endpoint, *c.user_keys, BUCKET, objects=objects, size=16, concurrency=8,
+    result = s3load.run(c.rgw_endpoint, *c.user_keys, bucket, objects=objects, size=16, concurrency=8,
                         gets=False, max_seconds=900)  # fmt: skip
     if result.errors or result.puts != objects:
-        raise CephError(f"filling {BUCKET}: {result.puts} PUTs, {result.errors} errors")
-    notes.append(f"{objects} PUTs of 16 B in {time.monotonic() - t:.0f} s")
-    log(notes[-1])
+        raise CephError(f"filling {bucket}: {result.puts} PUTs, {result.errors} errors")
+    fill = f"{objects} PUTs of 16 B in {time.monotonic() - t:.0f} s"
+    log(fill)
     time.sleep(3)  # let the last PUTs' dynamic queueing land before the entry is replaced
     try:
-        c.radosgw_admin("reshard", "cancel", "--bucket", BUCKET, fmt_json=False)
+        c.radosgw_admin("reshard", "cancel", "--bucket", bucket, fmt_json=False)
     except CephError:
         pass  # nothing queued
-    ctx = Ctx(bucket_id=c.bucket_stats(BUCKET)["id"], queue_key=f":{BUCKET}")
+    ctx = Ctx(bucket=bucket, bucket_id=c.bucket_stats(bucket)["id"], queue_key=f":{bucket}")
 
     def queued() -> Any:
-        entry = next((e for e in c.reshard_list() if e["bucket_name"] == BUCKET), None)
+        entry = next((e for e in c.reshard_list() if e["bucket_name"] == bucket), None)
         if entry and entry.get("tentative_new_num_shards", entry.get("new_num_shards")) == shards:
             return entry
-        c.radosgw_admin("reshard", "add", "--bucket", BUCKET, "--num-shards", str(shards), fmt_json=False)
+        c.radosgw_admin("reshard", "add", "--bucket", bucket, "--num-shards", str(shards), fmt_json=False)
         return None
 
-    wait_for(queued, 60, interval=1, what=f"{BUCKET} queued by hand to {shards} shards")
+    wait_for(queued, 60, interval=1, what=f"{bucket} queued by hand to {shards} shards")
     ctx.queue_oid = next(
         oid for oid in QUEUE_OBJECTS
         if ctx.queue_key in c.rados("-p", LOG_POOL, "-N", "reshard", "listomapkeys", oid).split()
     )  # fmt: skip
     log(f"queued by hand in {ctx.queue_oid} key {ctx.queue_key}; bucket id {ctx.bucket_id}")
 
-    rs = reads()
+    rs = reads(bucket)
     before = {r.name: take(c, ctx, r, time.monotonic(), "before") for r in rs}
     proc_log = c.dir / "log" / "reshard-running.process.log"
     argv = ["radosgw-admin", "--conf", str(c.conf_path), "reshard", "process", *SLOW_FLAGS]
@@ -314,25 +316,26 @@ def capture(c: TestCluster, out: Path, objects: int, shards: int, on: float, off
     after = {r.name: take(c, ctx, r, t_zero, "after") for r in rs}
     text = proc_log.read_text(errors="replace")
     done_at = None
-    m = re.search(r"^(\S+) .*reshard of bucket \"" + re.escape(BUCKET) + r"\".*completed successfully", text, re.M)
+    m = re.search(r"^(\S+) .*reshard of bucket \"" + re.escape(bucket) + r"\".*completed successfully", text, re.M)
     if m:
         stamp = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")  # 2026-12-03T06:58:02.315+0000
         done_at = round(stamp.timestamp() - wall_zero, 2)
     if proc.returncode != 0 or done_at is None:
-        raise CephError(f"reshard process exited {proc.returncode} without completing {BUCKET}: {text[-800:]}")
+        raise CephError(f"reshard process exited {proc.returncode} without completing {bucket}: {text[-800:]}")
 
     layout = next(r for r in rs if r.name.startswith("bucket_layout"))
     win = window(layout)
     if win is None or win[1] <= win[0]:
-        raise CephError(f"no `bucket layout` sample saw {BUCKET} resharding: processing too fast, slow it more")
+        raise CephError(f"no `bucket layout` sample saw {bucket} resharding: processing too fast, slow it more")
     timeline: dict[str, Any] = {
         "release": c.release.name,
-        "bucket": BUCKET,
+        "bucket": bucket,
         "bucket_id": ctx.bucket_id,
         "queue_object": ctx.queue_oid,
         "objects": objects,
         "num_shards": shards,
-        "command": " ".join(argv),
+        "command": " ".join(a for a in argv if a not in ("--conf", str(c.conf_path))),
+        "fill": fill,
         "throttle": {"run_seconds": on, "stopped_seconds": off},
         "process_started": 0.0,
         "process_logged_done": done_at,
@@ -361,12 +364,27 @@ def capture(c: TestCluster, out: Path, objects: int, shards: int, on: float, off
             (out / name).write_bytes(s.raw)
             written.append((name, f"rados -p {LOG_POOL} -N reshard getomapval {ctx.queue_oid} {ctx.queue_key} "
                                   f"{name}, taken at t={s.t0}..{s.t1} s"))  # fmt: skip
+    # Tentacle copies most entries in the InLogrecord stage (writes go on, logged) and the logged
+    # ones in a short InProgress stage (writes blocked): the first samples that say that stage.
+    middle = pick(layout, win)
+    stage = None if middle is None else middle.summary["resharding"]
+    timeline["processing_window"]["resharding"] = stage
+    if stage == "InLogrecord":
+        for r in rs:
+            s = next((s for s in r.samples if re.search(r'"(InProgress|in-progress)"', json.dumps(s.summary))), None)
+            if s is None:
+                continue
+            name = r.name.replace(SUFFIX, f"{SUFFIX}_inprogress")
+            (out / name).write_text(json.dumps(s.data, indent=1, sort_keys=True) + "\n")
+            written.append((name, f"{r.how}, taken at t={s.t0}..{s.t1} s (said the InProgress stage)"))
+            timeline["reads"][r.name]["written_inprogress_sample"] = {"from": s.t0, "to": s.t1}
     timeline_name = f"timeline{SUFFIX}.json"
     (out / timeline_name).write_text(json.dumps(timeline, indent=1, sort_keys=True) + "\n")
     written.append((timeline_name, "every poll's summary, runs of equal summaries merged (made by this script)"))
 
     c.release_reshards()  # the reshard thread's usual interval back (RGW restart)
     write_section(c, out, timeline, written, notes)
+    log(f"wrote {len(written)} files into {out}")
     return 0
 
 
@@ -396,7 +414,7 @@ def write_section(c: TestCluster, out: Path, tl: dict, written: list[tuple[str, 
             "`python -m cluster.testcluster start` cluster.\n\n"
             f"Condition: RGW's reshard thread held (rgw_reshard_thread_interval 600), bucket {tl['bucket']} "
             f"(id {tl['bucket_id']}, 1 shard, generation 0) filled with {tl['objects']} objects of 16 B "
-            f"({'; '.join(notes)}), the entry RGW queued cancelled and the bucket queued by hand "
+            f"({tl['fill']}), the entry RGW queued cancelled and the bucket queued by hand "
             f"(`radosgw-admin reshard add --bucket {tl['bucket']} --num-shards {tl['num_shards']}`, queue object "
             f"{tl['queue_object']}), then the queue processed by `{tl['command']}` (RGW's reshard thread's code "
             f"path), slowed down from outside by SIGSTOP/SIGCONT: running {tl['throttle']['run_seconds']} s of "
@@ -404,9 +422,18 @@ def write_section(c: TestCluster, out: Path, tl: dict, written: list[tuple[str, 
             "polled the reads below every ~0.2 s; t is seconds from the start of `reshard process`, each sample "
             f"from its start to its end. The process logged the reshard complete at t={tl['process_logged_done']} "
             f"and exited at t={tl['process_exited']}. `bucket layout` said `resharding` was not None from "
-            f"t={win['from']} to t={win['to']} at least (the processing window); each file below is the sample "
-            f"of its read taken entirely inside that window nearest its middle. `{'timeline' + SUFFIX}.json` "
-            "holds every poll's summary.\n\n"
+            f"t={win['from']} to t={win['to']} at least (the processing window; its middle sample said "
+            f"`{win['resharding']}`); each `{SUFFIX}` file below is the sample of its read taken entirely inside "
+            "that window nearest its middle"
+            + (
+                "; each `_inprogress` file the first sample of its read that itself said the short InProgress stage "
+                "that follows InLogrecord (writes blocked)"
+                if win["resharding"] == "InLogrecord"
+                else ""
+            )
+            + f". `timeline{SUFFIX}.json` holds every poll's summary."
+            + "".join(f" {n}." for n in notes)
+            + "\n\n"
             + table(written)
             + "\nWhat the polls saw over time:\n\n"
             + "\n".join(describe(tl))
@@ -418,15 +445,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dir", required=True, help="the directory of a running reef or tentacle cluster")
     p.add_argument("--out", required=True, help="e.g. tests/fixtures/reef")
-    p.add_argument("--objects", type=int, default=5000, help="objects in the bucket (index entries to copy)")
+    p.add_argument("--bucket", default=BUCKET, help="a new bucket's name")
+    p.add_argument("--objects", type=int, default=10000, help="objects in the bucket (index entries to copy)")
     p.add_argument("--num-shards", type=int, default=11)
-    p.add_argument("--duty-on", type=float, default=0.02, help="seconds the process runs between stops")
-    p.add_argument("--duty-off", type=float, default=0.3, help="seconds it is stopped (0: no throttle)")
+    p.add_argument("--duty-on", type=float, default=0.01, help="seconds the process runs between stops")
+    p.add_argument("--duty-off", type=float, default=0.5, help="seconds it is stopped (0: no throttle)")
     p.add_argument("--interval", type=float, default=0.2, help="seconds between two polls of one read")
     args = p.parse_args(argv)
     c = TestCluster.attach(args.dir)
     c.refresh_active_mgr()
-    return capture(c, Path(args.out), args.objects, args.num_shards, args.duty_on, args.duty_off, args.interval)
+    out = Path(args.out)
+    return capture(c, out, args.bucket, args.objects, args.num_shards, args.duty_on, args.duty_off, args.interval)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ tests/fixtures/README.md), so that the replay runs the parsers' paths of that re
 - the version strings are the release's;
 - from Reef on, a reshard keeps the bucket's instance id (the signals count it from its shard
   count, or from the index generation where one is read); Tentacle's bucket stats carry the
-  `index_generation` (one per reshard done);
+  `index_generation` (one per reshard done) and, while a reshard is processed, its
+  `reshard_status`;
 - Tentacle's RGWs count S3 object ops in the `rgw_op` set (`ceph_rgw_op_put_obj_ops`, ...), no
   longer as `ceph_rgw_put`.
 """
@@ -89,6 +90,9 @@ def shaped(answers: dict[str, Any], release: str, generations: list[int]) -> dic
     done, in the order of the bucket stats."""
     if release == "pacific":
         return answers
+    # Being processed: Pacific's entry says it, Tentacle's bucket stats do (most of the copy as
+    # InLogrecord: tests/fixtures/tentacle/timeline_reshard_running.json).
+    processed = {e["bucket_name"] for e in answers["reshard list"] if e.get("new_instance_id")}
     for name, records in RECORDS.items():
         if name not in answers:  # the pg dump: only at its own interval
             continue
@@ -107,6 +111,7 @@ def shaped(answers: dict[str, Any], release: str, generations: list[int]) -> dic
         instance[bucket["bucket"]] = bucket["id"]
         if release == "tentacle":
             bucket["index_generation"] = generation
+            bucket["reshard_status"] = "InLogrecord" if bucket["bucket"] in processed else "None"
     for entry in answers["reshard list"]:
         entry["bucket_id"] = instance.get(entry["bucket_name"], entry["bucket_id"])
     text = answers["perf counters"].replace(version("pacific")[0], long)

@@ -305,6 +305,11 @@ class BucketPoll:
         old = e.bucket
         if b.index_gen is None and old is not None and old.bucket_id == b.bucket_id and old.num_shards == b.num_shards:
             b = dataclasses.replace(b, index_gen=old.index_gen)  # unchanged: the generation holds
+            if e.queued == IN_QUEUE and probe is not None and b.index_gen is not None:
+                # Queued and as it was (Reef's stats say nothing of a reshard): is it being processed?
+                running, reads = self.prober.next_exists(probe, b.bucket_id, b.index_gen)
+                spent.reads["probe"] += reads
+                b = dataclasses.replace(b, resharding=bool(running))
         elif b.index_gen is None and probe is not None:
             same = old is not None and old.bucket_id == b.bucket_id and old.index_gen is not None
             gen, reads = self.prober.probe(probe, b.bucket_id, old.index_gen if same else 0)  # type: ignore[union-attr,arg-type]

@@ -91,6 +91,19 @@ class GenerationProber:
             self._probing = False
             return None, reads
 
+    def next_exists(self, exists: Callable[[str], bool], bucket_id: str, gen: int) -> tuple[bool | None, int]:
+        """(whether shard 0 of generation `gen` + 1 exists, or None if unknown; the stats it took).
+        From Reef on, a reshard being processed has built its target generation beside the
+        current one, which it removes once done (tests/fixtures/reef/timeline_reshard_running.json)."""
+        if not self._probing:
+            return None, 0
+        try:
+            return exists(shard0_oid(bucket_id, gen + 1)), 1
+        except Exception as e:
+            self.error = f"{type(e).__name__}: {e}"
+            self._probing = False
+            return None, 1
+
     def end_poll(self) -> None:
         if not self._started:
             return

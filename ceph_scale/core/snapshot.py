@@ -212,6 +212,9 @@ class Bucket:
     # bucket_quota where enabled, else NO_QUOTA (RGW's own "unlimited"); a quota of 0 holds nothing.
     quota_bytes: int = -1
     quota_objects: int = -1
+    # A reshard of it being processed, where this read tells (Tentacle's stats: `reshard_status`;
+    # from Reef on, the bucket poll's probe of a queued bucket's next index generation).
+    resharding: bool = False
     # `tenant/name` (RGW's metadata key), or the name: set once, as the signals look every bucket
     # up by it several times a derivation (a property cost ~0.75 s of CPU a derivation at 100,000).
     key: str = field(init=False, repr=False, compare=False)

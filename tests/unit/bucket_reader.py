@@ -36,12 +36,12 @@ class MemoryBuckets:
     user_quota_reads = USER_QUOTA_READS
 
     def __init__(self, clock: Clock, release: str = "pacific") -> None:
-        self.clock = clock
+        self.clock, self.release = clock, release
         self.template = json.loads((FIXTURES / release / "admin_api_bucket.json").read_text())
         self.template.pop("index_generation", None)
         self.buckets: dict[str, dict] = {}
         self.gens: dict[str, int] = {}  # bucket id -> index generation
-        self.index_pool: set[str] = set()  # shard 0 of each bucket's current generation
+        self.index_pool: set[str] = set()  # shard 0 of each bucket's current generation (and a target's)
         self.probes = 0
         self.stats_read: list[str] = []
         self.meta_read: list[str] = []
@@ -101,11 +101,25 @@ class MemoryBuckets:
         """Pacific gives the bucket a new instance id; Reef on keeps it and counts a generation up."""
         b = self.buckets[key]
         b["num_shards"] = shards
+        if "reshard_status" in b:
+            b["reshard_status"] = "None"
         if new_instance:
             b["id"] = f"{b['id']}.r"
             self._generation(b["id"], 0)
         else:
             self._generation(b["id"], self.gens[b["id"]] + 1)
+
+    def begin_reshard(self, key: str) -> None:
+        """From Reef on, a reshard being processed, as the captures show it
+        (tests/fixtures/{reef,tentacle}/timeline_reshard_running.json): the target generation's
+        index beside the current one; Tentacle's stats say `InLogrecord`; the shard count and the
+        instance id stay as they were until `reshard` completes it."""
+        if self.release == "pacific":
+            return  # its target is a new instance (its queue entry's new_instance_id says it)
+        b = self.buckets[key]
+        self.index_pool.add(shard0_oid(b["id"], self.gens[b["id"]] + 1))
+        if "reshard_status" in b:
+            b["reshard_status"] = "InLogrecord"
 
     def delete(self, key: str) -> None:
         del self.buckets[key]

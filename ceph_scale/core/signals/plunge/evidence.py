@@ -37,6 +37,7 @@ from ...config import Thresholds
 from ...snapshot import Snapshot
 from ..degraded.derive import expected_drop
 from ..reshard.derive import ReshardState
+from ..reshard.running import being_processed
 from ..scrub.derive import ScrubState
 from .causes import Evidence
 from .placement import Placement
@@ -160,15 +161,15 @@ class EvidenceTracker:
         queue = snap.reshard
         if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
             return
-        running = [e for e in queue.entries if e.in_progress]
-        usual = self._usual("reshards_running", queue.collected_at, len(running))
-        if len(running) <= usual:
+        processed = being_processed(queue, snap.buckets)
+        usual = self._usual("reshards_running", queue.collected_at, len(processed))
+        if len(processed) <= usual:
             return
-        for e in running[:RESHARDS_TOLD]:
+        for e in processed[:RESHARDS_TOLD]:
             bucket = f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
             text = (
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
-                f"({len(running)} resharding, usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
+                f"({len(processed)} resharding, usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
             )
             self._seen("reshard", before, queue.collected_at, text, subject=bucket)
 

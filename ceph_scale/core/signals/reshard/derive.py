@@ -30,6 +30,7 @@ from ..signal_input import SignalInput
 from .growth import BucketGrowth
 from .handed import to_look_at
 from .result import BucketEta, BucketShards, ReshardResult, TopBucket
+from .running import being_processed
 
 # Upper bounds of the shard-fill histogram, in shares of the per-shard limit.
 FILL_BUCKETS = (0.1, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, math.inf)
@@ -356,7 +357,7 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
     queue = snap.reshard
     queued = in_progress = None
     if queue is not None:
-        queued, in_progress = len(queue.entries), sum(1 for e in queue.entries if e.in_progress)
+        queued, in_progress = len(queue.entries), len(being_processed(queue, part))
         families.append(gauge("rgw_reshard_queued", "Entries in the reshard queue.").add(queued))
         families.append(gauge("rgw_reshard_in_progress", "Reshard queue entries being processed now.").add(in_progress))
     given.judged(ReshardResult(limit, shards, events, queued, in_progress))
