@@ -305,17 +305,18 @@ class BucketPoll:
         old = e.bucket
         if b.index_gen is None and old is not None and old.bucket_id == b.bucket_id and old.num_shards == b.num_shards:
             b = dataclasses.replace(b, index_gen=old.index_gen)  # unchanged: the generation holds
-            if e.queued == IN_QUEUE and probe is not None and b.index_gen is not None:
+            if e.queued == IN_QUEUE and b.index_gen is not None:
                 # Queued and as it was (Reef's stats say nothing of a reshard): is it being processed?
-                running, reads = self.prober.next_exists(probe, b.bucket_id, b.index_gen)
+                running, reads = self.prober.next_exists(probe, b.bucket_id, b.index_gen) if probe else (None, 0)
                 spent.reads["probe"] += reads
-                b = dataclasses.replace(b, resharding=bool(running))
+                # Unknown (a probe refused, or backing off): as last seen, the entry still queued.
+                b = dataclasses.replace(b, resharding=old.resharding if running is None else running)
         elif b.index_gen is None and probe is not None:
             same = old is not None and old.bucket_id == b.bucket_id and old.index_gen is not None
             gen, reads = self.prober.probe(probe, b.bucket_id, old.index_gen if same else 0)  # type: ignore[union-attr,arg-type]
             spent.reads["probe"] += reads
             if gen is not None:
-                b = dataclasses.replace(b, index_gen=gen)
+                b = self._first_seen(e, dataclasses.replace(b, index_gen=gen), probe, spent)
         if old is not None and b.stats_at > old.stats_at:
             span = b.stats_at - old.stats_at
             grown = b.num_objects - old.num_objects
@@ -326,6 +327,15 @@ class BucketPoll:
         e.bucket, e.read_fp, e.ids = b, e.listed_fp, ()
         if e.queued == LEFT_QUEUE:
             e.queued = 0
+
+    def _first_seen(self, e: Entry, b: Bucket, probe: Callable[[str], bool], spent: _Spent) -> Bucket:
+        """A queued bucket's generation just found by the walk, which takes the newest: while its
+        reshard is processed that is the target, built beside the current one."""
+        if e.queued != IN_QUEUE or b.index_gen is None:
+            return b
+        target, reads = self.prober.is_target(probe, b.bucket_id, b.index_gen, b.num_shards)
+        spent.reads["probe"] += reads
+        return dataclasses.replace(b, index_gen=b.index_gen - 1, resharding=True) if target else b
 
     def _probe_unknown(self, probe: Callable[[str], bool], budget: float, spent: _Spent) -> None:
         """Generations of buckets never probed (a bucket's first generation makes its later
@@ -343,7 +353,7 @@ class BucketPoll:
             if self.prober.error:
                 return
             if gen is not None:
-                e.bucket = dataclasses.replace(b, index_gen=gen)
+                e.bucket = self._first_seen(e, dataclasses.replace(b, index_gen=gen), probe, spent)
 
     def _part(self, now: float, budget: float, spent: _Spent, overdue: int) -> BucketsPart:
         for kind, n in spent.reads.items():

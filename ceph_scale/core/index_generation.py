@@ -104,6 +104,28 @@ class GenerationProber:
             self._probing = False
             return None, 1
 
+    def is_target(
+        self, exists: Callable[[str], bool], bucket_id: str, gen: int, shards: int
+    ) -> tuple[bool | None, int]:
+        """(whether generation `gen`, the newest found, is a reshard's target still being built
+        rather than the current index, or None if unknown; the stats it took). The bucket's stats
+        count the current generation's `shards`: a newest generation with a shard past them, its
+        older one still there, is the target of a reshard up (a reshard down, which RGW makes only
+        after days, is not told apart: its bucket reads as queued)."""
+        if not self._probing or gen < 1:
+            return None, 0
+        reads = 0
+        try:
+            for oid in (f".dir.{bucket_id}.{gen}.{shards}", shard0_oid(bucket_id, gen - 1)):
+                reads += 1
+                if not exists(oid):
+                    return False, reads
+            return True, reads
+        except Exception as e:
+            self.error = f"{type(e).__name__}: {e}"
+            self._probing = False
+            return None, reads
+
     def end_poll(self) -> None:
         if not self._started:
             return

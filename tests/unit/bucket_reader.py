@@ -109,7 +109,7 @@ class MemoryBuckets:
         else:
             self._generation(b["id"], self.gens[b["id"]] + 1)
 
-    def begin_reshard(self, key: str) -> None:
+    def begin_reshard(self, key: str, shards: int = 23) -> None:
         """From Reef on, a reshard being processed, as the captures show it
         (tests/fixtures/{reef,tentacle}/timeline_reshard_running.json): the target generation's
         index beside the current one; Tentacle's stats say `InLogrecord`; the shard count and the
@@ -117,7 +117,8 @@ class MemoryBuckets:
         if self.release == "pacific":
             return  # its target is a new instance (its queue entry's new_instance_id says it)
         b = self.buckets[key]
-        self.index_pool.add(shard0_oid(b["id"], self.gens[b["id"]] + 1))
+        target = self.gens[b["id"]] + 1
+        self.index_pool |= {shard0_oid(b["id"], target)} | {f".dir.{b['id']}.{target}.{i}" for i in range(1, shards)}
         if "reshard_status" in b:
             b["reshard_status"] = "InLogrecord"
 

@@ -166,6 +166,8 @@ def bucket(b, path, t):
             quota_bytes, quota_objects = max(-1, max_size), max(-1, max_objects)
     _note(path + ("index_generation",))
     gen = b.get("index_generation")
+    _note(path + ("reshard_status",))  # Tentacle's: "None", or the state of a reshard under way
+    state = text(b["reshard_status"], path + ("reshard_status",)) if "reshard_status" in b else "None"
     return Bucket(
         name=text(get(b, "bucket", path), path + ("bucket",)),
         tenant=opt_text(b, "tenant", path),
@@ -180,6 +182,7 @@ def bucket(b, path, t):
         size_bytes=size,
         quota_bytes=quota_bytes,
         quota_objects=quota_objects,
+        resharding=state != "None",
     )
 
 

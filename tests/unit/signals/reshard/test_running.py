@@ -52,11 +52,13 @@ def test_the_captured_stats_say_whether_a_reshard_is_processed(release, name, re
     assert {inputs.bucket_record(r, 1.0).resharding for r in records} == {resharding}
 
 
-def test_a_reshard_state_no_release_gives_is_a_one_line_input_error():
+def test_a_state_rgw_does_not_name_is_a_reshard_under_way_and_a_wrong_type_a_one_line_error():
+    """RGW prints "Unknown" for a state it does not know: every state but None is a reshard under
+    way, so a new one never fails the poll of every bucket (its bucket is read at every poll)."""
     stats = captured("tentacle", "bucket_stats_reshard_running.json")
-    with pytest.raises(inputs.InputError, match=r"^bucket_stats\.reshard_status: 'Done' is none of None, "):
-        inputs.bucket_record({**stats, "reshard_status": "Done"}, 1.0)
-    with pytest.raises(inputs.InputError, match=r"reshard_status"):
+    assert inputs.bucket_record({**stats, "reshard_status": "Unknown"}, 1.0).resharding
+    assert not inputs.bucket_record({**stats, "reshard_status": "None"}, 1.0).resharding
+    with pytest.raises(inputs.InputError, match=r"^bucket_stats\.reshard_status: expected "):
         inputs.bucket_record({**stats, "reshard_status": ["InProgress"]}, 1.0)
 
 
@@ -70,6 +72,11 @@ def test_reefs_index_pool_during_the_copy_holds_the_next_generation_and_after_it
     assert prober.next_exists(during.__contains__, bucket_id, 0) == (True, 1)
     done = {oid for oid in during if oid.startswith(f".dir.{bucket_id}.1.")}  # the old one removed
     assert prober.next_exists(done.__contains__, bucket_id, 1) == (False, 1)
+    # A first walk finds generation 1 newest: during the copy the target (a shard past the stats'
+    # one, generation 0 still there), once done the current one.
+    shards = captured(release, "bucket_stats_reshard_running.json")["num_shards"]
+    assert prober.is_target(during.__contains__, bucket_id, 1, shards) == (True, 2)
+    assert prober.is_target(done.__contains__, bucket_id, 1, 11) == (False, 1)
 
 
 @pytest.mark.parametrize("release", ("pacific", *NEWER))
@@ -107,6 +114,72 @@ def test_a_queued_bucket_is_in_progress_only_while_processed_and_counts_one_resh
     # Tentacle's stats say both.
     assert cluster.probes - first == {"pacific": 3 + 2, "reef": 3 + 3, "tentacle": 0}[release]
     assert dict(part.poll.reads_total)["probe"] == cluster.probes  # type: ignore[union-attr]
+
+
+def queued_reef_bucket(first_poll_during_the_copy: bool = False):
+    clock = Clock()
+    cluster, p = MemoryBuckets(clock, "reef"), BucketPoll()
+    for i in range(30):
+        cluster.create(f"b{i:05d}", 11, objects=1000)
+    if first_poll_during_the_copy:
+        cluster.begin_reshard("b00007")
+    bucket_id = cluster.buckets["b00007"]["id"]
+    queue = ReshardPart(clock(), (ReshardEntry("b00007", "", bucket_id, 11, 23),))
+    return clock, cluster, p, queue
+
+
+def processed(p: BucketPoll, cluster: MemoryBuckets, clock: Clock, queue: ReshardPart, exists=None) -> int:
+    clock.t += INTERVAL
+    part = p.poll(clock(), cluster, LIM, frozenset({"b00007"}), lambda: 60.0, exists or cluster.exists)
+    return len(being_processed(queue, part))
+
+
+def test_a_reef_reshard_already_under_way_at_the_first_poll_is_seen_and_its_generation_is_the_current_one():
+    """A fresh start (or a lost state file) during an hours-long reshard: the walk finds the target
+    generation newest; its shard past the stats' count and the older generation still there tell
+    it is the target."""
+    clock, cluster, p, queue = queued_reef_bucket(first_poll_during_the_copy=True)
+    assert [processed(p, cluster, clock, queue) for _ in range(3)] == [1, 1, 1]
+    assert p.entries["b00007"].bucket.index_gen == 0  # type: ignore[union-attr]
+    cluster.reshard("b00007", 23, new_instance=False)
+    assert processed(p, cluster, clock, dataclasses.replace(queue, entries=())) == 0
+    assert p.entries["b00007"].bucket.index_gen == 1  # type: ignore[union-attr]
+
+
+def test_a_probe_that_fails_during_a_reef_reshard_keeps_what_was_last_seen_not_a_confident_0():
+    """40 minutes of index-pool stats timing out, during one long reshard: it stays in progress (the
+    entry still queued, the bucket as it was), and the part says the generations were unreadable."""
+    clock, cluster, p, queue = queued_reef_bucket()
+    processed(p, cluster, clock, queue)
+    cluster.begin_reshard("b00007")
+
+    def timing_out(oid: str) -> bool:
+        raise TimeoutError("stat of " + oid)
+
+    seen = [processed(p, cluster, clock, queue)]
+    for _ in range(20):
+        seen.append(processed(p, cluster, clock, queue, timing_out))
+    assert seen == [1] * 21
+
+
+def test_the_prober_says_unknown_and_stops_when_the_next_generation_cannot_be_read():
+    prober = GenerationProber()
+    assert prober.start_poll()
+
+    def refused(oid: str) -> bool:
+        raise PermissionError("EACCES")
+
+    assert prober.next_exists(refused, "zone.1", 0) == (None, 1)
+    assert prober.error.startswith("PermissionError")
+    assert prober.next_exists(lambda oid: True, "zone.1", 0) == (None, 0)  # no more this poll
+    assert prober.is_target(lambda oid: True, "zone.1", 1, 11) == (None, 0)
+
+
+def test_a_bucket_of_the_same_name_made_again_is_not_the_queued_one():
+    """The queue holds the deleted bucket's instance; the new bucket of that name reshards."""
+    part = BucketsPart(1.0, (Bucket("b", "", "zone.2.1", 11, 5, resharding=True),))
+    queue = ReshardPart(1.0, (ReshardEntry("b", "", "zone.1.1", 11, 23),))
+    assert being_processed(queue, part) == []
 
 
 def test_at_100000_buckets_only_the_processed_entry_of_40_queued_is_in_progress():
