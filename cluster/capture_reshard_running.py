@@ -46,11 +46,10 @@ if str(REPO) not in sys.path:
 
 from cluster import s3load  # noqa: E402
 from cluster.capture_fixtures import admin_api_sigv4, log, table  # noqa: E402
+from cluster.capture_layout import INDEX_POOL, LOG_POOL  # noqa: E402
 from cluster.testcluster import CephError, TestCluster, wait_for  # noqa: E402
 
 BUCKET = "reshard-running"
-INDEX_POOL = "default.rgw.buckets.index"
-LOG_POOL = "default.rgw.log"
 QUEUE_OBJECTS = [f"reshard.{i:010d}" for i in range(16)]  # rgw_reshard_num_logs 16
 SUFFIX = "_reshard_running"
 # The smallest values Ceph accepts (18.2 and 20.2: minimum 8 and 16; 1 is refused).
