@@ -6,6 +6,7 @@ one and the scenarios are ordered so that each condition is made once.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sys
@@ -219,15 +220,18 @@ QUIET_LOCK = os.environ.get("CEPH_SCALE_QUIET_LOCK")
 _QUIET: list = []
 
 
-def the_machine_to_itself(what: str) -> None:
+def the_machine_to_itself(what: str, config: pytest.Config) -> None:
     """Returns once the other process's tests are done (at once without one), and keeps the
-    machine for this process until it ends: the two cores to itself, as in a run of its own."""
+    machine for this process until it ends: the two cores to itself, as in a run of its own. The
+    wait is printed past pytest's capture: the test command's log tells where its time went."""
     if QUIET_LOCK and not _QUIET:
         held = open(QUIET_LOCK, "a")  # noqa: SIM115 (held until the process ends)
         waited = time.monotonic()
         fcntl.flock(held, fcntl.LOCK_EX)
         _QUIET.append(held)
-        print(f"\n{what}: waited {time.monotonic() - waited:.0f} s for the other tests to finish")
+        capture = config.pluginmanager.getplugin("capturemanager")
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            print(f"\n{what}: waited {time.monotonic() - waited:.0f} s for the other tests to finish")
 
 
 @pytest.hookimpl(hookwrapper=True)

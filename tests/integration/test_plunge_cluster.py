@@ -169,7 +169,7 @@ def clean(cluster) -> bool:
 
 
 @pytest.fixture(scope="module")
-def run(ceph_cluster, tmp_path_factory):
+def run(ceph_cluster, tmp_path_factory, request):
     cluster = ceph_cluster
     access, secret = cluster.user_keys
     full = cluster.release.name == "pacific"
@@ -184,7 +184,7 @@ def run(ceph_cluster, tmp_path_factory):
                            concurrency=4, gets=False, max_seconds=BULK_SECONDS)  # fmt: skip
             buckets.append("plunge-bulk")
             assert r.puts >= 0.9 * BULK_OBJECTS, r.as_dict()
-        the_machine_to_itself("the plunge run")
+        the_machine_to_itself("the plunge run", request.config)
         # The load first, then the exporter: its first baseline is of the load, not of its start.
         load = SteadyLoad(cluster.rgw_endpoint, access, secret, "plunge-steady", keys=50).start()
         load.wait_warm()
