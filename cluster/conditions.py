@@ -7,6 +7,7 @@ daemons and its command wrappers.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
@@ -142,6 +143,19 @@ class StudyConditions(ClusterHost):
         if not self.release.reshard_keeps_id:
             return 0
         return int(self.radosgw_admin("bucket", "layout", "--bucket", bucket)["layout"]["current_index"]["gen"])
+
+    def rgw_log_size(self) -> int:
+        """Where the RGW's log ends now: `reshards_completed` counts from there."""
+        return (self.dir / "log" / f"{RGW_NAME}.log").stat().st_size
+
+    def reshards_completed(self, bucket: str, since: int = 0) -> int:
+        """The reshards of `bucket` the RGW logged as completed past byte `since` of its log: at
+        level 1, "reshard of bucket ... completed successfully" (Pacific's RGW; Reef's and
+        Tentacle's `radosgw-admin bucket reshard` the same)."""
+        with open(self.dir / "log" / f"{RGW_NAME}.log", "rb") as f:
+            f.seek(since)
+            text = f.read().decode(errors="replace")
+        return len(re.findall(r'reshard of bucket "' + re.escape(bucket) + r'".*completed successfully', text))
 
     def hold_reshards(self) -> None:
         """Keep queued reshards queued: the RGW's reshard thread re-reads rgw_reshard_thread_interval

@@ -33,6 +33,7 @@ class ClusterHost:
     admin_keys: tuple[str, str]
     user_keys: tuple[str, str]
     _laggy_since: dict[str, float]
+    _healed_at: dict[str, float]
     laggy_heals: list[dict[str, Any]]
     _watchdog_stop: threading.Event
 

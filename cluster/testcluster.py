@@ -145,6 +145,7 @@ class TestCluster(
         self.timings: dict[str, float] = {}
         self.laggy_watchdog = laggy_watchdog
         self._laggy_since: dict[str, float] = {}
+        self._healed_at: dict[str, float] = {}  # pgid -> when the watchdog last treated it
         self.laggy_heals: list[dict] = []
         self._watchdog: threading.Thread | None = None
         self._watchdog_stop = threading.Event()

@@ -15,6 +15,7 @@ from cluster.host import ClusterHost
 
 class LaggyWatchdog(ClusterHost):
     LAGGY_STUCK_AFTER = 30.0
+    REHEALED_WITHIN = 120.0
 
     def heal_stuck_laggy_pgs(self, stuck_after: float = LAGGY_STUCK_AFTER) -> list[int]:
         """Mark down (they re-boot at once) the primaries of PGs laggy for longer than `stuck_after`.
@@ -24,7 +25,8 @@ class LaggyWatchdog(ClusterHost):
         OSD frozen by a test. Their reads then wait "for readable" forever (seen here for more
         than 5 minutes, until an OSD went down); `ceph pg repeer` does not help, a new interval
         does. A laggy PG recovers within a lease when the cause is gone, so only one laggy for
-        longer than that is treated. Returns the OSDs marked down; each heal is appended to
+        longer than that is treated; one stuck again within REHEALED_WITHIN of its heal has its
+        primary restarted. Returns the OSDs treated; each heal is appended to
         laggy_heals and to log/laggy-watchdog.log."""
         now = time.monotonic()
         laggy = self.laggy_pgs()
@@ -33,13 +35,22 @@ class LaggyWatchdog(ClusterHost):
         osds = sorted({laggy[pgid] for pgid in stuck if laggy[pgid] >= 0})
         if not osds:
             return []
-        self.ceph("osd", "down", *map(str, osds), fmt_json=False, timeout=10)
-        heal = {"at": time.time(), "pgs": stuck, "osds": osds}
+        # Reef 18.2.7 once kept seven PGs laggy through three mark-downs 42 s apart: a PG stuck
+        # again soon after its primary was marked down has that OSD restarted instead.
+        again = {p for p in stuck if now - self._healed_at.get(p, -1e9) <= self.REHEALED_WITHIN}
+        restart = sorted({laggy[p] for p in again if laggy[p] >= 0})
+        down = [osd for osd in osds if osd not in restart]
+        for osd in restart:
+            self.restart_daemon(f"osd.{osd}")
+        if down:
+            self.ceph("osd", "down", *map(str, down), fmt_json=False, timeout=10)
+        heal = {"at": time.time(), "pgs": stuck, "osds_down": down, "osds_restarted": restart}
         self.laggy_heals.append(heal)
         with open(self.dir / "log" / "laggy-watchdog.log", "a", encoding="utf-8") as f:
             f.write(json.dumps(heal) + "\n")
         for pgid in stuck:
             self._laggy_since.pop(pgid, None)
+            self._healed_at[pgid] = now
         return osds
 
     def laggy_pgs(self) -> dict[str, int]:

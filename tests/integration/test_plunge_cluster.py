@@ -35,7 +35,7 @@ import yaml
 from cluster import s3load
 from cluster.helpers import wait_for
 from cluster.steady_load import SteadyLoad
-from demo.sidecar import Sidecar
+from demo.sidecar import MINUTES_PLUNGES, Sidecar
 from tests.conftest import last_on_its_cluster, the_machine_to_itself
 from tests.integration.plunge_recording import Recorder, write_test
 
@@ -57,6 +57,7 @@ FAST_RECOVERY = {
     "osd_recovery_max_chunk": "8192",  # 4 MB objects pushed in 512 pieces: CPU the clients share
 }
 STOPPED_OSD = 2  # osd.0 is the one whose DB spills
+RECOVERY_CYCLES = 3
 GROWTH_OBJECT = 4096  # new keys: small, so that a minute of them is little data
 BULK_OBJECTS = 600  # of 4 MB: 2.4 GB for the deep scrubs and the backfill
 BULK_SECONDS = 360  # written beside the other process's last tests, which take cores from it
@@ -361,6 +362,26 @@ def test_an_osd_stopped_is_blamed_with_the_study_expected_drop(run):
     assert "the degraded-state table expects -37% PUT, -44% GET [004]" in info["evidence"]  # 1 of 3 OSDs
 
 
+def moved_and_blamed(run: Run, move) -> dict | None:
+    """`move` STOPPED_OSD (out, or in again) and wait until every PG is clean; the plunge blamed on
+    recovery meanwhile, if one was. Unblamed, a plunge window more after the PGs are clean: the
+    detector judges a window late."""
+    move(STOPPED_OSD)
+    found: list[dict] = []
+    clean_at: list[float] = []
+
+    def settled() -> bool:
+        found.extend(i for i in run.info() if i["cause"] == "recovery")
+        if not clean(run.cluster):
+            clean_at.clear()
+            return False
+        clean_at[:] = clean_at or [time.monotonic()]
+        return bool(found) or time.monotonic() - clean_at[0] >= MINUTES_PLUNGES["plunge_window_seconds"]
+
+    wait_for(settled, 240, 1.0, what=f"the backfill after {move.__name__}")
+    return found[0] if found else None
+
+
 @FULL
 def test_recovery_after_an_osd_is_marked_out_and_back_is_blamed(run):
     """An OSD marked out (still up) and, once its data has moved, back in. Here the move away is
@@ -369,13 +390,17 @@ def test_recovery_after_an_osd_is_marked_out_and_back_is_blamed(run):
     plunge is blamed on recovery, never on a failure (no OSD is down)."""
     tell_osds(run.cluster, FAST_RECOVERY)
     before = run.counts()
+    info = None
     try:
         with run.scenario("recovery"):
-            run.cluster.osd_out(STOPPED_OSD)
-            info = run.blamed_on("recovery")
-            wait_for(lambda: clean(run.cluster), 240, 1.0, what="the backfill away from the OSD")
-            run.cluster.osd_in(STOPPED_OSD)
-            wait_for(lambda: clean(run.cluster), 240, 1.0, what="the backfill back to the OSD")
+            # The backfill slowed the clients 20-33 % for seconds at a time in one CI-like run, never
+            # held over a window: the out and in again, up to RECOVERY_CYCLES times, until one is.
+            for _ in range(RECOVERY_CYCLES):
+                for move in (run.cluster.osd_out, run.cluster.osd_in):
+                    info = moved_and_blamed(run, move) or info
+                if info is not None:
+                    break
+            assert info is not None, f"no plunge blamed on recovery in {RECOVERY_CYCLES} outs and ins"
             run.counted("recovery", before)
     finally:
         untell_osds(run.cluster, FAST_RECOVERY)
