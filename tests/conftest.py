@@ -142,10 +142,10 @@ def sidecar(ceph_cluster, clusters, scratch):
 # and removed; minutes of S3 load, gigabytes written, OSDs out and in), in this order. They run
 # last on their release's cluster, after every test that judges its values.
 LAST_ON_THEIR_CLUSTER = ("tests/integration/test_bucket_watch_cost.py", "tests/integration/test_plunge_cluster.py")
-# Of those, the plunge run judges what the cluster does under load: run beside another process's
+# Of those, the plunge run judges what the cluster does under load: run beside other processes'
 # tests (scripts/test.sh), it waits for the machine to itself (QUIET_LOCK, the_machine_to_itself)
 # once its bulk data is written, which needs no quiet machine. The bucket watch counts reads at
-# the cluster, which the other process's clusters do not touch: it runs as soon as it comes,
+# the cluster, which the other processes' tests do not touch: it runs as soon as it comes,
 # beside them.
 
 
@@ -164,7 +164,7 @@ def pytest_collection_modifyitems(config, items):
     """Only this run's releases (and the tests of none, unless left out); then, after pytest has
     grouped the items by release (its reordering of session parameters): within each release's
     run of items, the heavy ones move to its end, in their own order; to the end of the whole
-    run when they wait for another process (QUIET_LOCK)."""
+    run when they wait for other processes (QUIET_LOCK)."""
     kept, dropped = [], []
     for item in items:
         rel = release(item)
@@ -180,7 +180,7 @@ def pytest_collection_modifyitems(config, items):
             ordered.insert(heavies[0], item)  # before its release's heavy ones, after its light ones
         else:
             ordered.append(item)
-    if QUIET_LOCK:  # they wait for the other process: whatever else this one runs goes first
+    if QUIET_LOCK:  # they wait for the other processes: whatever else this one runs goes first
         ordered = [i for i in ordered if not heavy(i)] + [i for i in ordered if heavy(i)]
     items[:] = ordered
     for item in items:
@@ -213,15 +213,15 @@ def last_on_its_cluster(release_name: str, path: str) -> bool:
     return LAST_ITEM_OF.get(release_name, "").startswith(path)
 
 
-# CEPH_SCALE_QUIET_LOCK: a lock file that a process running other tests at the same time holds
-# while it runs (scripts/test.sh). The tests that need a quiet machine take it before they start:
-# they have the two cores to themselves, as they would in a run of their own.
+# CEPH_SCALE_QUIET_LOCK: a lock file that the processes running other tests at the same time hold,
+# shared, while they run (scripts/test.sh). The tests that need a quiet machine take it exclusively
+# before they start: they have the two cores to themselves, as they would in a run of their own.
 QUIET_LOCK = os.environ.get("CEPH_SCALE_QUIET_LOCK")
 _QUIET: list = []
 
 
 def the_machine_to_itself(what: str, config: pytest.Config) -> None:
-    """Returns once the other process's tests are done (at once without one), and keeps the
+    """Returns once the other processes' tests are done (at once without any), and keeps the
     machine for this process until it ends: the two cores to itself, as in a run of its own. The
     wait is printed past pytest's capture: the test command's log tells where its time went."""
     if QUIET_LOCK and not _QUIET:

@@ -60,7 +60,7 @@ STOPPED_OSD = 2  # osd.0 is the one whose DB spills
 RECOVERY_CYCLES = 3
 GROWTH_OBJECT = 4096  # new keys: small, so that a minute of them is little data
 BULK_OBJECTS = 600  # of 4 MB: 2.4 GB for the deep scrubs and the backfill
-BULK_SECONDS = 360  # written beside the other process's last tests, which take cores from it
+BULK_SECONDS = 360  # written beside the other processes' last tests, which take cores from it
 RECORD_INTERVAL = 5.0
 RECORDED_HEADER = """\
 # promtool unit tests on series recorded from a real run of tests/integration/test_plunge_cluster.py
@@ -180,7 +180,7 @@ def run(ceph_cluster, tmp_path_factory, request):
     sidecar = recorder = load = None
     buckets = ["plunge-steady"]
     try:
-        if full:  # data for the deep scrubs and the backfill to chew on, beside the other process's tests
+        if full:  # data for the deep scrubs and the backfill to chew on, beside the other processes' tests
             r = s3load.run(cluster.rgw_endpoint, access, secret, "plunge-bulk", objects=BULK_OBJECTS, size=4 << 20,
                            concurrency=4, gets=False, max_seconds=BULK_SECONDS)  # fmt: skip
             buckets.append("plunge-bulk")

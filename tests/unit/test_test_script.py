@@ -1,6 +1,6 @@
 """scripts/test.sh: it ends with pytest's status (its cleanup of the background root builder and
 of its second pytest process, an EXIT trap under `set -e`, must not turn a green run red when
-nothing is left to stop), and its two processes run every test exactly once between them."""
+nothing is left to stop), and its three processes run every test exactly once between them."""
 
 from __future__ import annotations
 
@@ -47,25 +47,29 @@ def collected(**env: str) -> set[str]:
     return set(ordered(**env))
 
 
-def test_the_two_processes_share_out_every_test_once():
+def test_the_three_processes_share_out_every_test_once():
     # The environment of each process, as scripts/test.sh sets it.
-    assert "theirs=tests/replay/,tests/rules/ " in SCRIPT
-    assert "CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=$theirs flock" in SCRIPT
-    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=-${theirs//,/,-} CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
-    theirs = "tests/replay/,tests/rules/"
+    assert "CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=0 flock -s" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=none CEPH_SCALE_RELEASE_FREE=1 flock -s" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=0 CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
     # Explicit, as the test command's own process runs this with its share in the environment.
     every = collected(CEPH_SCALE_RELEASES="pacific,reef,tentacle", CEPH_SCALE_RELEASE_FREE="1")
-    first = collected(
-        CEPH_SCALE_RELEASES="pacific",
-        CEPH_SCALE_RELEASE_FREE="-" + theirs.replace(",", ",-"),
-        CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock",
+    pacific = collected(
+        CEPH_SCALE_RELEASES="pacific", CEPH_SCALE_RELEASE_FREE="0", CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock"
     )
-    newer = collected(CEPH_SCALE_RELEASES="reef,tentacle", CEPH_SCALE_RELEASE_FREE=theirs)
-    assert first and newer and not first & newer
-    assert first | newer == every
-    free = tuple(theirs.split(","))
-    assert all("[reef" in t or "[tentacle" in t or t.startswith(free) for t in newer), sorted(newer)[:3]
-    assert all(any(t.startswith(p) for t in newer) for p in free) and any(t.startswith("tests/unit/") for t in first)
+    newer = collected(CEPH_SCALE_RELEASES="reef,tentacle", CEPH_SCALE_RELEASE_FREE="0")
+    free = collected(CEPH_SCALE_RELEASES="none", CEPH_SCALE_RELEASE_FREE="1")
+    assert pacific and newer and free
+    assert not pacific & newer and not pacific & free and not newer & free
+    assert pacific | newer | free == every
+    assert all("pacific" in params(t) for t in pacific), sorted(pacific)[:3]
+    assert all({"reef", "tentacle"} & params(t) for t in newer), sorted(newer)[:3]
+    assert {"unit", "replay", "rules", "deploy"} <= {t.split("/")[1] for t in free}
+
+
+def params(test_id: str) -> set[str]:
+    """The parameter ids of a test id (`...[pacific]` -> {"pacific"})."""
+    return set(test_id.partition("[")[2].rstrip("]").split("-")) if "[" in test_id else set()
 
 
 def test_the_heavy_runs_come_last_when_they_wait_for_the_other_process():
