@@ -38,6 +38,10 @@ class DaemonProcesses(ClusterHost):
 
     def start_daemon(self, name: str) -> int:
         """Start one daemon (mon.a, mgr.x, mgr.y, osd.N, client.rgw.a) in the foreground; returns its PID."""
+        with self.daemon_lock:  # the laggy watchdog's thread restarts OSDs too
+            return self._start_daemon(name)
+
+    def _start_daemon(self, name: str) -> int:
         if name in self.pids and pid_alive(self.pids[name]):
             raise CephError(f"{name} already runs as pid {self.pids[name]}")
         with open(self.dir / "log" / f"{name}.stdout", "ab") as log:
@@ -57,6 +61,11 @@ class DaemonProcesses(ClusterHost):
 
     def stop_daemon(self, name: str, sig: int = signal.SIGTERM, timeout: float = 30) -> bool:
         """Stop one daemon by its PID: `sig`, wait up to `timeout`, then SIGKILL. True if it ran."""
+        with self.daemon_lock:
+            self.frozen.discard(name)
+            return self._stop_daemon(name, sig, timeout)
+
+    def _stop_daemon(self, name: str, sig: int, timeout: float) -> bool:
         pid = self.pids.pop(name, None)
         proc = self.procs.pop(name, None)
         self._save_info()
@@ -94,17 +103,23 @@ class DaemonProcesses(ClusterHost):
     def freeze_daemon(self, name: str) -> None:
         """SIGSTOP: the daemon keeps its sockets open and never answers (a hung daemon,
         which clients cannot tell from a slow one: only their timeouts save them)."""
-        pid = self.pids[name]
-        if not self._owned(pid):
-            raise CephError(f"{name} (pid {pid}) is not running")
-        os.kill(pid, signal.SIGSTOP)
+        with self.daemon_lock:
+            pid = self.pids[name]
+            if not self._owned(pid):
+                raise CephError(f"{name} (pid {pid}) is not running")
+            os.kill(pid, signal.SIGSTOP)
+            self.frozen.add(name)
 
     def thaw_daemon(self, name: str) -> None:
-        os.kill(self.pids[name], signal.SIGCONT)
+        with self.daemon_lock:
+            self.frozen.discard(name)
+            if name in self.pids:
+                os.kill(self.pids[name], signal.SIGCONT)
 
     def restart_daemon(self, name: str, timeout: float = 30) -> int:
-        self.stop_daemon(name, timeout=timeout)
-        return self.start_daemon(name)
+        with self.daemon_lock:
+            self.stop_daemon(name, timeout=timeout)
+            return self.start_daemon(name)
 
     def running(self) -> dict[str, bool]:
         return {name: (name in self.pids and self._owned(self.pids[name])) for name in self.daemon_names()}

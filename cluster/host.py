@@ -28,6 +28,8 @@ class ClusterHost:
     scrub_intervals: tuple[int, ...]
     procs: dict[str, subprocess.Popen[bytes]]
     pids: dict[str, int]
+    frozen: set[str]
+    daemon_lock: threading.RLock
     active_mgr: str
     rgw_port: int
     admin_keys: tuple[str, str]

@@ -146,6 +146,8 @@ class TestCluster(
         self.laggy_watchdog = laggy_watchdog
         self._laggy_since: dict[str, float] = {}
         self._healed_at: dict[str, float] = {}  # pgid -> when the watchdog last treated it
+        self.frozen: set[str] = set()  # daemons SIGSTOPped by freeze_daemon
+        self.daemon_lock = threading.RLock()  # daemons started and stopped from the watchdog's thread too
         self.laggy_heals: list[dict] = []
         self._watchdog: threading.Thread | None = None
         self._watchdog_stop = threading.Event()
@@ -577,7 +579,7 @@ class TestCluster(
         keep = self.keep if keep is None else keep
         self._watchdog_stop.set()
         if self._watchdog is not None:
-            self._watchdog.join(20)
+            self._watchdog.join(60)  # a restart of an OSD under way takes up to 45 s
             self._watchdog = None
         order = {"client": 0, "osd": 1, "mgr": 2, "mon": 3}
         for name in sorted(self.pids, key=lambda n: (order.get(n.split(".")[0], 9), n)):

@@ -38,10 +38,12 @@ class LaggyWatchdog(ClusterHost):
         # Reef 18.2.7 once kept seven PGs laggy through three mark-downs 42 s apart: a PG stuck
         # again soon after its primary was marked down has that OSD restarted instead.
         again = {p for p in stuck if now - self._healed_at.get(p, -1e9) <= self.REHEALED_WITHIN}
-        restart = sorted({laggy[p] for p in again if laggy[p] >= 0})
+        with self.daemon_lock:
+            # Never an OSD a test stopped or froze on purpose: that one is marked down, as before.
+            restart = sorted(o for o in {laggy[p] for p in again if laggy[p] >= 0} if self._restartable(f"osd.{o}"))
+            for osd in restart:
+                self.restart_daemon(f"osd.{osd}")
         down = [osd for osd in osds if osd not in restart]
-        for osd in restart:
-            self.restart_daemon(f"osd.{osd}")
         if down:
             self.ceph("osd", "down", *map(str, down), fmt_json=False, timeout=10)
         heal = {"at": time.time(), "pgs": stuck, "osds_down": down, "osds_restarted": restart}
@@ -52,6 +54,9 @@ class LaggyWatchdog(ClusterHost):
             self._laggy_since.pop(pgid, None)
             self._healed_at[pgid] = now
         return osds
+
+    def _restartable(self, name: str) -> bool:
+        return name in self.pids and name not in self.frozen and self.running().get(name, False)
 
     def laggy_pgs(self) -> dict[str, int]:
         """pgid -> acting primary OSD (-1 if none) of every PG laggy now."""

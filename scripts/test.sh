@@ -19,8 +19,8 @@ cd "$(dirname "$0")/.."
 # The newer releases' roots (built once per machine, cached under /var/tmp) are built while
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 # Then the replays' rule engine (replay/ruler: Go, about 2 minutes on a new machine), while the
-# newer releases' tests mostly wait on their clusters: the replays come last, when they would
-# have built it on the command's longest path (a replay waits for a build under way, flock).
+# tests of no release run the unit tests before the replays (a replay waits for a build under
+# way, flock).
 releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}
 mkdir -p run
 (

@@ -364,8 +364,8 @@ def test_an_osd_stopped_is_blamed_with_the_study_expected_drop(run):
 
 def moved_and_blamed(run: Run, move) -> dict | None:
     """`move` STOPPED_OSD (out, or in again) and wait until every PG is clean; the plunge blamed on
-    recovery meanwhile, if one was. Unblamed, a plunge window more after the PGs are clean: the
-    detector judges a window late."""
+    recovery meanwhile, if one was. Unblamed, a plunge window and 10 s more after the PGs are clean:
+    the detector judges a window late, from counters refreshed every few seconds."""
     move(STOPPED_OSD)
     found: list[dict] = []
     clean_at: list[float] = []
@@ -376,7 +376,7 @@ def moved_and_blamed(run: Run, move) -> dict | None:
             clean_at.clear()
             return False
         clean_at[:] = clean_at or [time.monotonic()]
-        return bool(found) or time.monotonic() - clean_at[0] >= MINUTES_PLUNGES["plunge_window_seconds"]
+        return bool(found) or time.monotonic() - clean_at[0] >= MINUTES_PLUNGES["plunge_window_seconds"] + 10
 
     wait_for(settled, 240, 1.0, what=f"the backfill after {move.__name__}")
     return found[0] if found else None
