@@ -27,6 +27,7 @@ PAGE = REPO / "docs" / "replay.md"
 SCENARIOS = REPO / "replay" / "scenarios"
 # The test command's replays, the longest first (two run at a time, the short ones behind them).
 REPLAYED = (
+    "resharding.yml",
     "healthy_days.yml",
     "study_10b.yml",
     "study_1b_end.yml",
@@ -41,6 +42,7 @@ SHOWN = (
     "reboot_without_noout.yml",
     "study_10b.yml",
     "resharding_rounds.yml",
+    "resharding.yml",
     "scrub_storm_10b.yml",
     "power_outage_10b_short.yml",
     "study_1b_end.yml",

@@ -34,6 +34,11 @@ def resharding_rounds(replays) -> Result:
 
 
 @pytest.fixture(scope="session")
+def resharding_run(replays) -> Result:
+    return replays["resharding.yml"]
+
+
+@pytest.fixture(scope="session")
 def scrub_storm_10b(replays) -> Result:
     return replays["scrub_storm_10b.yml"]
 
