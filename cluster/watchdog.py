@@ -56,7 +56,7 @@ class LaggyWatchdog(ClusterHost):
         return osds
 
     def _restartable(self, name: str) -> bool:
-        return name in self.pids and name not in self.frozen and self.running().get(name, False)
+        return name in self.pids and name not in self.frozen and self._owned(self.pids[name])
 
     def laggy_pgs(self) -> dict[str, int]:
         """pgid -> acting primary OSD (-1 if none) of every PG laggy now."""

@@ -27,25 +27,12 @@ def scratch(tmp_path_factory) -> Path:
 
 # Every release the tests know; the cross-release tests are parametrized over all of them.
 ALL_RELEASES = ("pacific", "reef", "tentacle")
-# The releases this run tests (CEPH_SCALE_RELEASES=pacific narrows a run): a test of another
-# release is deselected. CEPH_SCALE_RELEASE_FREE says which tests of no release (unit, rules,
-# replay, docs) run: 1 (the default) all, 0 none, or comma-separated path prefixes: only those,
-# or all but those written with a leading "-". scripts/test.sh runs most of them and Pacific's in
-# one process, and the newer releases' cluster tests with the replays in another, at the same time.
+# The releases this run tests (CEPH_SCALE_RELEASES=pacific narrows a run; none: no release's): a
+# test of another release is deselected. CEPH_SCALE_RELEASE_FREE says whether the tests of no
+# release (unit, rules, replay, docs) run: 1 (the default) or 0. scripts/test.sh runs them in a
+# process of their own, beside Pacific's cluster tests and the newer releases'.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
 RELEASE_FREE = os.environ.get("CEPH_SCALE_RELEASE_FREE", "1")
-
-
-def release_free_runs(nodeid: str, spec: str = RELEASE_FREE) -> bool:
-    """Whether this run takes a test of no release (CEPH_SCALE_RELEASE_FREE)."""
-    if spec in ("0", "1"):
-        return spec == "1"
-    prefixes = [p for p in spec.split(",") if p]
-    if all(p.startswith("-") for p in prefixes):
-        return not any(nodeid.startswith(p[1:]) for p in prefixes)
-    if any(p.startswith("-") for p in prefixes):
-        raise pytest.UsageError(f"CEPH_SCALE_RELEASE_FREE={spec}: prefixes to run or to leave out, not both")
-    return any(nodeid.startswith(p) for p in prefixes)
 
 
 ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", ALL_RELEASES, indirect=True)
@@ -165,10 +152,12 @@ def pytest_collection_modifyitems(config, items):
     grouped the items by release (its reordering of session parameters): within each release's
     run of items, the heavy ones move to its end, in their own order; to the end of the whole
     run when they wait for other processes (QUIET_LOCK)."""
+    if RELEASE_FREE not in ("0", "1"):
+        raise pytest.UsageError(f"CEPH_SCALE_RELEASE_FREE={RELEASE_FREE}: 1 (the tests of no release run) or 0")
     kept, dropped = [], []
     for item in items:
         rel = release(item)
-        (kept if (rel in RELEASES if rel is not None else release_free_runs(item.nodeid)) else dropped).append(item)
+        (kept if (rel in RELEASES if rel is not None else RELEASE_FREE == "1") else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept
