@@ -267,7 +267,15 @@ class Thresholds:
         10,
         86400,
         "Recent history before that window the rates are compared with (its median); a plunge lasting "
-        "longer is the cluster's new level and ends.",
+        "longer is the cluster's new level and ends, unless its cause is still seen (plunge_cause_hold_seconds).",
+    )
+    plunge_cause_hold_seconds: int = _setting(
+        4 * 3600,
+        0,
+        7 * 86400,
+        "How long from its start a plunge outlasting the baseline is held while its named cause is still "
+        "seen (the resharding run's 256 -> 512 reshard held the writes 53 minutes [000]); without it, or "
+        "past it, the plunge is the new level and ends. Below plunge_baseline_seconds: no plunge outlasts it.",
     )
     plunge_min_ops_per_second: float = _setting(
         5.0,

@@ -11,10 +11,11 @@ below the median of the windows of the last `plunge_baseline_seconds` by `plunge
 the clients' demand still there, over two refreshes of the counters. A plunge starts one window
 before the first such window, holds the baseline it started from, and ends when no op has been
 down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
-is then the cluster's). Each op is judged against its own level too (levels.py): at a switch
-back to PUT, the baseline is still the other phases'. A drop the clients made (demand fell with
-the ops, or went to another op at a workload switch) is reported as a demand drop: no plunge, no
-cause. Fewer ops of larger objects, the bytes per second held, are no drop.
+is then the cluster's) unless its named cause is still seen, up to `plunge_cause_hold_seconds`.
+Each op is judged against its own level too (levels.py): at a switch back to PUT, the baseline
+is still the other phases'. A drop the clients made (demand fell with the ops, or went to another
+op at a workload switch) is reported as a demand drop: no plunge, no cause. Fewer ops of larger
+objects, the bytes per second held, are no drop.
 
 Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the plunge, ranked by
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
@@ -99,8 +100,7 @@ class PlungeState:
 
     def step(self, w: Window, th: Thresholds) -> None:
         """Judge one new window."""
-        while self.windows and self.windows[0][0].t < w.t - th.plunge_window_seconds - th.plunge_baseline_seconds:
-            self.windows.popleft()
+        self._forget(w.t, th)
         p = self.plunge if self.plunge is not None and self.plunge.end is None else None
         if p is not None:
             base: Baseline | None = p.base
@@ -115,7 +115,7 @@ class PlungeState:
             self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
             if self.calm_since is not None and w.t - self.calm_since >= self.rates.refresh_seconds():
                 p.end = self.calm_since  # back, over two refreshes of the counters as for the start
-            elif w.t - p.start > th.plunge_baseline_seconds:
+            elif w.t - p.start > th.plunge_baseline_seconds and not self._cause_holds(p, w.t, th):
                 p.end = w.t
                 self.windows.clear()  # the new level: the next baseline is made of it
                 self.levels.clear()
@@ -159,6 +159,27 @@ class PlungeState:
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))
+        self.evidence.hold(self.plunge.start if in_plunge and self.plunge is not None else None)
+
+    def _forget(self, now: float, th: Thresholds) -> None:
+        """Drop the windows no baseline will read: those before the window and the baseline, the time a
+        plunge held not counted (its windows are left out of every baseline). After a plunge longer
+        than half the baseline, the next baseline is then the windows before it and since, not the
+        few since it ended, whose median walks each op's level down as a switch of phase comes in."""
+        kept = th.plunge_window_seconds + th.plunge_baseline_seconds
+        times = [x.t for x, _ in self.windows]
+        held = sum(b - a for a, b, (_, in_plunge) in zip(times, times[1:], list(self.windows)[1:]) if in_plunge)
+        while self.windows and self.windows[0][0].t < now - kept - held:
+            first, _ = self.windows.popleft()
+            if self.windows and self.windows[0][1]:
+                held -= self.windows[0][0].t - first.t
+
+    def _cause_holds(self, p: Plunge, t: float, th: Thresholds) -> bool:
+        """A plunge past the baseline is the new level unless its named cause is still seen, up to
+        `plunge_cause_hold_seconds`: a reshard that holds the writes longer than the baseline is not
+        a new level the cluster settled at, and ends with the reshard."""
+        within = t - p.start <= th.plunge_cause_hold_seconds
+        return within and p.cause != NO_KNOWN_CAUSE and self.evidence.still_seen(p.cause, t)
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""

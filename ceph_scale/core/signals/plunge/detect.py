@@ -20,7 +20,8 @@ COSBench round wrote for an hour, then read and ran a mixed load for 15 minutes 
   demand, nor is the rest the baseline had besides the judged ops (requests not judged, a gauge's
   leaked floor). At a switch from PUT to GET the GETs took the whole concurrency: none is left for
   the PUTs, whose demand fell. In a stall the requests that wait and complete nothing stay in the
-  totals, more of them than the baseline's rest: each op may claim them.
+  totals, more of them than the baseline's rest: each op may claim them. Of the requests received,
+  only those that failed (a stall that fails fast): the mixed load's lists and deletes are not.
 - Larger objects: the ops fall while the bytes rise (seeks, not bandwidth, bound an HDD's small
   objects: 60 ops/s of 64 KB against 34 MB/s of 128 MB [004]). An op's drop is its throughput's:
   the lesser of its drop in ops/s and in bytes/s, where the bytes were counted in the baseline.
@@ -77,6 +78,7 @@ class Baseline:
     # Each op's own level, where this baseline's windows are another phase's (levels.py): judged
     # against it too, an op is slower only if asked as much as then.
     own: dict[str, Baseline] = field(default_factory=dict)
+    failed: float | None = None  # requests failed per second
 
     def latency(self, op: str) -> float | None:
         ops, busy = self.ops.get(op), self.busy.get(op)
@@ -106,7 +108,8 @@ def baseline(windows: Sequence[Window], min_windows: int = 3) -> Baseline | None
         seen = [w.bytes[op] for w in windows if op in w.bytes]
         if seen:
             sizes[op] = statistics.median(seen)
-    return Baseline(ops, busy, _median(flights), requests, len(windows), floor, peak, sizes)
+    failed = _median([w.failed for w in windows if w.failed is not None])
+    return Baseline(ops, busy, _median(flights), requests, len(windows), floor, peak, sizes, failed=failed)
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,12 @@ def _ratio(now: float | None, base: float | None) -> float | None:
 
 
 def _mine(
-    total: float | None, now: dict[str, float], base_total: float | None, base: dict[str, float], op: str
+    total: float | None,
+    now: dict[str, float],
+    base_total: float | None,
+    base: dict[str, float],
+    op: str,
+    claimable: float | None = None,
 ) -> tuple[float, float] | None:
     """This op's part of a total over every request (in flight, received) now and in the baseline,
     or None where a part is unread. The judged ops' own measure (their seconds in flight per
@@ -130,11 +138,14 @@ def _mine(
     judged. This op's part now: what the total leaves once the other ops took theirs and the
     baseline's rest is set aside, so the rest counts only where it grew past the baseline's
     (requests waiting that nothing completes: the gauge does not tell which op they are for, so
-    each op may claim them)."""
+    each op may claim them). `claimable`: the most of that growth that may be this op's, where
+    something tells (the requests that failed)."""
     if total is None or base_total is None or op not in base or any(o not in now for o in base):
         return None
-    rest_before = base_total - sum(base.values())
-    return max(0.0, total - sum(v for o, v in now.items() if o != op) - rest_before), base[op]
+    grown = total - sum(now.values()) - (base_total - sum(base.values()))
+    if claimable is not None:
+        grown = min(grown, max(0.0, claimable))
+    return max(0.0, now.get(op, 0.0) + grown), base[op]
 
 
 def _in_flight_ratio(now: Window, base: Baseline, op: str) -> float | None:
@@ -152,7 +163,11 @@ def _in_flight_ratio(now: Window, base: Baseline, op: str) -> float | None:
 
 def demand_ratio(now: Window, base: Baseline, op: str) -> float | None:
     """The largest estimate of the clients' demand for `op` now against the baseline, or None."""
-    received = _mine(now.requests, now.ops, base.requests, base.ops, op)
+    # Requests received beyond the baseline's other requests are this op's only where they failed:
+    # a stall that fails fast still receives its requests, while the list and delete requests of
+    # a mixed load [000] are other work the clients asked for, not demand for this op.
+    failing = now.failed - base.failed if now.failed is not None and base.failed is not None else None
+    received = _mine(now.requests, now.ops, base.requests, base.ops, op, failing)
     estimates = [
         _ratio(now.busy.get(op), base.busy.get(op)),
         _in_flight_ratio(now, base, op),

@@ -88,7 +88,9 @@ class EvidenceTracker:
     def __init__(self, th: Thresholds) -> None:
         self.window = th.plunge_window_seconds
         self.baseline = th.plunge_baseline_seconds
-        self.keep = self.baseline + 3 * self.window
+        # A held plunge's causes are still judged against the baseline before its start (`hold`).
+        self.keep = max(self.baseline, th.plunge_cause_hold_seconds) + self.baseline + 3 * self.window
+        self.held_since: float | None = None
         self.polled: dict[str, float] = {}  # source part -> its last collection time
         self.measures: dict[str, Measure] = {}
         self.evidence: deque[Evidence] = deque()
@@ -111,9 +113,12 @@ class EvidenceTracker:
         return before if before is not None else t
 
     def _usual(self, name: str, t: float, value: float) -> float:
-        """The usual value of a measure before this poll's window, then record this poll."""
+        """The usual value of a measure before this poll's window, or before the plunge in progress
+        (a cause that lasts is not its own usual state: a reshard of 53 minutes is the plunge's
+        cause to its end, though the baseline is 30 minutes), then record this poll."""
         m = self.measures.setdefault(name, Measure(self.keep))
-        usual = m.usual(t - self.window - self.baseline, t - self.window)
+        end = t - self.window if self.held_since is None else min(t - self.window, self.held_since)
+        usual = m.usual(end - self.baseline, end)
         m.add(t, value)
         return usual
 
@@ -127,6 +132,19 @@ class EvidenceTracker:
         while self.evidence and self.evidence[0].end < now - self.keep:
             self.evidence.popleft()
         return list(self.evidence)
+
+    def hold(self, since: float | None) -> None:
+        """Judge each cause against the usual state before `since`, a plunge's start (None: none on)."""
+        self.held_since = since
+
+    def still_seen(self, cause: str, now: float) -> bool:
+        """Whether the latest poll of the cause's source saw it: its latest evidence is no older than
+        one interval between its polls (the evidence's own span) and a window of slack."""
+        ends = [(e.end, e.end - e.start) for e in self.evidence if e.cause == cause]
+        if not ends:
+            return False
+        end, span = max(ends)
+        return now <= end + span + self.window
 
     # --- the causes
 

@@ -55,7 +55,12 @@ class OpLevels:
         levels attached where it is not."""
         base = baseline(past)
         if base is not None:
-            self.update(t, base, th)
+            # A level is a phase's own, from a baseline of at least half its span. A history begun
+            # anew (a plunge that became the new level) has a few windows, whose median steps through
+            # the partial windows of a switch of phase one at a time: each step within
+            # `plunge_drop_ratio` of the last, it would walk the op's level down to the next phase's.
+            if past[-1].t - past[0].t >= th.plunge_baseline_seconds / 2:
+                self.update(t, base, th)
             base = self.attach(t, base, th)
         return base
 

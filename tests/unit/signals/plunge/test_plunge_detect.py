@@ -164,3 +164,30 @@ def test_an_op_back_at_its_own_level_is_no_drop_and_a_stall_under_it_is_a_plunge
     assert CLUSTER not in {v.kind for v in judge(back, base, TH).values()}
     held = Window(1.0, {"put": put * s, "get": 0.0}, {"put": flight, "get": 0.0}, flight, put * s)
     assert judge(held, base, TH)["put"].kind == CLUSTER
+
+
+def failing_none(put: float, get: float, put_lat: float, get_lat: float, flight: float) -> Baseline:
+    """steady(), its RGW counting failed requests: none failed."""
+    w = Window(0.0, {"put": put, "get": get}, {"put": put * put_lat, "get": get * get_lat}, flight, put + get, 0.0)
+    found = baseline([w, w, w])
+    assert found is not None
+    return found
+
+
+@given(rates, rates, latencies, latencies, st.floats(0.1, 1000), kept)
+def test_a_stall_that_fails_fast_is_a_plunge(put, get, put_lat, get_lat, flight, k):
+    """The requests still arrive and fail at once: fewer ops complete, few are in flight, and the
+    requests received hold, the failed ones among them."""
+    base = failing_none(put, get, put_lat, get_lat, flight)
+    now = Window(1.0, {"put": put * k, "get": get * k}, {"put": put * k * put_lat, "get": get * k * get_lat},
+                 flight * k, put + get, (put + get) * (1 - k))  # fmt: skip
+    assert {v.kind for v in judge(now, base, TH).values()} == {CLUSTER}
+
+
+@given(rates, latencies, kept, st.floats(0.0, 1e6))
+def test_other_kinds_of_request_the_clients_send_instead_are_no_demand_for_an_op(put, put_lat, k, others):
+    """The mixed phase after a PUT hour [000]: fewer PUTs, and list and delete requests (not judged
+    ops) in their place, none failed. Those are other work: the PUTs' demand fell with them."""
+    base = failing_none(put, 0.0, put_lat, 1e-3, put * put_lat)
+    now = Window(1.0, {"put": put * k, "get": 0.0}, {"put": put * k * put_lat}, None, put * k + others, 0.0)
+    assert judge(now, base, TH)["put"].kind == DEMAND

@@ -9,6 +9,7 @@ import dataclasses
 
 import pytest
 
+from ceph_scale.core.config import Thresholds
 from ceph_scale.core.snapshot import ReshardEntry
 from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, StudyCluster, rounds
 
@@ -163,3 +164,85 @@ def test_the_same_rounds_with_a_bucket_resharding_and_no_writes_held_are_no_plun
     rounds(c, 1)
     assert c.plunge_windows() == 0
     assert c.plunges() == {}
+
+
+# The resharding run's last reshard (256 -> 512 shards) held the writes 53 minutes [000]: longer
+# than the 30-minute baseline, after which a plunge is otherwise the cluster's new level.
+LONG_RESHARD = 53 * 60
+INTO_PUT_HOUR = 300
+
+
+def plunge_spans(c: StudyCluster) -> list[tuple[float, float]]:
+    """(start, end) of each run of snapshots with a plunge on; end: the first snapshot without."""
+    spans: list[tuple[float, float]] = []
+    for (_, a0, _), (t1, a1, _) in zip(c.seen, c.seen[1:]):
+        if a1 and not a0:
+            spans.append((t1, c.seen[-1][0]))
+        elif a0 and not a1 and spans:
+            spans[-1] = (spans[-1][0], t1)
+    return spans
+
+
+def resharded_long(c: StudyCluster) -> tuple[StudyCluster, float, float]:
+    """A round, then a PUT hour with the bucket resharding for LONG_RESHARD from INTO_PUT_HOUR into it,
+    the PUTs held as it runs, then the rest of the round as usual."""
+    rounds(c, 1).run(INTO_PUT_HOUR, PUT)
+    c.resharding = RESHARDING
+    start = c.t
+    c.run(LONG_RESHARD, RESHARD_STALL)
+    c.resharding = ()
+    end = c.t
+    rest = 3600 - INTO_PUT_HOUR - LONG_RESHARD
+    c.run(rest, PUT).run(900, GET).run(900, MIXED)
+    return c, start, end
+
+
+def test_a_reshard_holding_the_writes_past_the_baseline_is_one_plunge_held_to_its_end():
+    """Still in the reshard queue past the baseline, the reshard is the plunge's cause to its end:
+    one plunge, on within two windows of the reshard's start, over within two windows of its end."""
+    c, start, end = resharded_long(StudyCluster())
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    on, off = spans[0]
+    assert start < on <= start + 120 and end < off <= end + 120, (on - start, off - end)
+    assert c.plunges() == {"reshard": 1}
+
+
+def test_a_drop_past_the_baseline_once_its_cause_is_gone_is_the_new_level():
+    """The reshard over after 10 minutes, the PUTs still slow: no cause is seen past the baseline, so
+    the plunge ends there (the cluster's new level), and the PUTs coming back later are no plunge."""
+    c = StudyCluster()
+    rounds(c, 1).run(INTO_PUT_HOUR, PUT)
+    c.resharding = RESHARDING
+    start = c.t
+    c.run(600, RESHARD_STALL)
+    c.resharding = ()
+    c.run(LONG_RESHARD - 600, RESHARD_STALL).run(3600 - INTO_PUT_HOUR - LONG_RESHARD, PUT)
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    on, off = spans[0]
+    baseline = c.th.plunge_baseline_seconds
+    window = c.th.plunge_window_seconds
+    assert on - start <= 120 and baseline - 2 * window < off - on <= baseline + window, (on - start, off - on)
+    assert c.plunges() == {"reshard": 1}
+
+
+HOLD = Thresholds(plunge_cause_hold_seconds=45 * 60)
+
+
+def test_a_cause_still_seen_past_plunge_cause_hold_seconds_is_the_new_level():
+    c, start, end = resharded_long(StudyCluster(HOLD))
+    in_put_hour = [(on, off) for on, off in plunge_spans(c) if on < end]
+    assert len(in_put_hour) == 1, in_put_hour
+    on, off = in_put_hour[0]
+    window, hold = HOLD.plunge_window_seconds, HOLD.plunge_cause_hold_seconds
+    assert hold - 2 * window < off - on <= hold + window, off - on
+    assert off < end  # the reshard still ran: the end is the hold's, not the cause's
+
+
+def test_after_a_plunge_that_became_the_new_level_the_round_goes_on_without_a_plunge():
+    """The PUTs' level is then the stall's (half the ops, the same workers). The mixed phase's list
+    and delete requests, which that level had none of, are other work, not PUT demand: its PUTs at
+    a fifth of the workers are no plunge against it."""
+    c, _, end = resharded_long(StudyCluster(HOLD))
+    assert [(on, off) for on, off in plunge_spans(c) if on >= end] == []
