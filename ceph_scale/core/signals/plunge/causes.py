@@ -23,6 +23,10 @@ from dataclasses import dataclass, replace
 # Ties go to the earlier: an OSD down is the root of the slow ops of the requests to its PGs.
 CAUSES = ("reshard", "deep_scrub", "spillover", "osds_down", "slow_ops", "recovery", "fill")
 NO_KNOWN_CAUSE = "none"
+# The causes that end by themselves: a reshard, a burst of deep scrubs, data moving. A plunge one
+# of them holds past the baseline is held while it is seen (derive.py); a state (OSDs down, fill,
+# spillover, slow OSDs) can last for days, and its plunge becomes the cluster's new level.
+HELD_CAUSES = ("reshard", "deep_scrub", "recovery")
 
 # The drop the study measured for a cause, per op [study document].
 STUDY_EFFECT: dict[str, dict[str, float]] = {

@@ -11,7 +11,8 @@ below the median of the windows of the last `plunge_baseline_seconds` by `plunge
 the clients' demand still there, over two refreshes of the counters. A plunge starts one window
 before the first such window, holds the baseline it started from, and ends when no op has been
 down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
-is then the cluster's) unless its named cause is still seen, up to `plunge_cause_hold_seconds`.
+is then the cluster's) unless its named cause ends by itself (a reshard, deep scrubs, data
+moving) and is still seen, up to `plunge_cause_hold_seconds`.
 Each op is judged against its own level too (levels.py): at a switch back to PUT, the baseline
 is still the other phases'. A drop the clients made (demand fell with the ops, or went to another
 op at a workload switch) is reported as a demand drop: no plunge, no cause. Fewer ops of larger
@@ -38,7 +39,7 @@ from ...families import Family, counter, gauge
 from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
-from .causes import CAUSES, NO_KNOWN_CAUSE, Candidate, rank
+from .causes import CAUSES, HELD_CAUSES, NO_KNOWN_CAUSE, Candidate, rank
 from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning, still_down
 from .evidence import EvidenceTracker
 from .levels import OpLevels
@@ -100,7 +101,8 @@ class PlungeState:
 
     def step(self, w: Window, th: Thresholds) -> None:
         """Judge one new window."""
-        self._forget(w.t, th)
+        while self.windows and self.windows[0][0].t < w.t - th.plunge_window_seconds - th.plunge_baseline_seconds:
+            self.windows.popleft()
         p = self.plunge if self.plunge is not None and self.plunge.end is None else None
         if p is not None:
             base: Baseline | None = p.base
@@ -118,7 +120,13 @@ class PlungeState:
             elif w.t - p.start > th.plunge_baseline_seconds and not self._cause_holds(p, w.t, th):
                 p.end = w.t
                 self.windows.clear()  # the new level: the next baseline is made of it
-                self.levels.clear()
+            if p.end is not None:
+                # A new plunge is read over two refreshes again, from windows after this one's end.
+                self.slower_since = None
+                if p.end - p.start > th.plunge_baseline_seconds:
+                    # Held past the baseline, it leaves no window in the baseline: the levels
+                    # kept from before it go with them.
+                    self.levels.clear()
             else:
                 in_plunge = True
                 for v in going:
@@ -161,25 +169,13 @@ class PlungeState:
         self.windows.append((w, in_plunge))
         self.evidence.hold(self.plunge.start if in_plunge and self.plunge is not None else None)
 
-    def _forget(self, now: float, th: Thresholds) -> None:
-        """Drop the windows no baseline will read: those before the window and the baseline, the time a
-        plunge held not counted (its windows are left out of every baseline). After a plunge longer
-        than half the baseline, the next baseline is then the windows before it and since, not the
-        few since it ended, whose median walks each op's level down as a switch of phase comes in."""
-        kept = th.plunge_window_seconds + th.plunge_baseline_seconds
-        times = [x.t for x, _ in self.windows]
-        held = sum(b - a for a, b, (_, in_plunge) in zip(times, times[1:], list(self.windows)[1:]) if in_plunge)
-        while self.windows and self.windows[0][0].t < now - kept - held:
-            first, _ = self.windows.popleft()
-            if self.windows and self.windows[0][1]:
-                held -= self.windows[0][0].t - first.t
-
     def _cause_holds(self, p: Plunge, t: float, th: Thresholds) -> bool:
-        """A plunge past the baseline is the new level unless its named cause is still seen, up to
-        `plunge_cause_hold_seconds`: a reshard that holds the writes longer than the baseline is not
-        a new level the cluster settled at, and ends with the reshard."""
+        """A plunge past the baseline is the new level unless its named cause is one that ends by
+        itself (HELD_CAUSES) and is still seen, up to `plunge_cause_hold_seconds`: a reshard that
+        holds the writes longer than the baseline is not a level the cluster settled at, and
+        ends with the reshard. A node down for days is: its plunge ends after the baseline."""
         within = t - p.start <= th.plunge_cause_hold_seconds
-        return within and p.cause != NO_KNOWN_CAUSE and self.evidence.still_seen(p.cause, t)
+        return within and p.cause in HELD_CAUSES and self.evidence.still_seen(p.cause, t)
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""

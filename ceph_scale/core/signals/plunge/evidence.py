@@ -138,8 +138,9 @@ class EvidenceTracker:
         self.held_since = since
 
     def still_seen(self, cause: str, now: float) -> bool:
-        """Whether the latest poll of the cause's source saw it: its latest evidence is no older than
-        one interval between its polls (the evidence's own span) and a window of slack."""
+        """Whether the cause was seen lately: its latest evidence ended no longer ago than one
+        interval between its source's polls (the evidence's own span) and a window of slack, so a
+        poll that did not see it ends it within that time."""
         ends = [(e.end, e.end - e.start) for e in self.evidence if e.cause == cause]
         if not ends:
             return False

@@ -246,3 +246,41 @@ def test_after_a_plunge_that_became_the_new_level_the_round_goes_on_without_a_pl
     a fifth of the workers are no plunge against it."""
     c, _, end = resharded_long(StudyCluster(HOLD))
     assert [(on, off) for on, off in plunge_spans(c) if on >= end] == []
+
+
+def degraded(load):
+    """The load with one node of six down: 53 of 318 OSDs, a quarter of the ops [004: -21 % PUT]."""
+    return dataclasses.replace(load, slowdown=1 / 0.75)
+
+
+def test_a_node_down_for_rounds_is_one_plunge_that_becomes_the_new_level():
+    """A state, not a process that ends: its plunge is not held past the baseline, and the rounds
+    after it, at the degraded level, switch phases without a plunge."""
+    c = rounds(StudyCluster(), 1).run(600, PUT)
+    failed = c.t
+    c.down(*range(53))
+    c.run(3000, degraded(PUT)).run(900, degraded(GET)).run(900, degraded(MIXED))
+    for _ in range(2):
+        c.run(3600, degraded(PUT)).run(900, degraded(GET)).run(900, degraded(MIXED))
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    on, off = spans[0]
+    baseline = c.th.plunge_baseline_seconds
+    assert on - failed <= 120 and off - on <= baseline + c.th.plunge_window_seconds, (on - failed, off - on)
+    assert c.plunges() == {"osds_down": 1}
+
+
+def test_a_reshard_held_across_the_switch_to_get_is_one_plunge_and_the_rounds_go_on():
+    """The reshard starts 30 minutes into the PUT hour and runs 53: the PUT hour ends within it,
+    the clients' switch to GET ends the plunge, and two more rounds pass without one."""
+    c = rounds(StudyCluster(), 1).run(1800, PUT)
+    c.resharding = RESHARDING
+    start = c.t
+    c.run(1800, RESHARD_STALL).run(900, GET).run(480, MIXED)
+    c.resharding = ()
+    c.run(420, MIXED)
+    rounds(c, 2)
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    assert spans[0][0] - start <= 120 and spans[0][1] - start > c.th.plunge_baseline_seconds - 120, spans
+    assert c.plunges() == {"reshard": 1}
