@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -41,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.rules import query  # noqa: E402
+from bench.rules import query, stopped  # noqa: E402
 from bench.rules_profile import query_stats  # noqa: E402
 from cluster.testcluster import free_port  # noqa: E402
 
@@ -170,14 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             f"of evaluation ({totals[1] / after_seconds:.1f}x)"
         )
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
+        stopped(proc, work)
     return 0
 
 

@@ -129,6 +129,19 @@ def parse_seconds(duration: str) -> float:
     return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
+def stopped(proc: subprocess.Popen | None, work: Path) -> None:
+    """The benchmark's Prometheus stopped by its PID (SIGTERM, then SIGKILL after 60 s), and its
+    temporary directory removed."""
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def rules_api(port: int) -> list:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rules", timeout=30) as r:
         return json.loads(r.read())["data"]["groups"]
@@ -293,14 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         failures = sum(value for _, value in own.get("prometheus_rule_evaluation_failures_total", []))
         rss = [value for _, value in own.get("process_resident_memory_bytes", [])]
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
+        stopped(proc, work)
 
     result = {
         "clusters": args.clusters,
