@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.rules import query, stopped  # noqa: E402
+from bench.rules import launched, stopped, until_answering  # noqa: E402
 from bench.rules_profile import query_stats  # noqa: E402
 from cluster.testcluster import free_port  # noqa: E402
 
@@ -121,32 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         config = work / "prometheus.yml"
         config.write_text("global: {}\n")
-        log = open(work / "prometheus.log", "wb")
-        proc = subprocess.Popen(
-            [
-                "prometheus",
-                f"--config.file={config}",
-                f"--storage.tsdb.path={tsdb}",
-                f"--web.listen-address=127.0.0.1:{port}",
-                f"--storage.tsdb.retention.time={int(args.days) + 30}d",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.time() + 300
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(
-                    f"prometheus exited {proc.returncode}: {(work / 'prometheus.log').read_text()[-2000:]}"
-                )
-            try:
-                if query(port, f"count({RAW})"):
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                raise SystemExit("prometheus did not answer in 5 minutes")
-            time.sleep(1)
+        proc = launched(config, tsdb, port, work, f"--storage.tsdb.retention.time={int(args.days) + 30}d")
+        until_answering(proc, work, port, f"count({RAW})", 300, data=True)
         print(f"  prometheus pid {proc.pid} on port {port}", flush=True)
         rows, totals = [], [0, 0.0, 0, 0.0]
         for alert, expr in sorted(alerts.items()):

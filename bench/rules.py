@@ -129,6 +129,41 @@ def parse_seconds(duration: str) -> float:
     return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
+def launched(config: Path, tsdb: Path, port: int, work: Path, *flags: str) -> subprocess.Popen:
+    """Prometheus with `config` over the blocks in `tsdb` on `port`, its output in
+    work/prometheus.log; `flags` added to its command line."""
+    log = open(work / "prometheus.log", "wb")
+    return subprocess.Popen(
+        [
+            "prometheus",
+            f"--config.file={config}",
+            f"--storage.tsdb.path={tsdb}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            *flags,
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def until_answering(proc: subprocess.Popen, work: Path, port: int, expr: str, timeout: float, data: bool) -> None:
+    """Until Prometheus answers `expr` (with data, if `data`); RuntimeError with its log's tail if
+    it exits, and the last connection error once `timeout` seconds have passed."""
+    deadline = time.time() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"prometheus exited {proc.returncode}: {(work / 'prometheus.log').read_text()[-2000:]}")
+        try:
+            if query(port, expr) or not data:
+                return
+        except OSError:
+            if time.time() > deadline:
+                raise
+        if time.time() > deadline:
+            raise RuntimeError(f"prometheus gave no data for {expr} in {timeout:.0f} s")
+        time.sleep(1)
+
+
 def stopped(proc: subprocess.Popen | None, work: Path) -> None:
     """The benchmark's Prometheus stopped by its PID (SIGTERM, then SIGKILL after 60 s), and its
     temporary directory removed."""
@@ -236,37 +271,14 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
         )
-        log = open(work / "prometheus.log", "wb")
-        proc = subprocess.Popen(
-            [
-                "prometheus",
-                f"--config.file={config}",
-                f"--storage.tsdb.path={tsdb}",
-                f"--web.listen-address=127.0.0.1:{port}",
-                "--storage.tsdb.retention.time=30d",
-                "--web.enable-lifecycle",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        proc = launched(config, tsdb, port, work, "--storage.tsdb.retention.time=30d", "--web.enable-lifecycle")
         started = time.time()
         gap = started - end
         print(f"  prometheus pid {proc.pid} on port {port}; data ends {gap:.0f} s before it starts", flush=True)
         if gap > 240:
             print("  WARNING: the 5 m windows will find little data; raise --lead", flush=True)
         deadline = time.time() + 600
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(
-                    f"prometheus exited {proc.returncode}: {(work / 'prometheus.log').read_text()[-2000:]}"
-                )
-            try:
-                query(port, "up")
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(1)
+        until_answering(proc, work, port, "up", 600, data=False)
         durations: dict[str, list[float]] = {}
         written: dict[str, float] = {}
         seen: dict[str, float] = {}
