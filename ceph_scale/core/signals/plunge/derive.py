@@ -175,7 +175,7 @@ class PlungeState:
         holds the writes longer than the baseline is not a level the cluster settled at, and
         ends with the reshard. A node down for days is: its plunge ends after the baseline."""
         within = t - p.start <= th.plunge_cause_hold_seconds
-        return within and p.cause in HELD_CAUSES and self.evidence.still_seen(p.cause, t)
+        return within and p.cause in HELD_CAUSES and self.evidence.still_seen(p.cause, p.start, t)
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""

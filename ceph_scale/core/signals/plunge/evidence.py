@@ -137,11 +137,22 @@ class EvidenceTracker:
         """Judge each cause against the usual state before `since`, a plunge's start (None: none on)."""
         self.held_since = since
 
-    def still_seen(self, cause: str, now: float) -> bool:
-        """Whether the cause was seen lately: its latest evidence ended no longer ago than one
-        interval between its source's polls (the evidence's own span) and a window of slack, so a
-        poll that did not see it ends it within that time."""
-        ends = [(e.end, e.end - e.start) for e in self.evidence if e.cause == cause]
+    def still_seen(self, cause: str, since: float, now: float) -> bool:
+        """Whether the cause of a plunge that began at `since` was seen lately: its latest evidence
+        ended no longer ago than one interval between its source's polls (the evidence's own span)
+        and a window of slack, so a poll that did not see it ends it within that time. The cause
+        must have been seen as the plunge began (within a poll of its source and a window): one
+        that came later did not make the drop. Where the evidence names its subjects (a reshard's
+        bucket), only those seen as the plunge began count: at 100,000 buckets other buckets
+        reshard now and then, a poll or two each, and none of them is the reshard that holds the
+        writes."""
+        mine = [e for e in self.evidence if e.cause == cause]
+        first = {e.subject for e in mine if e.end >= since and e.start <= since + (e.end - e.start) + self.window}
+        if not first:
+            return False
+        if "" not in first:
+            mine = [e for e in mine if e.subject in first]
+        ends = [(e.end, e.end - e.start) for e in mine]
         if not ends:
             return False
         end, span = max(ends)
