@@ -558,12 +558,13 @@ def test_rules_on_the_exporters_own_output(tmp_path):
 def test_one_or_both_producers_give_the_same_rules_and_alerts(tmp_path):
     """Cluster "one" is scraped from the sidecar only, cluster "two" from the sidecar and the
     module (same exposition, other job and instance): every recording rule has the same series
-    and values for both, and the same alerts fire, once each. The exporter's presence record is
-    one series per target: twice as many for "two"."""
+    and values for both, and the same alerts fire, once each. The records per target (level
+    `..._job_instance`: the exporter's presence, the counters' 5-minute records) have one series
+    per target: twice as many for "two"."""
     at = f"{STUDY_MINUTES - 1}m"
     checks = []
     for r in recording_rules():
-        if r.startswith("cluster_job_instance:"):
+        if r.split(":")[0].endswith("_job_instance"):
             checks.append(
                 {
                     "expr": f'count({r}{{cluster="two"}}) - 2 * count({r}{{cluster="one"}})',
