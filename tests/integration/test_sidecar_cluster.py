@@ -348,7 +348,9 @@ def test_the_running_rgws_shard_limit_and_an_explicit_threshold(ceph_cluster, si
             # The threshold is in force from the first scrape; the running RGWs' values come
             # with their own source's first read, which may be a poll later.
             wait_until(
-                lambda: explicit.value("ceph_scale_rgw_running_option_min", option="rgw_max_objs_per_shard") is not None,
+                lambda: (
+                    explicit.value("ceph_scale_rgw_running_option_min", option="rgw_max_objs_per_shard") is not None
+                ),
                 60,
                 what="the running RGWs' values read by the new sidecar",
             )
