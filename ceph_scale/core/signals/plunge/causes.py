@@ -56,6 +56,10 @@ class Evidence:
     effect: dict[str, float] | None = None  # the study's drop per op for what was seen, if it varies
     strength: float = 1.0  # how much was seen (PGs scrubbing, bytes spilled): the strongest is told
     subject: str = ""  # what it is about where there can be several (a bucket)
+    also: frozenset[str] = frozenset()  # more subjects seen at the same poll, not told
+
+    def subjects(self) -> frozenset[str]:
+        return self.also | {self.subject}
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[E
         share_explained = max(known) if known else None
         weight = (1 + (UNMEASURED if share_explained is None else share_explained)) / 2
         told = max(seen, key=lambda e: (e.strength, each[id(e)] or 0.0, e.end))
-        others = len({e.subject for e in seen if e.subject} - {told.subject})
+        others = len({s for e in seen for s in e.subjects() if s} - {told.subject})
         text = told.text + (f" (and {others} more)" if others else "")
         out.append(Candidate(cause, share * weight, share, share_explained, text))
     by_name = {c.cause: c for c in out}

@@ -12,7 +12,8 @@ the clients' demand still there, over two refreshes of the counters. A plunge st
 before the first such window, holds the baseline it started from, and ends when no op has been
 down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
 is then the cluster's) unless its named cause ends by itself (a reshard, deep scrubs, data
-moving) and is still seen, up to `plunge_cause_hold_seconds`.
+moving), was seen as the plunge began and is still seen (a reshard: of the same bucket), up to
+`plunge_cause_hold_seconds`.
 Each op is judged against its own level too (levels.py): at a switch back to PUT, the baseline
 is still the other phases'. A drop the clients made (demand fell with the ops, or went to another
 op at a workload switch) is reported as a demand drop: no plunge, no cause. Fewer ops of larger
@@ -58,6 +59,7 @@ class Plunge:
     base: Baseline  # the baseline it started from, held while it lasts
     peak: dict[str, float]  # op -> its largest drop
     end: float | None = None
+    declared: float = 0.0  # the window it was read over two refreshes at (start is backdated)
     candidates: list[Candidate] = field(default_factory=list)
 
     @property
@@ -150,7 +152,7 @@ class PlungeState:
                     self._count(self.plunge)
                 # The first of those windows began when the drop may have: a cause must have been
                 # active since then (its effect reaches the counters up to a window later).
-                self.plunge = Plunge(start=since - th.plunge_window_seconds, base=base, peak=slower)
+                self.plunge = Plunge(start=since - th.plunge_window_seconds, base=base, peak=slower, declared=w.t)
                 self.calm_since = None
                 in_plunge = True
             if slower:
@@ -171,11 +173,12 @@ class PlungeState:
 
     def _cause_holds(self, p: Plunge, t: float, th: Thresholds) -> bool:
         """A plunge past the baseline is the new level unless its named cause is one that ends by
-        itself (HELD_CAUSES) and is still seen, up to `plunge_cause_hold_seconds`: a reshard that
-        holds the writes longer than the baseline is not a level the cluster settled at, and
-        ends with the reshard. A node down for days is: its plunge ends after the baseline."""
+        itself (HELD_CAUSES), was seen as the plunge began and is still seen (for a reshard, of the
+        same bucket), up to `plunge_cause_hold_seconds`: a reshard that holds the writes longer
+        than the baseline is not a level the cluster settled at, and ends with the reshard. A node
+        down for days is: its plunge ends after the baseline."""
         within = t - p.start <= th.plunge_cause_hold_seconds
-        return within and p.cause in HELD_CAUSES and self.evidence.still_seen(p.cause, p.start, t)
+        return within and p.cause in HELD_CAUSES and self.evidence.still_seen(p.cause, p.start, p.declared, t)
 
     def attribute(self, now: float, th: Thresholds) -> None:
         """Rank the causes of the current (or just ended) plunge; count it once its evidence is in."""

@@ -34,7 +34,7 @@ import statistics
 from collections import deque
 
 from ...config import Thresholds
-from ...snapshot import Snapshot
+from ...snapshot import ReshardEntry, Snapshot
 from ..degraded.derive import expected_drop
 from ..reshard.derive import ReshardState
 from ..reshard.running import being_processed
@@ -45,7 +45,10 @@ from .slow_ops import bluestore_slow, slow_ops
 from .slow_osds import LatencyWindow, SlowHistory
 
 MIB = 1024**2
-RESHARDS_TOLD = 20  # in-progress queue entries kept per poll: the rest would say nothing more
+RESHARDS_TOLD = 20  # in-progress queue entries told per poll: the rest would say nothing more
+# Buckets being processed kept per poll as subjects: RGW runs about one reshard per RGW at a time,
+# so more are stale entries, and the bound keeps 4 h of polls small.
+MAX_SUBJECTS = 1000
 # A bucket's own ops are what would confirm its reshard as the cause. RGW counts them only in
 # Reef's labeled per-bucket counters (`rgw_op` by bucket, with rgw_bucket_counters_cache on, off
 # by default, for the rgw_bucket_counters_cache_size busiest buckets), which the perf source does
@@ -124,9 +127,9 @@ class EvidenceTracker:
 
     def _seen(
         self, cause: str, start: float, end: float, text: str, effect: dict[str, float] | None = None,
-        strength: float = 1.0, subject: str = "",
+        strength: float = 1.0, subject: str = "", also: frozenset[str] = frozenset(),
     ) -> None:  # fmt: skip
-        self.evidence.append(Evidence(cause, start, end, text, effect, strength, subject))
+        self.evidence.append(Evidence(cause, start, end, text, effect, strength, subject, also))
 
     def current(self, now: float) -> list[Evidence]:
         while self.evidence and self.evidence[0].end < now - self.keep:
@@ -137,25 +140,28 @@ class EvidenceTracker:
         """Judge each cause against the usual state before `since`, a plunge's start (None: none on)."""
         self.held_since = since
 
-    def still_seen(self, cause: str, since: float, now: float) -> bool:
-        """Whether the cause of a plunge that began at `since` was seen lately: its latest evidence
-        ended no longer ago than one interval between its source's polls (the evidence's own span)
-        and a window of slack, so a poll that did not see it ends it within that time. The cause
-        must have been seen as the plunge began (within a poll of its source and a window): one
-        that came later did not make the drop. Where the evidence names its subjects (a reshard's
-        bucket), only those seen as the plunge began count: at 100,000 buckets other buckets
+    def still_seen(self, cause: str, since: float, declared: float, now: float) -> bool:
+        """Whether the cause of a plunge that began at `since` (backdated to its first slower
+        window) and was read at `declared` is seen lately: its latest evidence ended no longer ago
+        than one interval between its source's polls (the evidence's own span) and a window of
+        slack, so a poll that did not see it ends it within that time.
+
+        The cause must have been seen as the plunge began: evidence from `since` up to one of its
+        polls and a window after `declared` (a cause's first poll may come after the drop was read:
+        on Reef the queue's entry says it is processed only once a bucket poll saw the bucket
+        resharding). A cause that came later did not make the drop. Where the evidence names its
+        subjects (a reshard's bucket), only those seen then count: at 100,000 buckets other buckets
         reshard now and then, a poll or two each, and none of them is the reshard that holds the
         writes."""
         mine = [e for e in self.evidence if e.cause == cause]
-        first = {e.subject for e in mine if e.end >= since and e.start <= since + (e.end - e.start) + self.window}
+        begun = max(since, declared)
+        first = [e for e in mine if e.end >= since and e.start <= begun + (e.end - e.start) + self.window]
         if not first:
             return False
-        if "" not in first:
-            mine = [e for e in mine if e.subject in first]
-        ends = [(e.end, e.end - e.start) for e in mine]
-        if not ends:
-            return False
-        end, span = max(ends)
+        subjects = {s for e in first for s in e.subjects()}
+        if "" not in subjects:
+            mine = [e for e in mine if subjects.intersection(e.subjects())]
+        end, span = max((e.end, e.end - e.start) for e in mine)
         return now <= end + span + self.window
 
     # --- the causes
@@ -195,13 +201,18 @@ class EvidenceTracker:
         usual = self._usual("reshards_running", queue.collected_at, len(processed))
         if len(processed) <= usual:
             return
-        for e in processed[:RESHARDS_TOLD]:
-            bucket = f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
+        # Every bucket being processed may be the one that holds a plunge (still_seen); the first
+        # are told, the rest kept as subjects of the first evidence.
+        untold = frozenset(_bucket(e) for e in processed[RESHARDS_TOLD:MAX_SUBJECTS])
+        for i, e in enumerate(processed[:RESHARDS_TOLD]):
+            bucket = _bucket(e)
             text = (
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
                 f"({len(processed)} resharding, usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
             )
-            self._seen("reshard", before, queue.collected_at, text, subject=bucket)
+            self._seen(
+                "reshard", before, queue.collected_at, text, subject=bucket, also=untold if i == 0 else frozenset()
+            )
 
     def _scrub_and_recovery(self, snap: Snapshot, scrub: ScrubState | None, th: Thresholds) -> None:
         pgs = snap.pgs
@@ -372,3 +383,8 @@ class EvidenceTracker:
         told = f"{slow[0].told()}{more} ({len(slow)} slow OSD(s), usually {usual:g}), {confirmed}"
         # Unmeasured by the study: how much one slow OSD takes depends on how many requests touch it.
         self._seen("slow_ops", before, t, told, strength=slow[0].ratio)
+
+
+def _bucket(e: ReshardEntry) -> str:
+    """The bucket as the bucket poll's evidence names it (Bucket.key)."""
+    return f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
