@@ -26,12 +26,7 @@ Nothing else runs in that Prometheus: nothing is scraped and no rule is loaded.
 
 from __future__ import annotations
 
-import argparse
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -40,9 +35,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.presence import ROUND, measured  # noqa: E402
-from bench.rules import launched, query, stopped, until_answering  # noqa: E402
-from cluster.testcluster import free_port  # noqa: E402
+from bench.presence import ROUND, history_args, history_prometheus, measured  # noqa: E402
+from bench.rules import query  # noqa: E402
 
 STEP, RECORD_STEP = 30, 300
 # The day record -> (the 5-minute record it reads, the counter that record samples, its kinds).
@@ -105,39 +99,15 @@ def write_openmetrics(path: Path, clusters: int, start: int, end: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--clusters", type=int, default=100)
-    p.add_argument("--days", type=float, default=2.0)
-    p.add_argument("--repeat", type=int, default=5, help="runs of each expression, for the median time")
-    args = p.parse_args(argv)
-    for tool in ("promtool", "prometheus"):
-        if shutil.which(tool) is None:
-            raise SystemExit(f"{tool} not found (apt install prometheus)")
-    if args.clusters < 1 or args.days < 1 or args.repeat < 1:
-        raise SystemExit("--clusters and --repeat must be at least 1, --days 1 or more (the window is a day)")
+    args = history_args(__doc__, 2.0, 1.0, argv)  # the window is a day
     rules = shipped_rules()
-    work = Path(tempfile.mkdtemp(prefix="ceph-scale-day-records-"))
-    proc = None
-    try:
-        end = int(time.time()) - 60
-        start = end - int(args.days * 86400)
-        om = work / "series.om"
-        n = write_openmetrics(om, args.clusters, start, end)
-        print(f"{args.clusters} clusters, {args.days:g} days: {n:,} samples", flush=True)
-        tsdb = work / "tsdb"
-        subprocess.run(
-            ["promtool", "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        om.unlink()
-        port = free_port()
-        config = work / "prometheus.yml"
-        config.write_text("global: {}\n")
-        proc = launched(config, tsdb, port, work, f"--storage.tsdb.retention.time={int(args.days) + 30}d")
-        first = next(iter(DAY_RECORDS.values()))[1]
-        until_answering(proc, work, port, f"count({first})", 300, data=True)
-        print(f"  prometheus pid {proc.pid} on port {port}", flush=True)
+    with history_prometheus(
+        "day-records",
+        lambda om, start, end: write_openmetrics(om, args.clusters, start, end),
+        args.days,
+        f"count({next(iter(DAY_RECORDS.values()))[1]})",
+        f"{args.clusters} clusters",
+    ) as port:
         rows, totals = [], [0, 0.0, 0.0, 0.0]
         for day, (expr, record_expr) in sorted(rules.items()):
             raw = measured(port, before(expr), args.repeat)
@@ -166,8 +136,6 @@ def main(argv: list[str] | None = None) -> int:
         print("\nthe values, summed over the clusters (raw, 5m record):")
         for day, *_, (raw_value, shipped_value) in rows:
             print(f"  {day}: {_value(raw_value):.6g}, {_value(shipped_value):.6g}")
-    finally:
-        stopped(proc, work)
     return 0
 
 

@@ -26,12 +26,14 @@ Nothing else runs in that Prometheus: nothing is scraped and no rule is loaded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import yaml
@@ -91,26 +93,36 @@ def measured(port: int, expr: str, repeat: int) -> tuple[int, float]:
     return runs[0][1], statistics.median(t for t, _ in runs)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def history_args(doc: str | None, days: float, min_days: float, argv: list[str] | None) -> argparse.Namespace:
+    """The options of a benchmark over backfilled history (--clusters, --days, --repeat), checked,
+    and the tools it needs found."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--clusters", type=int, default=100)
-    p.add_argument("--days", type=float, default=7.0)
+    p.add_argument("--days", type=float, default=days)
     p.add_argument("--repeat", type=int, default=5, help="runs of each expression, for the median time")
     args = p.parse_args(argv)
     for tool in ("promtool", "prometheus"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} not found (apt install prometheus)")
-    if args.clusters < 1 or args.days <= 0 or args.repeat < 1:
-        raise SystemExit("--clusters and --repeat must be at least 1, --days above 0")
-    record_expr, alerts = shipped_rules()
-    work = Path(tempfile.mkdtemp(prefix="ceph-scale-presence-"))
+    if args.clusters < 1 or args.days < min_days or args.days <= 0 or args.repeat < 1:
+        raise SystemExit(f"--clusters and --repeat must be at least 1, --days above 0 and at least {min_days:g}")
+    return args
+
+
+@contextlib.contextmanager
+def history_prometheus(
+    name: str, write: Callable[[Path, int, int], int], days: float, probe: str, what: str
+) -> Iterator[int]:
+    """The port of a Prometheus on `days` of the series `write(path, start, end)` writes as
+    OpenMetrics, backfilled with promtool and answering `probe` with data; stopped by its PID and
+    its directory removed on leaving."""
+    work = Path(tempfile.mkdtemp(prefix=f"ceph-scale-{name}-"))
     proc = None
     try:
         end = int(time.time()) - 60
-        start = end - int(args.days * 86400)
         om = work / "series.om"
-        n = write_openmetrics(om, args.clusters, start, end)
-        print(f"{args.clusters} clusters x 2 targets, {args.days:g} days: {n:,} samples", flush=True)
+        n = write(om, end - int(days * 86400), end)
+        print(f"{what}, {days:g} days: {n:,} samples", flush=True)
         tsdb = work / "tsdb"
         subprocess.run(
             ["promtool", "tsdb", "create-blocks-from", "openmetrics", str(om), str(tsdb)],
@@ -121,9 +133,24 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         config = work / "prometheus.yml"
         config.write_text("global: {}\n")
-        proc = launched(config, tsdb, port, work, f"--storage.tsdb.retention.time={int(args.days) + 30}d")
-        until_answering(proc, work, port, f"count({RAW})", 300, data=True)
+        proc = launched(config, tsdb, port, work, f"--storage.tsdb.retention.time={int(days) + 30}d")
+        until_answering(proc, work, port, probe, 300, data=True)
         print(f"  prometheus pid {proc.pid} on port {port}", flush=True)
+        yield port
+    finally:
+        stopped(proc, work)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = history_args(__doc__, 7.0, 0.0, argv)
+    record_expr, alerts = shipped_rules()
+    with history_prometheus(
+        "presence",
+        lambda om, start, end: write_openmetrics(om, args.clusters, start, end),
+        args.days,
+        f"count({RAW})",
+        f"{args.clusters} clusters x 2 targets",
+    ) as port:
         rows, totals = [], [0, 0.0, 0, 0.0]
         for alert, expr in sorted(alerts.items()):
             after = measured(port, expr, args.repeat)
@@ -144,8 +171,6 @@ def main(argv: list[str] | None = None) -> int:
             f"({totals[0] / after_samples:.1f}x fewer); {totals[1] * 1e3:.0f} ms against {after_seconds * 1e3:.0f} ms "
             f"of evaluation ({totals[1] / after_seconds:.1f}x)"
         )
-    finally:
-        stopped(proc, work)
     return 0
 
 
