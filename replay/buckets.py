@@ -78,7 +78,12 @@ class BucketIndexes:
 
     def running(self, t: float) -> set[int]:
         """The buckets being resharded at t: their writes wait."""
-        return {r.bucket for r in self.reshards if r.start is not None and r.start <= t < (r.end or math.inf)}
+        return set(self.processing(t))
+
+    def processing(self, t: float) -> dict[int, int]:
+        """The buckets being resharded at t, with the shards each is resharded to."""
+        under_way = (r for r in self.reshards if r.start is not None and r.start <= t < (r.end or math.inf))
+        return {r.bucket: r.new_shards for r in under_way}
 
     def queue(self) -> list[Reshard]:
         """The reshard queue now: queued and not done."""

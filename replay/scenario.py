@@ -18,6 +18,8 @@ from bench import synth
 from replay import traces
 from replay.release_shapes import RELEASES
 
+BUCKETS_READS = ("stats", "poll")
+
 EVENT_KINDS = (
     "node_down",  # every OSD of one node down for `for`; `noout: true` keeps them in
     "failed_scrape",  # one scrape of the exporter fails: up 0, every series stale once
@@ -94,6 +96,9 @@ class Cluster:
     dynamic_reshard: tuple[float, float] | None = None  # (thread interval, index entries copied per second)
     pace: tuple[float, float] = (1.0, 1.0)  # the share of the clients' healthy rate served, start and end
     release: str = "pacific"  # whose JSON shapes its answers take (replay.release_shapes)
+    # How the exporter's buckets are read (replay.bucket_reader): "stats", every bucket's stats at
+    # every poll, or "poll", the sidecar's bucket poll with its index pool probes (Reef's default).
+    buckets_read: str = "stats"
 
     @property
     def osds(self) -> int:
@@ -227,11 +232,14 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
         read_dynamic_reshard(raw.get("dynamic_reshard"), what),
         pair(raw, "pace", what, 1.0),
         str(raw.get("release", "pacific")),
+        str(raw.get("buckets_read", "poll" if raw.get("release") == "reef" else "stats")),
     )
     # Spilled sizes are given in GB, kept in bytes.
     cluster = replace(cluster, spilled_bytes=(cluster.spilled_bytes[0] * 1e9, cluster.spilled_bytes[1] * 1e9))
     if cluster.release not in RELEASES:
         raise ScenarioError(f"{what}.release: {cluster.release!r}: one of {', '.join(RELEASES)} (the captured ones)")
+    if cluster.buckets_read not in BUCKETS_READS:
+        raise ScenarioError(f"{what}.buckets_read: {cluster.buckets_read!r}: one of {', '.join(BUCKETS_READS)}")
     if not 0 < min(cluster.pace) <= max(cluster.pace) <= 1:
         raise ScenarioError(f"{what}.pace: a share of the healthy rate, above 0 and at most 1")
     if len(cluster.shards) != cluster.buckets:

@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from ceph_scale.core import exposition, inputs
+from ceph_scale.core.bucket_poll import BucketPoll
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.registry import SOURCES
 from ceph_scale.core.snapshot import Snapshot, SourceStatus
 from replay import traces
+from replay.bucket_reader import SimBuckets, polled
 from replay.cluster import SimCluster
 from replay.scenario import Cluster, Scenario
 
@@ -54,6 +56,7 @@ class Exporter:
     failures: dict[str, int] = field(default_factory=dict)
     last_read: dict[str, float] = field(default_factory=dict)
     served: dict[str, dict[str, str]] = field(default_factory=dict)  # series key -> labels of the last scrape
+    bucket_poll: BucketPoll = field(default_factory=BucketPoll)  # read by it with `buckets_read: poll`
     gone: bool = False
     dark: bool = False  # its host without power (a power outage)
 
@@ -79,7 +82,10 @@ class Exporter:
                     "mgr failover: connection refused", self.failures[spec.name], interval,
                 )  # fmt: skip
                 continue
-            self.parts[spec.name] = spec.parse(answers.__getitem__, t)
+            if spec.name == "buckets" and self.spec.buckets_read == "poll":
+                self.parts[spec.name] = self.poll_buckets(answers["bucket stats"], t)
+            else:
+                self.parts[spec.name] = spec.parse(answers.__getitem__, t)
             self.last_read[spec.name] = t
             self.statuses[spec.name] = SourceStatus(
                 spec.name, True, 0.1, t, "", self.failures.get(spec.name, 0), interval
@@ -94,11 +100,18 @@ class Exporter:
                 samples.append((s.name, {**s.labels, "job": JOB, "instance": self.instance}, s.value))
         return samples
 
+    def poll_buckets(self, stats: list[dict[str, Any]], t: float) -> Any:
+        indexes = self.sim.indexes
+        reader = SimBuckets(stats, indexes.generation, indexes.processing(t), t, self.spec.release)
+        return polled(self.bucket_poll, reader, self.parts.get("settings"), self.parts.get("reshard"))
+
     def restart(self) -> None:
-        """A new process: counters from zero, the signals' durable state restored."""
+        """A new process: counters from zero, the signals' durable state and the bucket poll's
+        (saved at its stop) restored."""
         saved = self.state.durable()
         self.state = DerivationState(Thresholds())
         self.state.restore(saved)
+        self.bucket_poll = BucketPoll.from_dict(json.loads(json.dumps(self.bucket_poll.to_dict())))
         self.failures.clear()
 
 

@@ -1,7 +1,8 @@
 """The simulator in each captured release's shapes (replay/release_shapes.py): its answers keep
 the keys of that release's captures, and the real parsers and signals, taking each release's
-own paths (Pacific's new instance per reshard, Reef's shard count, Tentacle's index generation
-and `rgw_op` counters), derive the same signals from the same cluster's life."""
+own paths (Pacific's new instance per reshard, Reef's shard count and index pool, Tentacle's index
+generation and `rgw_op` counters), derive the same signals from the same cluster's life, read
+either way a scenario may read its buckets (replay/bucket_reader.py)."""
 
 from __future__ import annotations
 
@@ -40,16 +41,35 @@ clusters:
 VERSIONED = ("ceph_scale_ceph_versions", "ceph_scale_rgw_info")
 # Read from Pacific's queue entries (`new_instance_id`, dropped from Reef on) and Tentacle's bucket
 # stats (`reshard_status`), and the plunge's reshard evidence that reads them; Reef's sign is in
-# its index pool, which a replay has not: see test_a_reshard_in_progress_is_seen_in_each_releases_shapes.
+# its index pool, which only the bucket poll probes: with `buckets_read: stats` Reef does not see it.
 IN_PROGRESS = "ceph_scale_rgw_reshard_in_progress"
 FROM_IN_PROGRESS = {(IN_PROGRESS, None), ("ceph_scale_s3_plunge_cause_score", "reshard")}
+# The bucket poll's own reads take each release's path: Pacific's reshard is a new instance (a
+# bucket read as changed), Reef's a queued bucket's probes, Tentacle's stats say its generation.
+POLL_READS = ("ceph_scale_rgw_bucket_poll_last_reads", "ceph_scale_rgw_bucket_poll_reads_total",
+              "ceph_scale_rgw_bucket_stats_reads_total")  # fmt: skip
 
 
-def cluster(release: str) -> scenario.Cluster:
+def cluster(release: str, buckets_read: str = "stats") -> scenario.Cluster:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "life.yml"
         path.write_text(LIFE)
-        return replace(scenario.load(path).clusters[0], release=release)
+        return replace(scenario.load(path).clusters[0], release=release, buckets_read=buckets_read)
+
+
+def test_reef_reads_its_buckets_through_the_bucket_poll_unless_told():
+    """Reef says a reshard is processed only in its index pool, which only the bucket poll probes."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "life.yml"
+        for release, told, want in [("reef", None, "poll"), ("tentacle", None, "stats"), ("reef", "stats", "stats")]:
+            text = LIFE.replace("  - name: a\n", f"  - name: a\n    release: {release}\n")
+            if told:
+                text = text.replace("    rgws: 2\n", f"    rgws: 2\n    buckets_read: {told}\n")
+            path.write_text(text)
+            assert scenario.load(path).clusters[0].buckets_read == want
+        path.write_text(LIFE.replace("    rgws: 2\n", "    rgws: 2\n    buckets_read: all\n"))
+        with pytest.raises(scenario.ScenarioError, match=r"clusters\[0\].*buckets_read: 'all': one of stats, poll"):
+            scenario.load(path)
 
 
 def test_releases_are_those_captured():
@@ -80,9 +100,9 @@ def test_each_record_has_the_keys_of_its_releases_capture(release):
 
 
 @functools.cache
-def polls(release: str) -> list[dict]:
+def polls(release: str, buckets_read: str = "stats") -> list[dict]:
     """Each poll's samples, every 2 minutes over the 3 hours, but the version strings."""
-    spec = cluster(release)
+    spec = cluster(release, buckets_read)
     ex = Exporter(spec, SimCluster(spec, START, 3 * 3600), "a-sidecar:9283")
     out = []
     for step in range(0, 3 * 3600 + 1, 120):
@@ -91,49 +111,63 @@ def polls(release: str) -> list[dict]:
     return out
 
 
-def test_the_same_life_in_each_releases_shapes_derives_the_same_signals():
-    """Every sample of every poll, releases side by side, but the version strings and Reef's reshard
-    in progress; the reshard is counted once in each (by a new instance, a shard count, an index
-    generation)."""
-    series = {release: polls(release) for release in release_shapes.RELEASES}
+@pytest.mark.parametrize("buckets_read", scenario.BUCKETS_READS)
+def test_the_same_life_in_each_releases_shapes_derives_the_same_signals(buckets_read):
+    """Every sample of every poll, releases side by side, but the version strings, the bucket
+    poll's own reads (and, read by `stats`, Reef's reshard in progress); the reshard is counted
+    once in each (by a new instance, a shard count or index generation, an index generation)."""
+    series = {release: polls(release, buckets_read) for release in release_shapes.RELEASES}
     last = series["pacific"][-1]
     reshards = next(v for (n, _), v in last.items() if n == "ceph_scale_rgw_reshard_events_total")
     assert reshards == 1
     assert any(n == "ceph_scale_s3_ops_per_second" and v > 0 for (n, _), v in last.items())
+    blind = buckets_read == "stats"
     for release in NEWER:
         for t, (ours, theirs) in enumerate(zip(series["pacific"], series[release])):
             assert ours.keys() == theirs.keys(), (release, t * 120, set(ours) ^ set(theirs))
             differ = {
                 k: (ours[k], theirs[k])
                 for k in ours
-                if not (release == "reef" and (k[0], dict(k[1]).get("cause")) in FROM_IN_PROGRESS)
+                if not (blind and release == "reef" and (k[0], dict(k[1]).get("cause")) in FROM_IN_PROGRESS)
+                and k[0] not in POLL_READS
                 and ours[k] != pytest.approx(theirs[k], nan_ok=True)
             }
             assert not differ, (release, t * 120, dict(list(differ.items())[:5]))
 
 
-@pytest.mark.parametrize(
-    "release",
-    [
-        pytest.param(
-            "reef",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="Reef tells a reshard being processed only by its target index generation, which the "
-                "bucket poll probes (tests/unit/signals/reshard/test_running.py); the replay answers every "
-                "bucket's stats in one request, with no index pool to probe",
-            ),
-        ),
-        "tentacle",
-    ],
-)
-def test_a_reshard_in_progress_is_seen_in_each_releases_shapes(release):
-    """The reshard runs its last 3 minutes from 1 h 7 min: Pacific's queue shows it in progress."""
+@pytest.mark.parametrize(("release", "buckets_read"), [("reef", "poll"), ("tentacle", "stats"), ("tentacle", "poll")])
+def test_a_reshard_in_progress_is_seen_in_each_releases_shapes(release, buckets_read):
+    """The reshard runs its last 3 minutes from 1 h 7 min: Pacific's queue shows it in progress,
+    Reef's index pool to the bucket poll, Tentacle's bucket stats."""
     running = [t for t in range(0, 3 * 3600 + 1, 120) if 3600 + 7 * 60 <= t < 3600 + 10 * 60]
 
-    def seen(release: str) -> list[float]:
-        series = polls(release)
+    def seen(release: str, buckets_read: str) -> list[float]:
+        series = polls(release, buckets_read)
         return [v for t in running for (n, _), v in series[t // 120].items() if n == IN_PROGRESS]
 
-    assert seen("pacific") == [1.0] * len(running)
-    assert seen(release) == [1.0] * len(running)
+    assert seen("pacific", buckets_read) == [1.0] * len(running)
+    assert seen(release, buckets_read) == [1.0] * len(running)
+    quiet = [t for t in range(0, 3 * 3600 + 1, 120) if not 3600 + 7 * 60 <= t < 3600 + 10 * 60]
+    assert [v for t in quiet for (n, _), v in polls(release, buckets_read)[t // 120].items() if n == IN_PROGRESS] == [
+        0.0
+    ] * len(quiet)
+
+
+def test_reef_read_by_stats_does_not_see_the_reshard_in_progress():
+    """What `buckets_read: stats` costs on Reef (docs/replay.md): the same poll, 0."""
+    t = 3600 + 8 * 60
+    assert [v for (n, _), v in polls("reef", "stats")[t // 120].items() if n == IN_PROGRESS] == [0.0]
+
+
+def test_reef_sees_the_reshard_in_progress_after_an_exporter_restart():
+    """The bucket poll's state, saved at the stop, comes back with the process (as the sidecar's
+    `<state_file>.buckets`): the queued bucket's next generation is still probed."""
+    spec = cluster("reef", "poll")
+    ex = Exporter(spec, SimCluster(spec, START, 3 * 3600), "a-sidecar:9283")
+    for step in range(0, 3600 + 8 * 60 + 1, 120):
+        if step == 3600 + 6 * 60:
+            before = len(ex.bucket_poll.entries)
+            ex.restart()
+            assert len(ex.bucket_poll.entries) == before == 2
+        samples = ex.poll(START + step, 120)
+    assert [v for n, _, v in samples if n == IN_PROGRESS] == [1.0]
