@@ -50,4 +50,4 @@ def power_outage_10b(replays) -> Result:
 
 @pytest.fixture(scope="session")
 def study_1b(replays) -> Result:
-    return replays["study_1b_end.yml"]
+    return replays["study_1b.yml"]

@@ -1,10 +1,13 @@
-"""The page budget of the 1B run [000, 002], its last 12 hours (study_1b_end.yml): the fill from
-87.5 % past 90 % ("an alarming 90 %"), 7 more RGWs, then old objects deleted while 200 PGs
-backfill; rounds of PUT, GET and mixed ops throughout, BlueFS spillover on 93 to 112 OSDs.
+"""The page budget of the whole 1B run [000, 002] (study_1b.yml, 3 days): the fill from 50 % past
+90 % ("an alarming 90 %") with write throughput falling, BlueFS spillover spreading to all 112
+OSDs, 7 more RGWs, then old objects deleted while 200 PGs backfill; 48 rounds of PUT, GET and
+mixed ops throughout.
 
-Budget: the fill pages (the storage team hears of it too) within PAGED_WITHIN of the fullest OSD
-reaching 90 %, and every page is over once the deletion has brought the fill back; nothing else
-pages; the round boundaries, the added RGWs and the rebalance raise no S3 alert.
+Budget: the storage team hears of the 80 % line before the cluster reaches it and of the fullest
+OSD past it within WARNED_WITHIN, and of the spillover once, as it starts; the fill pages (the
+storage team hears of it too) within PAGED_WITHIN of the fullest OSD reaching 90 %, not before,
+and every page is over once the deletion has brought the fill back; nothing else pages; the
+round boundaries, the added RGWs and the rebalance raise no S3 alert.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from replay.run import Result
 from replay.simulate import START
 
 PAGED_WITHIN = 15 * 60  # the fill alerts' `for: 5m`, and a scrape of each source
+WARNED_WITHIN = 15 * 60
 FILL_PAGES = {"CephScaleFillPastCritical", "CephScaleOsdFullestPastBackfillfull"}
 
 
@@ -62,3 +66,49 @@ def test_the_fill_incident_is_one_page(study_1b):
     (page,) = study_1b.pages()
     assert page.alertname == "CephScaleOsdFullestPastBackfillfull"
     assert page.end is not None
+
+
+def cluster_past(r: Result, ratio: float) -> float:
+    """When the simulated cluster's fill first reached `ratio`."""
+    (spec,) = r.scenario.clusters
+    sim = SimCluster(spec, START, r.scenario.span)
+    t = START
+    while t <= START + r.scenario.span:
+        sim.move_to(t)
+        if sum(sim.fill.values()) / len(sim.fill) >= ratio:
+            return t
+        t += r.scenario.step
+    raise AssertionError(f"the cluster never reached {ratio:.0%}")
+
+
+def storage(r: Result, alert: str) -> list:
+    return [n for n in r.notifications if n.receiver == "ceph-scale-storage" and n.alertname == alert]
+
+
+def test_nothing_pages_while_the_fill_grows_from_50_to_90_percent(study_1b):
+    """Two and a half days of rounds, spillover spreading and the fill past 80 % and 85 %: the
+    storage team's warnings and tickets, no page until the fullest OSD is at 90 %."""
+    crossed = fullest_past(study_1b, 0.90)
+    assert crossed - START > 2 * 86400
+    assert [n for n in study_1b.pages() if n.start < crossed] == []
+    assert study_1b.notifications  # the run is not silent: the warnings below
+
+
+def test_the_storage_team_hears_of_the_80_percent_line_ahead_and_as_the_cluster_and_its_fullest_osd_cross_it(
+    study_1b,
+):
+    reached = cluster_past(study_1b, 0.80)
+    (ahead, *_) = storage(study_1b, "CephScaleFillPredictedToCrossTarget")
+    assert ahead.start < reached - 86400  # a day ahead at least: growth fitted, its runway short
+    (crossing, *_) = storage(study_1b, "CephScaleFillPastTarget")
+    assert reached <= crossing.start <= reached + WARNED_WITHIN
+    fullest = fullest_past(study_1b, 0.80)
+    (past, *_) = storage(study_1b, "CephScaleOsdFullestPastTarget")
+    assert fullest <= past.start <= fullest + WARNED_WITHIN
+
+
+def test_the_spillover_reaches_the_storage_team_once_as_it_starts_and_never_pages(study_1b):
+    """From 0 to all 112 OSDs spilled over 3 days: one warning, held to the end (still spilling)."""
+    (spill,) = storage(study_1b, "CephScaleBluefsSpilloverStarted")
+    assert spill.start - START <= 3600 and spill.end is None
+    assert not [n for n in study_1b.pages() if dict(n.group).get("signal") == "spillover"]
