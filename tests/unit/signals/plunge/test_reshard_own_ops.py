@@ -1,9 +1,9 @@
-"""A resharding bucket is the cause only if its own ops fell; RGW counts a bucket's ops only in
-Reef's labeled per-bucket counters, with `rgw_bucket_counters_cache` on (off by default), which no
-capture holds (tests/fixtures/reef/rgw_perf_dump.json has no `rgw_op` section, Tentacle's has the
-unlabeled one; no mgr_prometheus_metrics_full.txt has a `bucket` label) and the perf source does
-not read. A reshard is named, and its evidence says its own ops are unconfirmed. At the 10B
-study's scale (tests/unit/signals/plunge/study.py)."""
+"""A resharding bucket is the cause only if its own ops fell. RGW counts a bucket's ops from
+Tentacle on, with `rgw_bucket_counters_cache` on (off by default), as labeled counters that only
+its admin socket and the manager's labeled calls give (tests/unit/test_bucket_counters_captured.py
+holds what the captures show; Reef 18.2.7 has none); the perf source does not read them. A reshard
+is named, and its evidence says its own ops are unconfirmed. At the 10B study's scale
+(tests/unit/signals/plunge/study.py)."""
 
 from __future__ import annotations
 
