@@ -12,6 +12,9 @@ round boundaries, the added RGWs and the rebalance raise no S3 alert.
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Callable
+
 from replay.cluster import SimCluster
 from replay.run import Result
 from replay.simulate import START
@@ -21,17 +24,25 @@ WARNED_WITHIN = 15 * 60
 FILL_PAGES = {"CephScaleFillPastCritical", "CephScaleOsdFullestPastBackfillfull"}
 
 
-def fullest_past(r: Result, ratio: float) -> float:
-    """When the simulated fullest OSD first reached `ratio`."""
+def first_past(r: Result, ratio: float, of: Callable[[list[float]], float]) -> float:
+    """When `of` the simulated OSDs' fills (max: the fullest; mean: the cluster) first reached `ratio`."""
     (spec,) = r.scenario.clusters
     sim = SimCluster(spec, START, r.scenario.span)
     t = START
     while t <= START + r.scenario.span:
         sim.move_to(t)
-        if max(sim.fill.values()) >= ratio:
+        if of(list(sim.fill.values())) >= ratio:
             return t
         t += r.scenario.step
-    raise AssertionError(f"the fullest OSD never reached {ratio:.0%}")
+    raise AssertionError(f"the fill never reached {ratio:.0%}")
+
+
+def fullest_past(r: Result, ratio: float) -> float:
+    return first_past(r, ratio, max)
+
+
+def cluster_past(r: Result, ratio: float) -> float:
+    return first_past(r, ratio, statistics.fmean)
 
 
 def rebalance(r: Result) -> tuple[float, float]:
@@ -66,19 +77,6 @@ def test_the_fill_incident_is_one_page(study_1b):
     (page,) = study_1b.pages()
     assert page.alertname == "CephScaleOsdFullestPastBackfillfull"
     assert page.end is not None
-
-
-def cluster_past(r: Result, ratio: float) -> float:
-    """When the simulated cluster's fill first reached `ratio`."""
-    (spec,) = r.scenario.clusters
-    sim = SimCluster(spec, START, r.scenario.span)
-    t = START
-    while t <= START + r.scenario.span:
-        sim.move_to(t)
-        if sum(sim.fill.values()) / len(sim.fill) >= ratio:
-            return t
-        t += r.scenario.step
-    raise AssertionError(f"the cluster never reached {ratio:.0%}")
 
 
 def storage(r: Result, alert: str) -> list:
