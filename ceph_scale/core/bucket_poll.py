@@ -189,8 +189,9 @@ class BucketPoll:
                 e.queued = LEFT_QUEUE
 
     def _must_read(self, now: float, lim: PollLimits) -> Iterator[tuple[str, str]]:
-        """(reason, key) in the order they are read: what changed first, then what may have crossed
-        a line (the most overdue first), then, after a first start, the buckets never read. Made
+        """(reason, key) in the order they are read: what changed first, the queued buckets (read or
+        not), then what may have crossed a line (the most overdue first), then, after a first
+        start, the buckets never read. Made
         as they are read: a pair each for 10^6 unread buckets would be ~60 MB at once."""
         new: list[str] = []
         changed: list[str] = []
@@ -204,7 +205,9 @@ class BucketPoll:
         for key, e in self.entries.items():
             b = e.bucket
             if b is None or e.fresh:
-                (new if e.fresh else unread).append(key)
+                # A bucket never read that the reshard queue names is being resharded, or about to
+                # be: read with the queued ones, not behind 10^5 unread buckets after a first start.
+                (new if e.fresh else queued if e.queued else unread).append(key)
             elif e.listed_fp != e.read_fp:
                 changed.append(key)
             elif e.queued:

@@ -104,6 +104,21 @@ def test_a_queued_bucket_is_read_every_poll_while_queued_and_once_after():
         assert (cluster.stats_read[0] == "b00007") is again
 
 
+@pytest.mark.parametrize("release", ["pacific", "reef"])
+def test_after_a_first_start_at_100000_buckets_the_queued_ones_are_read_before_the_unread(release):
+    """A first start reads ~800 buckets a poll: the rest wait hours. The two the reshard queue names,
+    the first and the last listed, are read on the first poll; on Reef the one being processed is
+    seen so (its target generation built beside the current one), the other as queued."""
+    p, cluster, clock = setup(100_000, release=release)
+    cluster.begin_reshard("b99999", 23)
+    part = poll(p, cluster, clock, queued=["b00000", "b99999"])
+    read = {b.key: b for b in part.buckets}
+    assert {"b00000", "b99999"} <= set(read) and part.poll.unread > 98_000
+    assert cluster.stats_read.index("b99999") < 2
+    if release == "reef":
+        assert read["b99999"].resharding and not read["b00000"].resharding
+
+
 def test_reef_reshards_are_counted_exactly_from_the_generation_probed_after_the_queue():
     p, cluster, clock = setup(20, release="reef")
     state = DerivationState(Thresholds())
