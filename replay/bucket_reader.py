@@ -6,8 +6,8 @@ A scenario cluster with `buckets_read: poll` is read this way (the default on Re
 entry and bucket stats do not say a reshard is being processed: only the index pool does, the
 target generation built beside the current one, as tests/fixtures/reef/timeline_reshard_running.json
 shows). With `stats` every bucket's stats are parsed at every poll, as `radosgw-admin bucket stats`
-answers them: cheaper to simulate at 100,000 buckets, and the same on the releases whose stats or
-queue tell a reshard under way.
+answers them: the simulator's ideal, every bucket fresh, where the poll reads within its budget
+(docs/replay.md).
 """
 
 from __future__ import annotations

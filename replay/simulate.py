@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ceph_scale.core import exposition, inputs
-from ceph_scale.core.bucket_poll import BucketPoll
+from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.registry import SOURCES
@@ -57,6 +57,9 @@ class Exporter:
     last_read: dict[str, float] = field(default_factory=dict)
     served: dict[str, dict[str, str]] = field(default_factory=dict)  # series key -> labels of the last scrape
     bucket_poll: BucketPoll = field(default_factory=BucketPoll)  # read by it with `buckets_read: poll`
+    # The poll's state as the sidecar last saved it (every SAVE_EVERY, from its start, and at a stop).
+    bucket_poll_saved: dict[str, Any] | None = None
+    bucket_poll_saved_at: float = START
     gone: bool = False
     dark: bool = False  # its host without power (a power outage)
 
@@ -103,15 +106,23 @@ class Exporter:
     def poll_buckets(self, stats: list[dict[str, Any]], t: float) -> Any:
         indexes = self.sim.indexes
         reader = SimBuckets(stats, indexes.generation, indexes.processing(t), t, self.spec.release)
-        return polled(self.bucket_poll, reader, self.parts.get("settings"), self.parts.get("reshard"))
+        part = polled(self.bucket_poll, reader, self.parts.get("settings"), self.parts.get("reshard"))
+        if t - self.bucket_poll_saved_at >= SAVE_EVERY:
+            self.bucket_poll_saved, self.bucket_poll_saved_at = self.bucket_poll.to_dict(), t
+        return part
 
-    def restart(self) -> None:
-        """A new process: counters from zero, the signals' durable state and the bucket poll's
-        (saved at its stop) restored."""
+    def restart(self, t: float, stopped: bool = True) -> None:
+        """A new process at t: counters from zero, the signals' durable state restored, and the
+        bucket poll's as the sidecar saved it: at its stop, or, when its host lost power
+        (`stopped` False), at its last periodic save (none: a first start's empty poll)."""
         saved = self.state.durable()
         self.state = DerivationState(Thresholds())
         self.state.restore(saved)
-        self.bucket_poll = BucketPoll.from_dict(json.loads(json.dumps(self.bucket_poll.to_dict())))
+        if stopped:
+            self.bucket_poll_saved = self.bucket_poll.to_dict()
+        kept = self.bucket_poll_saved
+        self.bucket_poll = BucketPoll.from_dict(json.loads(json.dumps(kept))) if kept is not None else BucketPoll()
+        self.bucket_poll_saved_at = t
         self.failures.clear()
 
 
@@ -171,10 +182,10 @@ def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
                     continue
                 if ex.dark:  # back from the outage: a new process, its saved state restored
                     ex.dark = False
-                    ex.restart()
+                    ex.restart(t, stopped=False)
                 restarting = ex.events_at("exporter_restart", off, scenario.step)
                 if restarting:
-                    ex.restart()
+                    ex.restart(t)
                 if restarting or ex.events_at("failed_scrape", off, scenario.step):
                     # The exporter keeps polling; this one scrape gets nothing.
                     ex.sim.move_to(t)

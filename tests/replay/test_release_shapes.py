@@ -167,7 +167,25 @@ def test_reef_sees_the_reshard_in_progress_after_an_exporter_restart():
     for step in range(0, 3600 + 8 * 60 + 1, 120):
         if step == 3600 + 6 * 60:
             before = len(ex.bucket_poll.entries)
-            ex.restart()
+            ex.restart(START + step)
             assert len(ex.bucket_poll.entries) == before == 2
         samples = ex.poll(START + step, 120)
     assert [v for n, _, v in samples if n == IN_PROGRESS] == [1.0]
+
+
+def test_a_power_loss_brings_the_bucket_poll_back_as_last_saved_a_stop_as_it_was():
+    """The sidecar saves the poll's state every SAVE_EVERY (600 s) from its start and at a stop; a
+    host that loses power never stops it."""
+    spec = cluster("reef", "poll")
+    ex = Exporter(spec, SimCluster(spec, START, 3 * 3600), "a-sidecar:9283")
+    for step in range(0, 900 + 1, 120):
+        ex.poll(START + step, 120)
+    assert ex.bucket_poll_saved_at == START + 600
+    saved = ex.bucket_poll_saved
+    assert saved is not None and saved != ex.bucket_poll.to_dict()  # polled since
+    ex.restart(START + 960, stopped=False)
+    assert ex.bucket_poll.to_dict() == saved
+    ex.poll(START + 1080, 120)
+    now = ex.bucket_poll.to_dict()
+    ex.restart(START + 1100)
+    assert ex.bucket_poll.to_dict() == now
