@@ -49,11 +49,11 @@ RESHARDS_TOLD = 20  # in-progress queue entries told per poll: the rest would sa
 # Buckets being processed kept per poll as subjects: RGW runs about one reshard per RGW at a time,
 # so more are stale entries, and the bound keeps 4 h of polls small.
 MAX_SUBJECTS = 1000
-# A bucket's own ops are what would confirm its reshard as the cause. RGW counts them from Tentacle
-# on, with rgw_bucket_counters_cache on (off by default), as labeled counters (`rgw_op_per_bucket`)
-# that only the RGW's admin socket and the manager's labeled calls give: not the mgr prometheus
-# module, not `ceph tell` (tests/fixtures/tentacle/*_bucket_counters*; Reef 18.2.7 has none). The
-# perf source does not read them: a reshard is named, and said unconfirmed.
+# A bucket's own ops are what would confirm its reshard as the cause. Tentacle 20.2.4's RGW counts
+# them with rgw_bucket_counters_cache on (off by default), as labeled counters (`rgw_op_per_bucket`);
+# of the routes captured, only the RGW's admin socket and the manager's labeled calls give them, not
+# the mgr prometheus module nor `ceph tell` (tests/fixtures/tentacle/*_bucket_counters*; Reef 18.2.7
+# has none). The perf source does not read them: a reshard is named, and said unconfirmed.
 OWN_OPS_UNCONFIRMED = "its own ops unconfirmed (no per-bucket op counters read)"
 # How long an OSD that stopped answering may stall the requests to its PGs before its peers have it
 # marked down: Ceph's osd_heartbeat_grace default (20 s), counted from the oldest unanswered
