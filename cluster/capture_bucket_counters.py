@@ -242,7 +242,7 @@ def capture(c: TestCluster, out: Path, buckets: tuple[tuple[str, int], ...], kee
         return text if "ceph_rgw" in text else None
 
     metrics = wait_for(prometheus, 120, interval=2, what="the prometheus module's ceph_rgw lines")
-    name = f"mgr_prometheus_metrics{SUFFIX}.txt"
+    name = f"mgr_prometheus_rgw_lines{SUFFIX}.txt"  # not mgr_prometheus_metrics*: those are whole expositions
     (out / name).write_text("".join(line + "\n" for line in metrics.splitlines() if "ceph_rgw" in line))
     written.append((name, "curl <mgr prometheus>/metrics | grep ceph_rgw (mgr/prometheus/exclude_perf_counters false)"))
     per_bucket = [line for line in metrics.splitlines()

@@ -189,9 +189,8 @@ class BucketPoll:
                 e.queued = LEFT_QUEUE
 
     def _must_read(self, now: float, lim: PollLimits) -> Iterator[tuple[str, str]]:
-        """(reason, key) in the order they are read: what changed first, the queued buckets (read or
-        not), then what may have crossed a line (the most overdue first), then, after a first
-        start, the buckets never read. Made
+        """(reason, key) in the order they are read: what changed first, the queued (read or not),
+        what may have crossed a line (the most overdue first), then the buckets never read. Made
         as they are read: a pair each for 10^6 unread buckets would be ~60 MB at once."""
         new: list[str] = []
         changed: list[str] = []
@@ -204,9 +203,7 @@ class BucketPoll:
                 e.cross_of = None
         for key, e in self.entries.items():
             b = e.bucket
-            if b is None or e.fresh:
-                # A bucket never read that the reshard queue names is being resharded, or about to
-                # be: read with the queued ones, not behind 10^5 unread buckets after a first start.
+            if b is None or e.fresh:  # a queued one never read: not behind 10^5 unread after a start
                 (new if e.fresh else queued if e.queued else unread).append(key)
             elif e.listed_fp != e.read_fp:
                 changed.append(key)

@@ -44,7 +44,7 @@ def test_no_route_a_remote_exporter_reads_carries_them():
     """The mgr prometheus module (the perf source's main route) and the manager's unlabeled calls
     (what the `scale` module reads) stop at `rgw_op`; `ceph tell` reaches no RGW."""
     for release in ("reef", "tentacle"):
-        text = captured(release, "mgr_prometheus_metrics_bucket_counters.txt")
+        text = captured(release, "mgr_prometheus_rgw_lines_bucket_counters.txt")
         assert "ceph_rgw_" in text and "per_bucket" not in text and "bucket=" not in text
         unlabeled = captured(release, "mgr_get_unlabeled_perf_counters_rgw_bucket_counters.json")
         assert unlabeled and all(PER_BUCKET not in path for daemon in unlabeled.values() for path in daemon)
