@@ -97,23 +97,24 @@ def dump(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def run_cli(c: TestCluster, argv: list[str], timeout: float = 30) -> dict:
-    """One CLI call of this release as it is: exit code, what it printed (heads and tails)."""
+def run_cli(c: TestCluster, argv: list[str], timeout: float = 30) -> tuple[dict, str]:
+    """One CLI call of this release as it is: (exit code and what it printed, heads and tails;
+    the whole of its standard output)."""
     try:
         proc = subprocess.run(c.release.command(argv), capture_output=True, timeout=timeout, env=c.env())
     except subprocess.TimeoutExpired:
-        return {"rc": None, "stdout": "", "stderr": f"timed out after {timeout:g} s"}
+        return {"rc": None, "stdout": "", "stderr": f"timed out after {timeout:g} s"}, ""
     out = proc.stdout.decode(errors="replace")
     err = proc.stderr.decode(errors="replace").strip()
-    return {"rc": proc.returncode, "stdout_head": out[:300], "stdout_bytes": len(out), "stderr_tail": err[-400:]}
+    return {"rc": proc.returncode, "stdout_head": out[:300], "stdout_bytes": len(out), "stderr_tail": err[-400:]}, out
 
 
 def set_options(c: TestCluster) -> dict:
     said: dict[str, Any] = {}
     for opt in OPTIONS:
-        said[f"ceph config set client.rgw {opt} true"] = run_cli(
+        said[f"ceph config set client.rgw {opt} true"], _ = run_cli(
             c, ["ceph", "--conf", str(c.conf_path), "config", "set", "client.rgw", opt, "true"])  # fmt: skip
-        said[f"ceph config help {opt}"] = run_cli(c, ["ceph", "--conf", str(c.conf_path), "config", "help", opt])
+        said[f"ceph config help {opt}"], _ = run_cli(c, ["ceph", "--conf", str(c.conf_path), "config", "help", opt])
     return said
 
 
@@ -171,12 +172,9 @@ def cli_routes(c: TestCluster, gids: list[str], user: str, keyring: Path) -> lis
     out = []
     for who, extra in (("client.admin", []), (user, ["--name", user, "--keyring", str(keyring)])):
         for r in routes:
-            res = run_cli(c, ["ceph", "--conf", str(c.conf_path), *extra, *r, "--format", "json"])
+            res, full = run_cli(c, ["ceph", "--conf", str(c.conf_path), *extra, *r, "--format", "json"])
             if r[:3] == ["tell", "mgr", "counter"] and res["rc"] == 0:
                 res["stdout_head"] = res["stdout_head"][:120]  # the sections are listed below
-                full = subprocess.run(
-                    c.release.command(["ceph", "--conf", str(c.conf_path), *extra, *r, "--format", "json"]),
-                    capture_output=True, timeout=30, env=c.env()).stdout  # fmt: skip
                 sections = sorted(json.loads(full))
                 res["sections"] = sections
                 res["rgw_sections"] = [s for s in sections if s.startswith("rgw")]

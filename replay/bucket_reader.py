@@ -12,7 +12,6 @@ answers them: the simulator's ideal, every bucket fresh, where the poll reads wi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -22,9 +21,9 @@ from ceph_scale.core.bucket_poll_limits import poll_inputs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.index_generation import shard0_oid
 from ceph_scale.core.parse_buckets import user_quota
-from ceph_scale.core.snapshot import Bucket, BucketsPart, ClusterSettings, ReshardPart, UserQuota
+from ceph_scale.core.snapshot import Bucket, BucketsPart, ClusterSettings, ReshardPart, UserQuota, bucket_key
 from ceph_scale.io.admin_ops import LIST_PAGE, META_READS, STATS_OVERHEAD_READS, USER_QUOTA_READS, listing_reads
-from replay.release_shapes import FIXTURES
+from replay.release_shapes import captured
 
 # The simulator answers at once: a poll is never cut short by its deadline.
 NO_DEADLINE = 60.0
@@ -35,7 +34,7 @@ def no_deadline() -> float:
 
 
 def key(record: dict[str, Any]) -> str:
-    return f"{record['tenant']}/{record['bucket']}" if record.get("tenant") else str(record["bucket"])
+    return bucket_key(record.get("tenant", ""), str(record["bucket"]))
 
 
 class SimBuckets:
@@ -57,7 +56,7 @@ class SimBuckets:
             self.index_pool.add(shard0_oid(record["id"], gen))
             if b in processing:  # the target generation, every shard of it, beside the current one
                 self.index_pool |= {f".dir.{record['id']}.{gen + 1}.{s}" for s in range(processing[b])}
-        quota = json.loads((FIXTURES / release / "admin_api_user_quota_only_acme_ops.json").read_text())
+        quota = captured(release, "admin_api_user_quota_only_acme_ops.json")  # read once, not every poll
         self.no_quota = {**quota, "enabled": False, "max_size": -1, "max_objects": -1, "max_size_kb": 0}
 
     def list_instances(self, _time_left: Callable[[], float]) -> tuple[dict[str, tuple[str, ...]], int]:

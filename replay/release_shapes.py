@@ -52,7 +52,7 @@ RGW_OP_LINE = re.compile(r"^(# HELP )?ceph_rgw_(" + "|".join(sorted(TENTACLE_RGW
 
 
 @cache
-def _capture(release: str, name: str) -> Any:
+def captured(release: str, name: str) -> Any:
     return json.loads((FIXTURES / release / name).read_text())
 
 
@@ -66,7 +66,7 @@ def _first_record(doc: Any, path: str | None) -> dict:
 @cache
 def key_changes(release: str, capture: str, path: str | None) -> tuple[dict[str, Any], frozenset[str]]:
     """(the keys `release` adds to such a record, with its capture's values; the keys it drops)."""
-    ours, theirs = _first_record(_capture("pacific", capture), path), _first_record(_capture(release, capture), path)
+    ours, theirs = _first_record(captured("pacific", capture), path), _first_record(captured(release, capture), path)
     added = {k: v for k, v in theirs.items() if k not in ours}
     return added, frozenset(k for k in ours if k not in theirs)
 
@@ -74,7 +74,7 @@ def key_changes(release: str, capture: str, path: str | None) -> tuple[dict[str,
 @cache
 def version(release: str) -> tuple[str, str]:
     """(`ceph version ...`, the short version) of the release's capture."""
-    meta = _capture(release, "osd_metadata.json")[0]
+    meta = captured(release, "osd_metadata.json")[0]
     return meta["ceph_version"], meta["ceph_version_short"]
 
 

@@ -21,7 +21,7 @@ from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.registry import SOURCES
-from ceph_scale.core.snapshot import Snapshot, SourceStatus
+from ceph_scale.core.snapshot import BucketsPart, Snapshot, SourceStatus
 from replay import traces
 from replay.bucket_reader import SimBuckets, polled
 from replay.cluster import SimCluster
@@ -103,7 +103,7 @@ class Exporter:
                 samples.append((s.name, {**s.labels, "job": JOB, "instance": self.instance}, s.value))
         return samples
 
-    def poll_buckets(self, stats: list[dict[str, Any]], t: float) -> Any:
+    def poll_buckets(self, stats: list[dict[str, Any]], t: float) -> BucketsPart:
         indexes = self.sim.indexes
         reader = SimBuckets(stats, indexes.generation, indexes.processing(t), t, self.spec.release)
         part = polled(self.bucket_poll, reader, self.parts.get("settings"), self.parts.get("reshard"))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .config import Thresholds
 from .derive import shard_limit_and_origin
-from .snapshot import Bucket, ClusterSettings, ReshardEntry, ReshardPart, Snapshot
+from .snapshot import Bucket, ClusterSettings, ReshardEntry, ReshardPart, Snapshot, bucket_key
 
 
 @dataclass(frozen=True)
@@ -61,4 +61,4 @@ def may_cross_at(b: Bucket, rate: float, lim: PollLimits) -> float:
 
 
 def queued_keys(entries: Iterable[ReshardEntry]) -> frozenset[str]:
-    return frozenset(f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket for e in entries)
+    return frozenset(bucket_key(e.tenant, e.bucket) for e in entries)

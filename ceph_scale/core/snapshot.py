@@ -191,6 +191,11 @@ class ClusterSettings:
     rgw_daemons: int = 0  # RGWs in the service map, read or not
 
 
+def bucket_key(tenant: str, name: str) -> str:
+    """A bucket as RGW's metadata keys it: `tenant/name`, or the name without a tenant."""
+    return f"{tenant}/{name}" if tenant else name
+
+
 @_record
 class Bucket:
     name: str
@@ -220,7 +225,7 @@ class Bucket:
     key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", f"{self.tenant}/{self.name}" if self.tenant else self.name)
+        object.__setattr__(self, "key", bucket_key(self.tenant, self.name))
 
 
 @_record

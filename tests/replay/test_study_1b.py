@@ -24,25 +24,25 @@ WARNED_WITHIN = 15 * 60
 FILL_PAGES = {"CephScaleFillPastCritical", "CephScaleOsdFullestPastBackfillfull"}
 
 
-def first_past(r: Result, ratio: float, of: Callable[[list[float]], float]) -> float:
-    """When `of` the simulated OSDs' fills (max: the fullest; mean: the cluster) first reached `ratio`."""
+def first_when(r: Result, reached: Callable[[SimCluster], bool], what: str) -> float:
+    """The first step at which the simulated cluster has `reached` (what: named in the error)."""
     (spec,) = r.scenario.clusters
     sim = SimCluster(spec, START, r.scenario.span)
     t = START
     while t <= START + r.scenario.span:
         sim.move_to(t)
-        if of(list(sim.fill.values())) >= ratio:
+        if reached(sim):
             return t
         t += r.scenario.step
-    raise AssertionError(f"the fill never reached {ratio:.0%}")
+    raise AssertionError(f"{what} never happened")
 
 
 def fullest_past(r: Result, ratio: float) -> float:
-    return first_past(r, ratio, max)
+    return first_when(r, lambda sim: max(sim.fill.values()) >= ratio, f"the fullest OSD at {ratio:.0%}")
 
 
 def cluster_past(r: Result, ratio: float) -> float:
-    return first_past(r, ratio, statistics.fmean)
+    return first_when(r, lambda sim: statistics.fmean(sim.fill.values()) >= ratio, f"the cluster at {ratio:.0%}")
 
 
 def rebalance(r: Result) -> tuple[float, float]:
@@ -107,20 +107,10 @@ def test_the_storage_team_hears_of_the_80_percent_line_ahead_and_as_the_cluster_
     assert fullest <= past.start <= fullest + WARNED_WITHIN
 
 
-def first_spill(r: Result) -> float:
-    (spec,) = r.scenario.clusters
-    sim = SimCluster(spec, START, r.scenario.span)
-    t = START
-    while not sim.spilled:
-        t += r.scenario.step
-        sim.move_to(t)
-    return t
-
-
 def test_the_spillover_reaches_the_storage_team_once_as_it_starts_and_never_pages(study_1b):
     """From 0 to all 112 OSDs spilled over 3 days: one warning within WARNED_WITHIN of the first
     OSD spilling, held to the end (still spilling)."""
     (spill,) = storage(study_1b, "CephScaleBluefsSpilloverStarted")
-    first = first_spill(study_1b)
+    first = first_when(study_1b, lambda sim: bool(sim.spilled), "an OSD spilling")
     assert first <= spill.start <= first + WARNED_WITHIN and spill.end is None
     assert not [n for n in study_1b.pages() if dict(n.group).get("signal") == "spillover"]

@@ -7,16 +7,9 @@ these facts: a remote exporter has no route to the counters that would confirm a
 
 from __future__ import annotations
 
-import json
-
-from tests.unit.bucket_reader import FIXTURES
+from tests.unit.test_parser_oracles import load as captured
 
 PER_BUCKET = "rgw_op_per_bucket"
-
-
-def captured(release: str, name: str):
-    path = FIXTURES / release / name
-    return path.read_text() if path.suffix == ".txt" else json.loads(path.read_text())
 
 
 def rgw_sections(doc: dict) -> set[str]:

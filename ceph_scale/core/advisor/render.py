@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+from ..snapshot import bucket_key
 from .model import Advice, Plan, Runway
 
 DAY = 86400.0
@@ -202,7 +203,7 @@ def plan_lines(p: Plan) -> list[str]:
     if p.buckets_due is not None:
         out.append(f"  buckets to pre-shard: {p.buckets_due}" + (", the soonest:" if p.buckets_top else ""))
         for b in p.buckets_top:
-            name = f"{b.tenant}/{b.name}" if b.tenant else b.name
+            name = bucket_key(b.tenant, b.name)
             when = "past the limit now" if b.seconds <= 0 else f"limit in {duration(b.seconds)}"
             if "bucket_shards" in p.withheld:
                 out.append(

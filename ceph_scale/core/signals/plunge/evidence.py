@@ -34,7 +34,7 @@ import statistics
 from collections import deque
 
 from ...config import Thresholds
-from ...snapshot import ReshardEntry, Snapshot
+from ...snapshot import ReshardEntry, Snapshot, bucket_key
 from ..degraded.derive import expected_drop
 from ..reshard.derive import ReshardState
 from ..reshard.running import being_processed
@@ -388,4 +388,4 @@ class EvidenceTracker:
 
 def _bucket(e: ReshardEntry) -> str:
     """The bucket as the bucket poll's evidence names it (Bucket.key)."""
-    return f"{e.tenant}/{e.bucket}" if e.tenant else e.bucket
+    return bucket_key(e.tenant, e.bucket)

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...snapshot import bucket_key
 from ..bucket_watch.result import BucketPollResult
 from ..judging import JsonObject, Judged, Raised, StatusSection, maybe, section, status_word
 from ..wording import duration, number, pct
 from .result import ReshardResult
-
-
-def _bucket_name(tenant: str, bucket: str) -> str:
-    return f"{tenant}/{bucket}" if tenant else bucket
 
 
 def reshard(r: Judged, checks: Raised, top: int) -> JsonObject:
@@ -73,7 +70,7 @@ def reshard(r: Judged, checks: Raised, top: int) -> JsonObject:
         lines.append("buckets by objects per shard, fullest first:")
         for o in offenders[:top]:
             lines.append(
-                f"  {_bucket_name(o['tenant'], o['bucket'])}: {pct(o['shard_fill_ratio'])} of the limit, "
+                f"  {bucket_key(o['tenant'], o['bucket'])}: {pct(o['shard_fill_ratio'])} of the limit, "
                 f"{number(o['objects'])} objects in {number(o['shards'])} shard(s); "
                 f"recommended {number(o['recommended_shards'])} shards"
             )
@@ -83,7 +80,7 @@ def reshard(r: Judged, checks: Raised, top: int) -> JsonObject:
         lines.append("expected to reshard next, at their own object growth:")
         for e in soonest[:top]:
             when = "at the limit now" if e.seconds <= 0 else f"in {duration(e.seconds)}"
-            lines.append(f"  {_bucket_name(e.tenant, e.bucket)}: {when}")
+            lines.append(f"  {bucket_key(e.tenant, e.bucket)}: {when}")
     warn = "SCALE_RESHARD_SOON" in checks or bool(judged.queued) or bool(poll is not None and poll.overdue)
     return section(status_word(True, warn), lines, data, offenders)
 
