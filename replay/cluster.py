@@ -17,7 +17,7 @@ from bench import synth
 from replay import release_shapes
 from replay.buckets import BucketIndexes
 from replay.pgs import PgStates
-from replay.s3 import S3Traffic
+from replay.s3 import BucketCounts, S3Traffic
 from replay.scenario import Cluster, Event
 
 DOWN_OUT_INTERVAL = 600.0  # mon_osd_down_out_interval: a down OSD is marked out after 10 minutes
@@ -63,6 +63,7 @@ class SimCluster(PgStates, synth.Synth):
         self.traffic = S3Traffic(spec.osds, spec.most_rgws)
         self.traffic.hold(*self.workload(start), spec.rgws)
         self.indexes = BucketIndexes(spec, start)
+        self.bucket_counts = BucketCounts(spec.buckets) if spec.bucket_counters else None
         self.puts_in_span = self.puts_asked(span)
         self.t = start
         self.now = start
@@ -151,6 +152,10 @@ class SimCluster(PgStates, synth.Synth):
         shares = [self.served(self.t + dt * (k + 0.5) / slices) for k in range(slices)]
         put_share, get_share = (sum(s[i] for s in shares) / slices for i in (0, 1))
         self.traffic.serve(dt, *self.workload(self.t), (put_share, get_share), up, self.rgws_at(self.t))
+        if self.bucket_counts is not None:
+            for k, (_, share) in enumerate(shares):  # the GETs' share: the cluster's pace before a reshard's
+                running = self.indexes.running(self.t + dt * (k + 0.5) / slices)
+                self.bucket_counts.serve(dt / slices, *self.workload(self.t), share, running)
         self.t = t
 
     def rgws_at(self, t: float) -> int:
@@ -304,6 +309,18 @@ class SimCluster(PgStates, synth.Synth):
             )
             out.append(entry)
         return out
+
+    def bucket_counter(self, rgw: str, bucket: str, counter: str) -> dict[str, list[float]]:
+        """The manager's answer to `get_latest_counter('rgw', rgw, 'rgw_op_per_bucket', counter,
+        [('bucket', bucket)])`: each RGW counted an equal share of the bucket's ops; a bucket or an
+        RGW it does not know, no points (tests/fixtures/tentacle/mgr_get_latest_counter_*)."""
+        rgws = [ident for _, ident in self.rgw_list]
+        b = int(bucket.rsplit("-", 1)[1]) if bucket.startswith("s3bench-") else -1
+        if self.bucket_counts is None or rgw not in rgws or not 0 <= b < self.spec.buckets:
+            return {"rgw_op_per_bucket": []}
+        put, get = self.bucket_counts.count(b)
+        value = (put if counter == "put_obj_ops" else get) // len(rgws)
+        return {"rgw_op_per_bucket": [self.now, value]}
 
     def incidents(self) -> list[tuple[float, float | None, str]]:
         """(start, end, what) of each stall the span held: the timeline the alerts are judged by."""

@@ -108,3 +108,26 @@ class S3Traffic:
             "op_w_latency_count": float(w),
             "op_w_latency_sum": w * PUT_LATENCY,
         }
+
+
+@dataclass
+class BucketCounts:
+    """Each bucket's PUTs and GETs since the span's start, as RGW's per-bucket counters count them:
+    the clients' ops spread evenly over the buckets, and a bucket whose index is being resharded
+    gets none of its writes while it is (they wait [000]); its reads go on."""
+
+    buckets: int
+    each: list[float] = field(default_factory=lambda: [0.0, 0.0])  # PUTs, GETs every bucket got
+    lost: dict[int, float] = field(default_factory=dict)  # bucket -> the PUTs it did not get
+
+    def serve(self, dt: float, put: float, get: float, share: float, resharding: set[int]) -> None:
+        """`dt` seconds of clients asking `put` and `get` ops/s of a cluster serving `share` of
+        them where no index is being resharded."""
+        per_bucket = put * share / self.buckets * dt
+        self.each[0] += per_bucket
+        self.each[1] += get * share / self.buckets * dt
+        for b in resharding:
+            self.lost[b] = self.lost.get(b, 0.0) + per_bucket
+
+    def count(self, b: int) -> tuple[int, int]:
+        return int(self.each[0] - self.lost.get(b, 0.0)), int(self.each[1])

@@ -99,6 +99,9 @@ class Cluster:
     # How the exporter's buckets are read (replay.bucket_reader): "stats", every bucket's stats at
     # every poll, or "poll", the sidecar's bucket poll with its index pool probes (Reef's default).
     buckets_read: str = "stats"
+    # Whether the RGWs count each bucket's ops (rgw_bucket_counters_cache on) and the reshard
+    # source reads the queued buckets' counts, as the module does on Tentacle (replay.simulate).
+    bucket_counters: bool = False
 
     @property
     def osds(self) -> int:
@@ -233,6 +236,7 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
         pair(raw, "pace", what, 1.0),
         str(raw.get("release", "pacific")),
         str(raw.get("buckets_read", "poll" if raw.get("release") == "reef" else "stats")),
+        raw.get("bucket_counters", False),
     )
     # Spilled sizes are given in GB, kept in bytes.
     cluster = replace(cluster, spilled_bytes=(cluster.spilled_bytes[0] * 1e9, cluster.spilled_bytes[1] * 1e9))
@@ -240,6 +244,10 @@ def read_cluster(raw: Any, what: str, span: float) -> Cluster:
         raise ScenarioError(f"{what}.release: {cluster.release!r}: one of {', '.join(RELEASES)} (the captured ones)")
     if cluster.buckets_read not in BUCKETS_READS:
         raise ScenarioError(f"{what}.buckets_read: {cluster.buckets_read!r}: one of {', '.join(BUCKETS_READS)}")
+    if not isinstance(cluster.bucket_counters, bool):
+        raise ScenarioError(f"{what}.bucket_counters: {cluster.bucket_counters!r}: true or false")
+    if cluster.bucket_counters and cluster.release != "tentacle":
+        raise ScenarioError(f"{what}.bucket_counters: only a tentacle cluster's manager reads them (labeled calls)")
     if not 0 < min(cluster.pace) <= max(cluster.pace) <= 1:
         raise ScenarioError(f"{what}.pace: a share of the healthy rate, above 0 and at most 1")
     if len(cluster.shards) != cluster.buckets:

@@ -10,18 +10,20 @@ scrape, a restart or a target leaving, the staleness markers of the series that 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ceph_scale.core import exposition, inputs
+from ceph_scale.core import exposition, inputs, queued_bucket_ops
 from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.queued_bucket_ops import WatchedBuckets
 from ceph_scale.core.registry import SOURCES
-from ceph_scale.core.snapshot import BucketsPart, Snapshot, SourceStatus
+from ceph_scale.core.snapshot import BucketsPart, ReshardPart, Snapshot, SourceStatus
 from replay import traces
 from replay.bucket_reader import SimBuckets, polled
 from replay.cluster import SimCluster
@@ -60,6 +62,7 @@ class Exporter:
     # The poll's state as the sidecar last saved it (every SAVE_EVERY, from its start, and at a stop).
     bucket_poll_saved: dict[str, Any] | None = None
     bucket_poll_saved_at: float = START
+    watched: WatchedBuckets = field(default_factory=WatchedBuckets)  # with `bucket_counters`
     gone: bool = False
     dark: bool = False  # its host without power (a power outage)
 
@@ -89,6 +92,8 @@ class Exporter:
                 self.parts[spec.name] = self.poll_buckets(answers["bucket stats"], t)
             else:
                 self.parts[spec.name] = spec.parse(answers.__getitem__, t)
+            if spec.name == "reshard" and self.spec.bucket_counters:
+                self.parts[spec.name] = self.count_bucket_ops(self.parts[spec.name])
             self.last_read[spec.name] = t
             self.statuses[spec.name] = SourceStatus(
                 spec.name, True, 0.1, t, "", self.failures.get(spec.name, 0), interval
@@ -110,6 +115,14 @@ class Exporter:
         if t - self.bucket_poll_saved_at >= SAVE_EVERY:
             self.bucket_poll_saved, self.bucket_poll_saved_at = self.bucket_poll.to_dict(), t
         return part
+
+    def count_bucket_ops(self, part: ReshardPart) -> ReshardPart:
+        """The queue with its buckets' per-bucket op counts, read as the module reads them
+        (mgr_module/scale/bucket_ops.py) from the simulated manager's answers."""
+        buckets = self.watched.at(part.entries, part.collected_at)
+        rgws = [ident for _, ident in self.sim.rgw_list]
+        ops, unread = queued_bucket_ops.read_bucket_ops(self.sim.bucket_counter, rgws, buckets)
+        return dataclasses.replace(part, bucket_ops=ops, bucket_ops_unread=unread)
 
     def restart(self, t: float, stopped: bool = True) -> None:
         """A new process at t: counters from zero, the signals' durable state restored, and the

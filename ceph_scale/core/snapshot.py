@@ -278,9 +278,28 @@ class ReshardEntry:
 
 
 @_record
+class BucketOps:
+    """One RGW's op counters of one bucket (RGW's `rgw_op_per_bucket`, labeled by the bucket's name),
+    as the manager last had them from that RGW: totals since the RGW started counting the bucket."""
+
+    rgw: str  # the RGW's instance id, as the perf source keys it
+    bucket: str
+    put: int
+    get: int
+
+
+# Why a reshard part carries no per-bucket op counters, where its producer cannot read them.
+BUCKET_OPS_NOT_READ = "per-bucket op counters not read (only the manager's labeled counter calls give them)"
+
+
+@_record
 class ReshardPart:
     collected_at: float
     entries: tuple[ReshardEntry, ...]
+    # The queued (and lately queued) buckets' own op counters, where the RGWs keep them; why not
+    # ("" when they were read, even if no RGW counted one of the buckets).
+    bucket_ops: tuple[BucketOps, ...] = ()
+    bucket_ops_unread: str = BUCKET_OPS_NOT_READ
 
 
 @_record

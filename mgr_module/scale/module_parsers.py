@@ -126,7 +126,7 @@ def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> d
     latest = getattr(mgr, "get_unlabeled_counter_latest", None) or mgr.get_latest
     latest_avg = getattr(mgr, "get_unlabeled_counter_latest_avg", None) or getattr(mgr, "get_latest_avg", None)
     out: dict[str, dict[str, float]] = {}
-    for kind, ident in _perf_daemons(mgr.list_servers()):
+    for kind, ident in perf_daemons(mgr.list_servers()):
         daemon = f"{kind}.{ident}"
         schemas = _obj(schema_of(kind, ident), f"{daemon} perf schema")
         if daemon not in schemas:  # the manager has had no report from it yet: no counters, not zeros
@@ -148,7 +148,7 @@ def fetch_counters(mgr: Any, paths: tuple[str, ...] = inputs.PERF_COUNTERS) -> d
     return out
 
 
-def _perf_daemons(servers: Any) -> list[tuple[str, str]]:
+def perf_daemons(servers: Any) -> list[tuple[str, str]]:
     """(type, id) of the OSDs and RGWs `list_servers()` names."""
     out = []
     for i, server in enumerate(_list(servers, "list_servers")):

@@ -26,6 +26,7 @@ from ceph_scale.io.admin_ops import AdminOpsBuckets
 from ceph_scale.io.radosgw_admin import RadosgwAdminBuckets
 
 from . import rgw, statestore
+from .bucket_ops import QueuedBucketOps
 from .collector import source_schedule
 from .manager_access import SourceError, _loads, manager_rados, mgr_get
 from .module_parsers import fetch_counters, fetch_counters_fallback, osd_df_from_stats
@@ -259,9 +260,20 @@ class BucketPolling:
         self.stored = entries
 
 
-def collect_reshard(mgr: Any, settings: ModuleSettings, timeout: float, running: Any = None) -> Any:
-    """The queue within `timeout` seconds. `running`: the settings source's last part, whose
-    running RGWs say how many queue objects they write to."""
+def collect_reshard(
+    mgr: Any, settings: ModuleSettings, timeout: float, running: Any = None, ops: QueuedBucketOps | None = None
+) -> Any:
+    """The queue within `timeout` seconds, with its buckets' own op counters read by `ops`.
+    `running`: the settings source's last part, whose running RGWs say how many queue objects
+    they write to."""
+    part = _reshard_queue(mgr, settings, timeout, running)
+    if ops is None:
+        return part
+    counted, unread = ops.read(mgr, part.entries, part.collected_at)
+    return dataclasses.replace(part, bucket_ops=counted, bucket_ops_unread=unread)
+
+
+def _reshard_queue(mgr: Any, settings: ModuleSettings, timeout: float, running: Any) -> ReshardPart:
     t = time.time()
     time_left = seconds_left(timeout)
     if settings.rgw_source == "radosgw_admin":
@@ -294,6 +306,7 @@ def source_functions(
     """Each source's collector, `collect(timeout)` with the timeout of its schedule; `latest(name)`
     is another source's last good part (the bucket poll reads the reshard queue's and the settings')."""
     buckets = BucketPolling(latest, thresholds)
+    queued_ops = QueuedBucketOps()
     # The manager's own data (`get`, the perf counter calls) and `mon_command` (`config get`,
     # `config show`) take no deadline: those collectors leave the timeout to the runner, which
     # gives up on a hung one at its timeout. The RGW reads end at it themselves.
@@ -305,7 +318,7 @@ def source_functions(
         "settings": lambda timeout: collect_settings(mgr, settings()),
         "health": lambda timeout: collect_health(mgr),
         "buckets": lambda timeout: buckets.collect(mgr, settings(), timeout),
-        "reshard": lambda timeout: collect_reshard(mgr, settings(), timeout, latest("settings")),
+        "reshard": lambda timeout: collect_reshard(mgr, settings(), timeout, latest("settings"), queued_ops),
     }
     if set(functions) != set(registry.SOURCE_NAMES):
         raise RuntimeError(f"module collectors {sorted(functions)} do not match the registry's sources")

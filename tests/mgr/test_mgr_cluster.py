@@ -23,6 +23,7 @@ import pytest
 
 from bench.process_figures import proc_figures
 from cluster.commands import DOCUMENTED_RGW_USER, documented_rgw_user_command
+from cluster.helpers import RGW_NAME
 from cluster.testcluster import free_port
 from cluster.testcluster import wait_for as wait_until
 from tests import freshness
@@ -577,6 +578,56 @@ def test_reshard_queue_read_from_rados_matches_radosgw_admin(scale, ceph_cluster
     finally:
         c.release_reshards()
     scale.wait_value("ceph_scale_rgw_reshard_queued", lambda v: v == 0, timeout=60)
+
+
+def test_a_queued_buckets_own_ops_are_counted_where_the_manager_has_labeled_counters(scale, ceph_cluster):
+    """What confirms a reshard as a plunge's cause: the queued bucket's own ops, from the RGW's
+    per-bucket counters through the manager's labeled call (Tentacle, with rgw_bucket_counters_cache
+    on, which the RGW reads at its start). Counted exactly: 7 more PUTs and 5 GETs by the client
+    show as 7 and 5 more. Pacific's and Reef's managers have no such call: the status says so."""
+    from cluster import s3load
+
+    c = ceph_cluster
+    labeled = c.release.name == "tentacle"
+    bucket = f"scale-own-ops-{int(time.time())}"
+    if labeled:
+        c.ceph("config", "set", "client.rgw", "rgw_bucket_counters_cache", "true", fmt_json=False)
+        c.restart_daemon(RGW_NAME)
+        wait_until(c.rgw_answers, 60, interval=0.5, what="the RGW after restart")
+
+    def own_ops() -> dict:
+        return c.ceph("scale", "status")["signals"]["plunge"]["data"]
+
+    try:
+        c.queue_reshard(bucket)
+        if not labeled:
+            wait_until(lambda: "no labeled counter calls" in own_ops()["reshard_own_ops"], 60, 1.0,
+                       what="the status saying why reshards are named unconfirmed")  # fmt: skip
+            assert own_ops()["reshard_bucket_ops"] == {}
+            return
+        wait_until(lambda: bucket in own_ops()["reshard_bucket_ops"], 60, 1.0, what=f"{bucket}'s counts")
+        assert own_ops()["reshard_own_ops"].startswith("reshards confirmed by their buckets' own ops:")
+        # The queue's last PUTs reach the manager within a stats period: counts that held for two
+        # of the module's reshard polls are the ones to add to.
+        seen: list[dict] = []
+
+        def settled() -> bool:
+            seen.append(own_ops()["reshard_bucket_ops"][bucket])
+            return len(seen) > 1 and seen[-1] == seen[-2]
+
+        wait_until(settled, 60, 4.0, what=f"{bucket}'s counts to settle")
+        before = seen[-1]
+        s3 = s3load.client(c.rgw_endpoint, *c.user_keys)
+        for i in range(7):
+            s3.put_object(Bucket=bucket, Key=f"own-{i}", Body=b"x")
+        for i in range(5):
+            s3.get_object(Bucket=bucket, Key=f"own-{i}")["Body"].read()
+        want = {"put": before["put"] + 7, "get": before["get"] + 5}
+        wait_until(lambda: own_ops()["reshard_bucket_ops"][bucket] == want, 60, 1.0, what=f"{want} for {bucket}")
+    finally:
+        if labeled:
+            c.ceph("config", "rm", "client.rgw", "rgw_bucket_counters_cache", fmt_json=False)
+        c.release_reshards()  # restarts the RGW: without the counters again
 
 
 def test_unreachable_rgw_fails_the_buckets_source_only(scale, ceph_cluster):

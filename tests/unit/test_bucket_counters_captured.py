@@ -1,8 +1,9 @@
 """Where RGW's per-bucket op counters can be read, as the captures of real Reef and Tentacle
 clusters show it (tests/fixtures/{reef,tentacle}/*_bucket_counters*, cluster/capture_bucket_counters.py:
 `rgw_bucket_counters_cache` and `rgw_user_counters_cache` set, 12 PUTs and GETs into bc-one and 5
-into bc-two). The plunge evidence's "its own ops unconfirmed" (signals/plunge/evidence.py) rests on
-these facts: a remote exporter has no route to the counters that would confirm a reshard.
+into bc-two). The plunge evidence's confirmation of a reshard (signals/plunge/own_ops.py) rests on
+these facts: the module reads them with the manager's labeled call (mgr_module/scale/bucket_ops.py);
+a remote exporter has no route to them, and says its reshards are unconfirmed.
 """
 
 from __future__ import annotations

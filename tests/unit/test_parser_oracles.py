@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ceph_scale.core import inputs
+from ceph_scale.core import inputs, queued_bucket_ops
 from ceph_scale.core.snapshot import (
     BlueFsCounters,
     Bucket,
@@ -753,6 +753,29 @@ def walked_counters(doc):
 # --- the parsers' error paths, as they print them ------------------------------------------
 
 
+def bucket_counts(doc):
+    """`get_latest_counter`'s answers for plain per-bucket counters, keyed as captured: each a count,
+    or None for no such label set."""
+    out = {}
+    for key in obj(doc, ()):
+        points = lst(get(obj(doc[key], (key,)), "rgw_op_per_bucket", (key,)), (key, "rgw_op_per_bucket"))
+        if not points:
+            out[key] = None
+            continue
+        if len(points) != 2:
+            raise Broken((key, "rgw_op_per_bucket"))
+        for i in (0, 1):
+            _note((key, "rgw_op_per_bucket", i))
+        number(points[0], (key, "rgw_op_per_bucket", 0))
+        out[key] = count(points[1], (key, "rgw_op_per_bucket", 1))
+    return out
+
+
+def plain_bucket_counters(doc) -> dict:
+    """The captured answers of plain counters (ops, bytes), not the averaged latencies'."""
+    return {k: v for k, v in doc.items() if not k.endswith("_lat")}
+
+
 def dotted(root: str, path: tuple) -> str:
     return root + "".join(f"[{k}]" if type(k) is int else f".{k}" for k in path)
 
@@ -796,6 +819,9 @@ def test_the_oracles_agree_with_the_parsers_on_every_capture(release):
         assert metadata_page(fx(n)) == inputs.metadata_page(fx(n), "bucket")
     for n in names(release, "*metadata_bucket_instance.json") + names(release, "metadata_bucket_instance_*.json"):
         assert instance_shards(fx(n)) == inputs.instance_shards(fx(n)), n
+    for n in names(release, "mgr_get_latest_counter_*.json"):
+        doc = plain_bucket_counters(fx(n))
+        assert bucket_counts(doc) == {k: queued_bucket_ops.latest_count(v, k) for k, v in doc.items()}, n
 
 
 def test_an_oracle_says_where_an_input_is_broken():

@@ -32,7 +32,8 @@ from typing import Any
 
 import pytest
 
-from ceph_scale.core import inputs, parse_orch, reshard_queue
+from ceph_scale.core import inputs, parse_orch, queued_bucket_ops, reshard_queue
+from ceph_scale.core.parse_base import _obj
 from ceph_scale.core.signals.reshard.running_options import rgw_running_families
 from tests.unit import test_parser_oracles as oracle
 from tests.unit.test_module_parsers import manager_osd_data, module_package
@@ -381,6 +382,15 @@ def osd_map_docs(release: str) -> list[tuple]:
     return variants("osd_df", "osd_dump", "osd_metadata")(release) + [tree]
 
 
+def bucket_counter_docs(release: str) -> list[tuple]:
+    return [(oracle.plain_bucket_counters(load(release, n)),) for n in names(release, "mgr_get_latest_counter_*.json")]
+
+
+def bucket_counts(doc) -> dict:
+    """The module's read of each answer, as read_bucket_ops makes it (mgr_module/scale/bucket_ops.py)."""
+    return {key: queued_bucket_ops.latest_count(answer, key) for key, answer in _obj(doc, "answers").items()}
+
+
 # ceph-exporter is a cephadm daemon from Reef on: Pacific's orchestrator has none to list.
 ORCH_RELEASES = tuple(r for r in RELEASES if r != "pacific")
 
@@ -426,6 +436,8 @@ TARGETS = {
     "read_rgw_running": Target(rgw_running, oracle.rgw_running, rgw_running_field, rgw_running_docs),
     "module_osd_df_from_stats": Target(module.sources.osd_df_from_stats, oracle.osd_df_from_stats,
                                        from_roots("osd_stats", "osd_map_crush", "osd_map"), osd_df_docs),
+    "bucket_counts": Target(bucket_counts, oracle.bucket_counts, lambda p: dotted(str(p[0]), p[1:]) if p else "answers",
+                            bucket_counter_docs, releases=("tentacle",)),
     "module_fetch_counters": Target(lambda d: module.sources.fetch_counters(ManagerCounters(d)),
                                     oracle.manager_counters, manager_counters_field, manager_counter_docs),
     "module_fetch_counters_fallback": Target(lambda d: module.sources.fetch_counters_fallback(WalkedCounters(d)),

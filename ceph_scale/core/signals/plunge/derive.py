@@ -261,6 +261,8 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
             PlungeCause(p.cause, p.evidence) if p is not None else None,
             {cause: state.counts[cause] for cause in ALL_CAUSES},
             state.demand_drops,
+            state.evidence.own_ops.summary(),
+            state.evidence.own_ops.counts_now,
         )
     )
     return [active, demand, drop, clients, score, info, plunges, drops]

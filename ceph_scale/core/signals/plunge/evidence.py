@@ -8,8 +8,8 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
 
 - reshard: buckets the reshard signal saw reshard between two bucket polls, or entries of the
   reshard queue being processed (which bucket, shards before and after) [000], more of them than
-  usual at a poll: at 100,000 buckets some bucket is nearly always resharding. Whether the
-  bucket's own ops fell is not known (OWN_OPS_UNCONFIRMED), and said;
+  usual at a poll: at 100,000 buckets some bucket is nearly always resharding. A bucket whose own
+  ops did not fall is no cause; where they were not counted, that is said (plunge/own_ops.py);
 - deep_scrub: PGs deep scrubbing now plus deep scrubs completed since the last PG poll (a scrub of
   a small PG lasts less than a poll), at least `plunge_deep_scrub_above_usual_ratio` times and one
   more than usual [001];
@@ -40,6 +40,7 @@ from ..reshard.derive import ReshardState
 from ..reshard.running import being_processed
 from ..scrub.derive import ScrubState
 from .causes import Evidence
+from .own_ops import OwnOps, Verdict
 from .placement import Placement
 from .slow_ops import bluestore_slow, slow_ops
 from .slow_osds import LatencyWindow, SlowHistory
@@ -49,12 +50,6 @@ RESHARDS_TOLD = 20  # in-progress queue entries told per poll: the rest would sa
 # Buckets being processed kept per poll as subjects: RGW runs about one reshard per RGW at a time,
 # so more are stale entries, and the bound keeps 4 h of polls small.
 MAX_SUBJECTS = 1000
-# A bucket's own ops are what would confirm its reshard as the cause. Tentacle 20.2.4's RGW counts
-# them with rgw_bucket_counters_cache on (off by default), as labeled counters (`rgw_op_per_bucket`);
-# of the routes captured, only the RGW's admin socket and the manager's labeled calls give them, not
-# the mgr prometheus module nor `ceph tell` (tests/fixtures/tentacle/*_bucket_counters*; Reef 18.2.7
-# has none). The perf source does not read them: a reshard is named, and said unconfirmed.
-OWN_OPS_UNCONFIRMED = "its own ops unconfirmed (no per-bucket op counters read)"
 # How long an OSD that stopped answering may stall the requests to its PGs before its peers have it
 # marked down: Ceph's osd_heartbeat_grace default (20 s), counted from the oldest unanswered
 # heartbeat, plus osd_heartbeat_interval's (6 s) for the second reporter. A hung OSD of the test
@@ -105,6 +100,7 @@ class EvidenceTracker:
         self.placement = Placement()
         self.latencies = LatencyWindow(th.plunge_slow_osd_factor, th.plunge_slow_osd_floor_seconds)
         self.slow_history = SlowHistory(self.keep)
+        self.own_ops = OwnOps(self.keep, self.baseline, th.plunge_drop_ratio)
 
     # --- helpers
 
@@ -181,6 +177,8 @@ class EvidenceTracker:
     def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
         # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
         # the other causes do, only when more buckets reshard than usually do at a poll.
+        if snap.reshard is not None:
+            self.own_ops.observe(snap.reshard, snap.perf)
         recent = list(reshard.recent) if reshard is not None else []
         done = [e for e in recent if e[1] > self.reshards_seen]
         if recent:
@@ -191,9 +189,12 @@ class EvidenceTracker:
             usual = self._usual("reshards_done", max([bucket_poll, *(e[1] for e in done)]), len(done))
             if len(done) > usual:
                 for polled_before, t, bucket, old, new in done:
+                    own = self._own(bucket, polled_before, t)
+                    if own.confirmed is False:
+                        continue
                     shards = f"{old} -> {new}" if old else f"to {new}"
                     text = f"bucket {bucket} resharded {shards} shards ({len(done)} since the last poll, "
-                    text += f"usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
+                    text += f"usually {usual:g}); {own.text}"
                     self._seen("reshard", polled_before, t, text, subject=bucket)
         queue = snap.reshard
         if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
@@ -202,18 +203,25 @@ class EvidenceTracker:
         usual = self._usual("reshards_running", queue.collected_at, len(processed))
         if len(processed) <= usual:
             return
-        # Every bucket being processed may be the one that holds a plunge (still_seen); the first
-        # are told, the rest kept as subjects of the first evidence.
-        untold = frozenset(_bucket(e) for e in processed[RESHARDS_TOLD:MAX_SUBJECTS])
-        for i, e in enumerate(processed[:RESHARDS_TOLD]):
+        # Every bucket being processed whose own ops may have fallen may be the one that holds a
+        # plunge (still_seen); the first are told, the rest kept as subjects of the first evidence.
+        judged = [(e, self._own(_bucket(e), before, queue.collected_at)) for e in processed[:MAX_SUBJECTS]]
+        judged = [(e, own) for e, own in judged if own.confirmed is not False]
+        untold = frozenset(_bucket(e) for e, _ in judged[RESHARDS_TOLD:])
+        for i, (e, own) in enumerate(judged[:RESHARDS_TOLD]):
             bucket = _bucket(e)
             text = (
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
-                f"({len(processed)} resharding, usually {usual:g}); {OWN_OPS_UNCONFIRMED}"
+                f"({len(processed)} resharding, usually {usual:g}); {own.text}"
             )
             self._seen(
                 "reshard", before, queue.collected_at, text, subject=bucket, also=untold if i == 0 else frozenset()
             )
+
+    def _own(self, bucket: str, start: float, end: float) -> Verdict:
+        """The bucket's share of the cluster's ops over [start, end] against its usual share before
+        (before the plunge in progress, as every measure)."""
+        return self.own_ops.judge(bucket, start, end, start if self.held_since is None else min(start, self.held_since))
 
     def _scrub_and_recovery(self, snap: Snapshot, scrub: ScrubState | None, th: Thresholds) -> None:
         pgs = snap.pgs

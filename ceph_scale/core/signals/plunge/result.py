@@ -6,7 +6,7 @@ section of `ceph scale status` (status.py) judge it again in words."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -25,3 +25,5 @@ class PlungeResult:
     likely_cause: PlungeCause | None  # of the current (or just ended) plunge
     plunges: dict[str, int]  # cause -> plunges counted
     demand_drops: int
+    own_ops: str = ""  # whether a reshard named as a cause is confirmed by its bucket's own ops
+    bucket_ops: dict[str, dict[str, int]] = field(default_factory=dict)  # bucket -> {"put", "get"} counted

@@ -38,6 +38,8 @@ def plunge(r: Judged, checks: Raised, top: int) -> JsonObject:
     told = ", ".join(f"{c} {number(n)}" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     demand_drops = count(judged.demand_drops)
     lines.append(f"plunges counted: {told or 'none'}; drops the clients made: {number(demand_drops)}")
+    if judged.own_ops:
+        lines.append(judged.own_ops)
     data = {
         "active": active,
         "drop_ratio": drop,
@@ -46,6 +48,8 @@ def plunge(r: Judged, checks: Raised, top: int) -> JsonObject:
         "cause_scores": dict(scores),
         "plunges": counts,
         "demand_drops": demand_drops,
+        "reshard_own_ops": judged.own_ops,
+        "reshard_bucket_ops": judged.bucket_ops,
     }
     offenders = [{"cause": c, "score": sc} for c, sc in scores]
     return section(status_word(True, active), lines, data, offenders)

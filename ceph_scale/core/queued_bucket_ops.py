@@ -1,0 +1,79 @@
+"""Per-bucket op counters from the manager's labeled counter call, for the reshard queue's buckets.
+
+RGW counts each bucket's ops as labeled counters (section `rgw_op_per_bucket`, label `bucket`)
+where `rgw_bucket_counters_cache` is on (off by default), in a cache of up to
+`rgw_bucket_counters_cache_size` buckets. Of the routes captured, only the RGW's admin socket and
+the manager's labeled calls give them: Tentacle 20.2.4 has them, Reef 18.2.7 has none
+(tests/fixtures/tentacle/*_bucket_counters*). The manager reads one counter of one label set
+without walking the others: `get_latest_counter(type, id, section, counter, labels)` answers
+{section: [timestamp, value]}, or {section: []} where that RGW has no such label set (it never
+counted the bucket, or evicted it from its cache). Reading the few buckets a reshard concerns
+that way costs a few calls a bucket, where the whole labeled schema of 10,000 cached buckets on
+each of 12 RGWs would be millions of entries a poll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .parse_base import InputError, _count, _float, _get, _list, _obj
+from .snapshot import BucketOps, ReshardEntry
+
+SECTION = "rgw_op_per_bucket"
+COUNTERS = ("put_obj_ops", "get_obj_ops")
+# Buckets read a poll: RGW runs about one reshard per RGW at a time, and a queue longer than this
+# is read in its order, the first being the next processed.
+MAX_BUCKETS = 100
+# rgw_bucket_counters_cache is off by default; on, it keeps up to rgw_bucket_counters_cache_size.
+# A bucket is still read this long after it left the queue: a reshard the bucket poll sees done is
+# judged on the bucket's ops up to then, and its ops are seen to come back.
+WATCH_AFTER = 600.0
+NOT_COUNTED = "no RGW counts these buckets (rgw_bucket_counters_cache off, or they left its cache)"
+
+
+def latest_count(answer: Any, where: str) -> int | None:
+    """The value of one plain labeled counter in `get_latest_counter`'s answer; None: no such label set."""
+    points = _list(_get(_obj(answer, where), SECTION, where), f"{where}.{SECTION}")
+    if not points:
+        return None
+    if len(points) != 2:
+        raise InputError(f"{where}.{SECTION}: expected [timestamp, value], got {len(points)} item(s)")
+    _float(points[0], f"{where}.{SECTION}[0]")  # when the manager had it
+    return _count(points[1], f"{where}.{SECTION}[1]")
+
+
+def read_bucket_ops(
+    read: Callable[[str, str, str], Any], rgws: Iterable[str], buckets: Iterable[str]
+) -> tuple[tuple[BucketOps, ...], str]:
+    """Each RGW's PUT and GET counts of each bucket (up to MAX_BUCKETS of them, in order), from
+    `read(rgw, bucket, counter)`, the manager's answer; and "" or why none was counted. A bucket an
+    RGW has not counted is left out for that RGW, never read as 0."""
+    names = list(dict.fromkeys(buckets))[:MAX_BUCKETS]
+    out = []
+    for rgw in rgws:
+        for bucket in names:
+            put, get = (latest_count(read(rgw, bucket, c), f"rgw.{rgw} {SECTION} {bucket} {c}") for c in COUNTERS)
+            # RGW makes a label set's counters together: with one of the two missing, the pair
+            # is left for the next poll rather than half read.
+            if put is not None and get is not None:
+                out.append(BucketOps(rgw, bucket, put, get))
+    return tuple(out), "" if out or not names else NOT_COUNTED
+
+
+class WatchedBuckets:
+    """The buckets to read at each poll of the queue: those queued now, in queue order, then those
+    queued in the last WATCH_AFTER seconds, latest first. A tenant's bucket is not read: the
+    counters label a bucket by its name alone, which another tenant's bucket may share."""
+
+    def __init__(self) -> None:
+        self.queued_at: dict[str, float] = {}  # bucket name -> when last seen in the queue
+
+    def at(self, entries: Iterable[ReshardEntry], t: float) -> list[str]:
+        now = [e.bucket for e in entries if not e.tenant]
+        for name in now:
+            self.queued_at[name] = t
+        self.queued_at = {b: seen for b, seen in self.queued_at.items() if seen >= t - WATCH_AFTER}
+        queued = set(now)
+        lately = sorted((b for b in self.queued_at if b not in queued), key=lambda b: (-self.queued_at[b], b))
+        return [*now, *lately]

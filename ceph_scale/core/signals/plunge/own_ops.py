@@ -1,0 +1,146 @@
+"""A resharding bucket's own ops: what confirms or rules out its reshard as a plunge's cause.
+
+A reshard holds its bucket's writes [000]; it made the cluster's drop only if that bucket's own
+ops fell. The reshard source carries the queued (and lately queued) buckets' per-bucket op
+counters where the RGWs keep them (core/queued_bucket_ops.py: the manager's labeled calls, Tentacle
+with `rgw_bucket_counters_cache` on). A bucket's ops are judged as its share of the cluster's (the
+RGWs' op counters of the perf source's last part), so that clients switching from writes to reads
+do not read as the bucket's writes falling. Counts are summed over the RGWs as increases: one RGW
+restarting (its counters from 0 again) or evicting the bucket from its cache loses only that
+poll's ops. Over the evidence's own interval, against the bucket's usual share (the median of its
+intervals over the baseline before):
+
+- confirmed: the bucket's share of an op the clients still ask fell by at least
+  `plunge_drop_ratio`;
+- ruled out: the bucket would have served less than one op of the interval at its usual share
+  (idle), or its share of none of the ops fell;
+- unconfirmed, and said why: the counters were not read (the sidecar, Reef's manager, the option
+  off), or not for this bucket (a tenant's, past the buckets read, not yet counted over a baseline
+  interval), or the cluster's own op counters were not.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ...snapshot import PerfPart, ReshardPart
+
+OPS = ("put", "get")
+Point = tuple[float, float, float, float, float]  # t, the bucket's PUTs and GETs, the cluster's
+
+
+@dataclass(frozen=True)
+class Verdict:
+    confirmed: bool | None  # None: not known
+    text: str  # what was seen, to follow the reshard's evidence
+
+
+class Increases:
+    """Counters of several sources summed as increases: a source's counter going back counts from
+    0 (a restart), a source first seen adds nothing yet."""
+
+    def __init__(self) -> None:
+        self.last: dict[object, tuple[int, int]] = {}
+        self.total = [0.0, 0.0]
+
+    def add(self, counts: Iterable[tuple[object, int, int]]) -> tuple[float, float]:
+        seen = {}
+        for key, put, get in counts:
+            seen[key] = (put, get)
+            before = self.last.get(key)
+            if before is not None:
+                for i, now in enumerate((put, get)):
+                    self.total[i] += now - before[i] if now >= before[i] else now
+        self.last = seen
+        return self.total[0], self.total[1]
+
+
+class OwnOps:
+    def __init__(self, keep: float, baseline: float, drop_ratio: float) -> None:
+        self.keep, self.baseline, self.drop_ratio = keep, baseline, drop_ratio
+        self.cluster = Increases()
+        self.buckets: dict[str, Increases] = {}
+        self.points: dict[str, deque[Point]] = {}  # bucket -> its counts and the cluster's, at each read
+        self.unread = "no reshard queue read yet"
+        self.seen_at = 0.0
+        self.counted: tuple[int, int] = (0, 0)  # buckets, RGWs at the last read
+        self.counts_now: dict[str, dict[str, int]] = {}
+
+    def observe(self, part: ReshardPart, perf: PerfPart | None) -> None:
+        """The queue's bucket counts, beside the cluster's op counters as the perf source last read
+        them (its poll is at most its interval apart from the queue's)."""
+        if part.collected_at <= self.seen_at:
+            return
+        t = self.seen_at = part.collected_at
+        self.unread = part.bucket_ops_unread
+        if not self.unread and perf is None:
+            self.unread = "the RGWs' op counters (source perf) not read yet"
+        by_bucket: dict[str, list[tuple[object, int, int]]] = {}
+        for o in part.bucket_ops:
+            by_bucket.setdefault(o.bucket, []).append((o.rgw, o.put, o.get))
+        self.counted = (len(by_bucket), len({o.rgw for o in part.bucket_ops}))
+        self.counts_now = {
+            b: {"put": sum(c[1] for c in counts), "get": sum(c[2] for c in counts)}
+            for b, counts in sorted(by_bucket.items())
+        }
+        cput, cget = self.cluster.add((r.instance_id, r.put_ops, r.get_ops) for r in (perf.rgw_ops if perf else ()))
+        for bucket, counts in by_bucket.items():
+            put, get = self.buckets.setdefault(bucket, Increases()).add(counts)
+            self.points.setdefault(bucket, deque()).append((t, put, get, cput, cget))
+        for bucket in [b for b, points in self.points.items() if points[-1][0] < t - self.keep]:
+            del self.points[bucket], self.buckets[bucket]
+        for points in self.points.values():
+            while points and points[0][0] < t - self.keep:
+                points.popleft()
+
+    def summary(self) -> str:
+        """Whether a reshard named as a cause is confirmed, for the status."""
+        if self.unread:
+            return f"reshards named unconfirmed: {self.unread}"
+        buckets, rgws = self.counted
+        return f"reshards confirmed by their buckets' own ops: {buckets} bucket(s) counted on {rgws} RGW(s)"
+
+    def judge(self, key: str, start: float, end: float, usual_end: float) -> Verdict:
+        """The bucket's (`tenant/name`, or its name) share of the cluster's ops over [start, end]
+        against its usual share before `usual_end`."""
+        tenant, _, bucket = key.rpartition("/")
+        if self.unread:
+            return Verdict(None, f"its own ops unconfirmed: {self.unread}")
+        if tenant:
+            return Verdict(None, "its own ops unconfirmed: per-bucket op counters label a bucket by its name alone")
+        points = list(self.points.get(bucket, ()))
+        before = [p for p in points if p[0] <= start]
+        after = [p for p in points if start < p[0] <= end]
+        usual = [(a, b) for a, b in zip(points, points[1:]) if usual_end - self.baseline < b[0] <= usual_end]
+        if not before or not after or not usual:
+            return Verdict(None, "its own ops unconfirmed: not counted over the interval and a usual one before")
+        a, b = before[-1], after[-1]
+        fell: dict[str, tuple[float, float, float]] = {}  # op -> (fall, usual share, share now)
+        for i, op in enumerate(OPS):
+            asked = b[3 + i] - a[3 + i]
+            shares = [s for x, y in usual if (s := _share(x, y, i)) is not None]
+            now = _share(a, b, i)
+            if now is None or not shares or statistics.median(shares) * asked < 1:
+                continue  # not asked now, or not served by the bucket before: not its op
+            was = statistics.median(shares)
+            fell[op] = (1 - now / was, was, now)
+        if not fell:
+            return Verdict(False, "")
+        op = max(fell, key=lambda o: (fell[o][0], o))
+        if fell[op][0] < self.drop_ratio:
+            return Verdict(False, "")
+        _, was, now = fell[op]
+        return Verdict(True, f"its share of the {op.upper()}s fell from {_pct(was)} to {_pct(now)}")
+
+
+def _share(a: Point, b: Point, op: int) -> float | None:
+    """The bucket's share of the cluster's ops of OPS[op] between two points; None: the cluster had none."""
+    cluster = b[3 + op] - a[3 + op]
+    return (b[1 + op] - a[1 + op]) / cluster if cluster > 0 else None
+
+
+def _pct(share: float) -> str:
+    return f"{share:.1%}" if 0 < abs(share) < 0.1 else f"{share:.0%}"
