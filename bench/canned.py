@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ceph_scale.core import queued_bucket_ops
 from ceph_scale.core.registry import SOURCES
 from ceph_scale.io.admin_ops import LIST_PAGE, AdminOps, AdminOpsError
 from exporter.sidecar.ceph_client import CephClient, CephCommandError
@@ -72,6 +73,8 @@ class CannedCeph(CephClient):
             return json.dumps(self.config.get(args["key"])).encode()
         if prefix == "service dump":
             return b'{"services": {}}'
+        if prefix == "scale bucket-ops":  # the scale module of a Pacific manager: no labeled calls
+            return json.dumps(queued_bucket_ops.reply((), queued_bucket_ops.NO_LABELED_CALLS)).encode()
         name = COMMAND_FILES.get(prefix)
         if name is None or name not in self.raws:
             raise CephCommandError(f"`ceph {prefix}`: not in the canned state")

@@ -142,15 +142,24 @@ def load_raws(d: Path, files: dict[str, tuple[str, ...]] = PARSER_FILES) -> dict
 
 def same_parts(side: dict[str, Any], whole: dict[str, Any]) -> bool:
     """The sidecar's parts are the whole-decode path's; its bucket poll holds stats read at other
-    times (each bucket's own), so buckets compare by what the signals judge."""
+    times (each bucket's own), so buckets compare by what the signals judge, and the reshard queue
+    by its entries."""
 
     def judged(part: Any) -> dict:
         return {b.key: (b.bucket_id, b.num_shards, b.num_objects) for b in part.buckets}
 
-    rest = [n for n in SOURCE_NAMES if n != "buckets"]
-    return {n: side[n] for n in rest} == {n: whole[n] for n in rest} and judged(side["buckets"]) == judged(
-        whole["buckets"]
+    rest = [n for n in SOURCE_NAMES if n not in ("buckets", "reshard")]
+    return (
+        {n: side[n] for n in rest} == {n: whole[n] for n in rest}
+        and judged(side["buckets"]) == judged(whole["buckets"])
+        and queue_of(side["reshard"]) == queue_of(whole["reshard"])
     )
+
+
+def queue_of(part: Any) -> tuple:
+    """A reshard part's queue: its buckets' own op counts are the scale module's answer, which the
+    parsers' whole decode does not ask."""
+    return part.collected_at, part.entries
 
 
 def parts_from_source_decoded(name: str, dec: dict[str, Any], t: float) -> Any:

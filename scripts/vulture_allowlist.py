@@ -28,6 +28,7 @@ ceph_scale.io.http_serving.BoundedServer.__init__.address_family  # socketserver
 mgr_module.scale.module.Module.NOTIFY_TYPES  # the manager reads which notifications to send
 mgr_module.scale.module.Module.CLICommand  # Tentacle's manager reads the module's command registry
 mgr_module.scale.module.Module.scale_counters  # `ceph scale counters`: the manager calls the command
+mgr_module.scale.module.Module.scale_bucket_ops  # `ceph scale bucket-ops`: the manager calls the command
 mgr_module.compat.stand_in.bcrypt.kdf  # bcrypt's public API, looked up by a manager module that calls it
 # Each declares the module option of its name, read by name: get_localized_module_option
 # ("server_addr") and the registry's module_interval_option / module_timeout_option.

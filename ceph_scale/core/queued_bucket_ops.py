@@ -25,6 +25,8 @@ COUNTERS = ("put_obj_ops", "get_obj_ops")
 # Buckets read a poll: RGW runs about one reshard per RGW at a time, and a queue longer than this
 # is read in its order, the first being the next processed.
 MAX_BUCKETS = 100
+NO_LABELED_CALLS = "this manager has no labeled counter calls (Reef's has none, Tentacle's has)"
+TENANTED = "a tenant's bucket is not read: the counters label a bucket by its name alone"
 # rgw_bucket_counters_cache is off by default; on, it keeps up to rgw_bucket_counters_cache_size.
 # A bucket is still read this long after it left the queue: a reshard the bucket poll sees done is
 # judged on the bucket's ops up to then, and its ops are seen to come back.
@@ -77,3 +79,24 @@ class WatchedBuckets:
         queued = set(now)
         lately = sorted((b for b in self.queued_at if b not in queued), key=lambda b: (-self.queued_at[b], b))
         return [*now, *lately]
+
+
+def reply(ops: Iterable[BucketOps], unread: str) -> dict[str, Any]:
+    """What `ceph scale bucket-ops` answers: the counts and why there are none."""
+    return {"bucket_ops": [[o.rgw, o.bucket, o.put, o.get] for o in ops], "unread": unread}
+
+
+def reply_part(doc: Any) -> tuple[tuple[BucketOps, ...], str]:
+    """`ceph scale bucket-ops`'s answer read back (the sidecar's reshard source)."""
+    doc = _obj(doc, "scale bucket-ops")
+    unread = _get(doc, "unread", "scale bucket-ops")
+    if not isinstance(unread, str):
+        raise InputError(f"scale bucket-ops.unread: expected a string, got {type(unread).__name__}")
+    ops = []
+    for i, row in enumerate(_list(_get(doc, "bucket_ops", "scale bucket-ops"), "scale bucket-ops.bucket_ops")):
+        p = f"scale bucket-ops.bucket_ops[{i}]"
+        row = _list(row, p)
+        if len(row) != 4 or not all(isinstance(v, str) for v in row[:2]):
+            raise InputError(f"{p}: expected [RGW, bucket, PUTs, GETs]")
+        ops.append(BucketOps(row[0], row[1], _count(row[2], f"{p}[2]"), _count(row[3], f"{p}[3]")))
+    return tuple(ops), unread

@@ -44,6 +44,7 @@ if not _IMPORT_ERROR:
     from ceph_scale.core.signals.reshard.derive import ReshardState
     from ceph_scale.core.signals.runway.derive import RunwayState
 
+    from .bucket_ops import bucket_ops_reply
     from .checks import CheckOptions, bad_config_check, health_checks, signal_failed_check
     from .collector import Collector, source_schedule
     from .plan_command import plan_reply, size_reply
@@ -348,6 +349,12 @@ class Module(MgrModule):
         """The per-daemon perf counters the scale signals use, as JSON (for the sidecar where the
         prometheus module does not export them)"""
         return counters_reply(self)
+
+    @read_command("scale bucket-ops")
+    def scale_bucket_ops(self, buckets: str) -> tuple[int, str, str]:
+        """Each RGW's PUT and GET counts of the buckets named (B1,B2,...), from their per-bucket
+        counters, as JSON (for the sidecar's reshard source)"""
+        return bucket_ops_reply(self, buckets)
 
 
 class StandbyModule(MgrStandbyModule):

@@ -12,11 +12,15 @@ from typing import Any
 
 import pytest
 from scale import sources
-from scale.bucket_ops import NO_LABELED_CALLS, TENANTED, QueuedBucketOps
+from scale.bucket_ops import QueuedBucketOps, bucket_ops_reply
 
 from ceph_scale.core import queued_bucket_ops
-from ceph_scale.core.queued_bucket_ops import WATCH_AFTER
+from ceph_scale.core.parse_base import InputError
+from ceph_scale.core.queued_bucket_ops import NO_LABELED_CALLS, TENANTED, WATCH_AFTER
 from ceph_scale.core.snapshot import BucketOps, ReshardEntry, ReshardPart
+from exporter.sidecar.ceph_client import CephCommandError
+from exporter.sidecar.sources.base import Deadline, SourceContext
+from exporter.sidecar.sources.reshard import ReshardSource
 
 TENTACLE = Path(__file__).resolve().parents[1] / "fixtures" / "tentacle"
 CAPTURED = TENTACLE / "mgr_get_latest_counter_rgw_bucket_counters.json"
@@ -127,3 +131,78 @@ def test_the_reshard_part_carries_the_counts(queue_of_bc_one):
     part = sources.collect_reshard(Queue(TentacleManager()), Settings(), 5.0, None, QueuedBucketOps())
     assert isinstance(part, ReshardPart) and len(part.entries) == len(queue_of_bc_one)
     assert part.bucket_ops == (BucketOps("4234", "bc-one", 12, 12),) and part.bucket_ops_unread == ""
+
+
+# --- `ceph scale bucket-ops`: the sidecar's route to the counts --------------------------------
+
+
+def test_the_command_answers_what_the_sidecar_reads_back():
+    rc, out, err = bucket_ops_reply(TentacleManager(), "bc-one,bc-two,never-written")
+    assert (rc, err) == (0, "")
+    assert queued_bucket_ops.reply_part(json.loads(out)) == (
+        (BucketOps("4234", "bc-one", 12, 12), BucketOps("4234", "bc-two", 5, 5)),
+        "",
+    )
+
+
+def test_the_command_on_a_manager_without_labeled_calls_says_so():
+    rc, out, _ = bucket_ops_reply(object(), "bc-one")
+    assert rc == 0 and queued_bucket_ops.reply_part(json.loads(out)) == ((), NO_LABELED_CALLS)
+    assert bucket_ops_reply(TentacleManager(), ",")[0] != 0
+
+
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ([], r"^scale bucket-ops: expected an object"),
+        ({"bucket_ops": []}, r"^scale bucket-ops\.unread: missing"),
+        ({"bucket_ops": [["4234", "b", 1]], "unread": ""}, r"bucket_ops\[0\]: expected \[RGW, bucket, PUTs, GETs\]"),
+        ({"bucket_ops": [["4234", "b", -1, 0]], "unread": ""}, r"bucket_ops\[0\]\[2\]: expected a count"),
+        ({"bucket_ops": {}, "unread": ""}, r"bucket_ops: expected a list"),
+    ],
+)
+def test_a_malformed_reply_is_one_line_naming_the_field(doc, message):
+    with pytest.raises(InputError, match=message) as caught:
+        queued_bucket_ops.reply_part(doc)
+    assert "\n" not in str(caught.value)
+
+
+class SidecarCeph:
+    """The sidecar's Ceph client, its `scale bucket-ops` answered by the module's command over the
+    captured manager (or failing as the CLI fails without the module)."""
+
+    def __init__(self, fail: str = "") -> None:
+        self.fail = fail
+        self.sent: list[tuple[str, dict]] = []
+
+    def command(self, prefix: str, timeout: float, **args: Any) -> Any:
+        self.sent.append((prefix, args))
+        if self.fail:
+            raise CephCommandError(self.fail)
+        rc, out, err = bucket_ops_reply(TentacleManager(), args["buckets"])
+        assert rc == 0, err
+        return json.loads(out)
+
+
+def queue(*names: str) -> ReshardPart:
+    return ReshardPart(100.0, entries(*names))
+
+
+def test_the_sidecar_reads_the_queued_buckets_counts_through_the_module():
+    ceph = SidecarCeph()
+    source = ReshardSource(SourceContext(ceph=ceph))  # type: ignore[arg-type]
+    ops, unread = source.bucket_ops(queue("bc-one"), Deadline(5))
+    assert (ops, unread) == ((BucketOps("4234", "bc-one", 12, 12),), "")
+    assert ceph.sent == [("scale bucket-ops", {"buckets": "bc-one"})]
+    source.bucket_ops(queue(), Deadline(5))  # bc-one left the queue: still read for a while
+    assert ceph.sent[-1] == ("scale bucket-ops", {"buckets": "bc-one"})
+
+
+def test_without_the_module_the_sidecar_says_why_in_one_line_and_asks_nothing_for_an_empty_queue():
+    ceph = SidecarCeph(fail="`ceph scale bucket-ops` exited 22: Error EINVAL: invalid command\n")
+    source = ReshardSource(SourceContext(ceph=ceph))  # type: ignore[arg-type]
+    ops, unread = source.bucket_ops(queue("bc-one"), Deadline(5))
+    assert ops == () and unread == "`ceph scale bucket-ops` exited 22: Error EINVAL: invalid command"
+    fresh = ReshardSource(SourceContext(ceph=ceph))  # type: ignore[arg-type]
+    assert fresh.bucket_ops(queue(), Deadline(5)) == ((), "")
+    assert len(ceph.sent) == 1

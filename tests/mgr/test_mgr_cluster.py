@@ -584,7 +584,9 @@ def test_a_queued_buckets_own_ops_are_counted_where_the_manager_has_labeled_coun
     """What confirms a reshard as a plunge's cause: the queued bucket's own ops, from the RGW's
     per-bucket counters through the manager's labeled call (Tentacle, with rgw_bucket_counters_cache
     on, which the RGW reads at its start). Counted exactly: 7 more PUTs and 5 GETs by the client
-    show as 7 and 5 more. Pacific's and Reef's managers have no such call: the status says so."""
+    show as 7 and 5 more. Pacific's and Reef's managers have no such call: the status says so. The
+    sidecar's route to them, `ceph scale bucket-ops`, answers the documented read-only user (its
+    only mgr cap 'allow r') with the same counts."""
     from cluster import s3load
 
     c = ceph_cluster
@@ -598,12 +600,20 @@ def test_a_queued_buckets_own_ops_are_counted_where_the_manager_has_labeled_coun
     def own_ops() -> dict:
         return c.ceph("scale", "status")["signals"]["plunge"]["data"]
 
+    keyring = c.dir / "ceph-scale.keyring"
+    caps = c.create_documented_user("docs/security.md", "client.ceph-scale", keyring)  # the sidecar's own user
+    assert caps["mgr"] == "allow r", caps
+
+    def as_the_sidecar() -> dict:
+        return c.ceph("--name", "client.ceph-scale", "--keyring", str(keyring), "scale", "bucket-ops", bucket)
+
     try:
         c.queue_reshard(bucket)
         if not labeled:
             wait_until(lambda: "no labeled counter calls" in own_ops()["reshard_own_ops"], 60, 1.0,
                        what="the status saying why reshards are named unconfirmed")  # fmt: skip
             assert own_ops()["reshard_bucket_ops"] == {}
+            assert as_the_sidecar() == {"bucket_ops": [], "unread": own_ops()["reshard_own_ops"].split(": ", 1)[1]}
             return
         wait_until(lambda: bucket in own_ops()["reshard_bucket_ops"], 60, 1.0, what=f"{bucket}'s counts")
         assert own_ops()["reshard_own_ops"].startswith("reshards confirmed by their buckets' own ops:")
@@ -624,6 +634,12 @@ def test_a_queued_buckets_own_ops_are_counted_where_the_manager_has_labeled_coun
             s3.get_object(Bucket=bucket, Key=f"own-{i}")["Body"].read()
         want = {"put": before["put"] + 7, "get": before["get"] + 5}
         wait_until(lambda: own_ops()["reshard_bucket_ops"][bucket] == want, 60, 1.0, what=f"{want} for {bucket}")
+        answer = as_the_sidecar()
+        assert answer["unread"] == "" and {r[1] for r in answer["bucket_ops"]} == {bucket}
+        assert [sum(r[2] for r in answer["bucket_ops"]), sum(r[3] for r in answer["bucket_ops"])] == [
+            want["put"],
+            want["get"],
+        ]
     finally:
         if labeled:
             c.ceph("config", "rm", "client.rgw", "rgw_bucket_counters_cache", fmt_json=False)
