@@ -322,6 +322,15 @@ class SimCluster(PgStates, synth.Synth):
         value = (put if counter == "put_obj_ops" else get) // len(rgws)
         return {"rgw_op_per_bucket": [self.now, value]}
 
+    def rgw_counter(self, rgw: str, path: str) -> dict[str, list[float]]:
+        """The manager's answer to `get_latest_unlabeled_counter('rgw', rgw, path)` for an RGW's
+        own rgw_op.put_obj_ops and get_obj_ops, its totals over all buckets."""
+        rgws = [ident for _, ident in self.rgw_list]
+        if rgw not in rgws:
+            return {path: []}
+        counts = self.traffic.rgw[rgws.index(rgw)]
+        return {path: [self.now, int(counts.puts if path.endswith("put_obj_ops") else counts.gets)]}
+
     def incidents(self) -> list[tuple[float, float | None, str]]:
         """(start, end, what) of each stall the span held: the timeline the alerts are judged by."""
         out: list[tuple[float, float | None, str]] = []

@@ -121,7 +121,7 @@ class Exporter:
         (mgr_module/scale/bucket_ops.py) from the simulated manager's answers."""
         buckets = self.watched.at(part.entries, part.collected_at)
         rgws = [ident for _, ident in self.sim.rgw_list]
-        ops, unread = queued_bucket_ops.read_bucket_ops(self.sim.bucket_counter, rgws, buckets)
+        ops, unread = queued_bucket_ops.read_bucket_ops(self.sim.bucket_counter, self.sim.rgw_counter, rgws, buckets)
         return dataclasses.replace(part, bucket_ops=ops, bucket_ops_unread=unread)
 
     def restart(self, t: float, stopped: bool = True) -> None:

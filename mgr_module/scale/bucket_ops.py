@@ -42,6 +42,7 @@ def read(mgr: Any, buckets: list[str]) -> tuple[tuple[BucketOps, ...], str]:
             lambda rgw, bucket, counter: mgr.get_latest_counter(
                 "rgw", rgw, queued_bucket_ops.SECTION, counter, [("bucket", bucket)]
             ),
+            lambda rgw, path: mgr.get_latest_unlabeled_counter("rgw", rgw, path),
             rgws,
             buckets,
         )

@@ -24,6 +24,8 @@ from exporter.sidecar.sources.reshard import ReshardSource
 
 TENTACLE = Path(__file__).resolve().parents[1] / "fixtures" / "tentacle"
 CAPTURED = TENTACLE / "mgr_get_latest_counter_rgw_bucket_counters.json"
+# The same RGW's own totals, from the manager's walk of its unlabeled counters in the same capture.
+WALKED = TENTACLE / "mgr_get_unlabeled_perf_counters_rgw_bucket_counters.json"
 
 
 class TentacleManager:
@@ -32,6 +34,7 @@ class TentacleManager:
 
     def __init__(self, answers: dict[str, Any] | None = None) -> None:
         self.answers = json.loads(CAPTURED.read_text()) if answers is None else answers
+        self.walked = json.loads(WALKED.read_text())
         self.calls: list[tuple] = []
 
     def get_unlabeled_perf_schema(self, *args: Any) -> Any:
@@ -40,6 +43,11 @@ class TentacleManager:
     def list_servers(self) -> list:
         return [{"hostname": "h", "services": [{"type": "rgw", "id": "4162"}, {"type": "rgw", "id": "4234"},
                                                {"type": "osd", "id": "0"}]}]  # fmt: skip
+
+    def get_latest_unlabeled_counter(self, kind: str, ident: str, path: str) -> Any:
+        self.calls.append((kind, ident, path))
+        counter = self.walked.get(f"{kind}.{ident}", {}).get(path)
+        return {path: [1796354372.471033, counter["value"]] if counter else []}
 
     def get_latest_counter(self, kind: str, ident: str, section: str, counter: str, labels: list) -> Any:
         self.calls.append((kind, ident, section, counter, tuple(labels)))
@@ -55,18 +63,24 @@ def test_the_queued_buckets_counts_are_read_per_rgw_and_a_stale_rgw_is_left_out(
     mgr = TentacleManager()
     ops, unread = QueuedBucketOps().read(mgr, entries("bc-one", "bc-two"), 100.0)
     assert unread == ""
-    assert ops == (BucketOps("4234", "bc-one", 12, 12), BucketOps("4234", "bc-two", 5, 5))
-    # Two counters of two buckets on each of two RGWs, and nothing else.
-    assert len(mgr.calls) == 8 and {c[2] for c in mgr.calls} == {"rgw_op_per_bucket"}
+    # RGW 4234's totals (its 17 PUTs and GETs: 12 + 5) read with its counts of each bucket.
+    assert ops == (
+        BucketOps("4234", "", 17, 17),
+        BucketOps("4234", "bc-one", 12, 12),
+        BucketOps("4234", "bc-two", 5, 5),
+    )
+    # Each RGW's two totals; the buckets' two counters on the RGW that has totals; nothing else.
+    assert len(mgr.calls) == 8
+    assert {c[2] for c in mgr.calls} == {"rgw_op_per_bucket", "rgw_op.put_obj_ops", "rgw_op.get_obj_ops"}
 
 
 def test_a_bucket_stays_read_for_a_while_after_it_left_the_queue():
     reader, mgr = QueuedBucketOps(), TentacleManager()
     reader.read(mgr, entries("bc-one", "bc-two"), 100.0)
     ops, _ = reader.read(mgr, entries("bc-two"), 100.0 + WATCH_AFTER)
-    assert {o.bucket for o in ops} == {"bc-one", "bc-two"}
+    assert {o.bucket for o in ops} == {"", "bc-one", "bc-two"}  # "": the RGW's totals
     ops, _ = reader.read(mgr, entries("bc-two"), 101.0 + WATCH_AFTER)
-    assert {o.bucket for o in ops} == {"bc-two"}
+    assert {o.bucket for o in ops} == {"", "bc-two"}
 
 
 def test_buckets_no_rgw_counts_say_so_not_zero():
@@ -130,7 +144,8 @@ def queue_of_bc_one(monkeypatch):
 def test_the_reshard_part_carries_the_counts(queue_of_bc_one):
     part = sources.collect_reshard(Queue(TentacleManager()), Settings(), 5.0, None, QueuedBucketOps())
     assert isinstance(part, ReshardPart) and len(part.entries) == len(queue_of_bc_one)
-    assert part.bucket_ops == (BucketOps("4234", "bc-one", 12, 12),) and part.bucket_ops_unread == ""
+    assert part.bucket_ops == (BucketOps("4234", "", 17, 17), BucketOps("4234", "bc-one", 12, 12))
+    assert part.bucket_ops_unread == ""
 
 
 # --- `ceph scale bucket-ops`: the sidecar's route to the counts --------------------------------
@@ -140,7 +155,7 @@ def test_the_command_answers_what_the_sidecar_reads_back():
     rc, out, err = bucket_ops_reply(TentacleManager(), "bc-one,bc-two,never-written")
     assert (rc, err) == (0, "")
     assert queued_bucket_ops.reply_part(json.loads(out)) == (
-        (BucketOps("4234", "bc-one", 12, 12), BucketOps("4234", "bc-two", 5, 5)),
+        (BucketOps("4234", "", 17, 17), BucketOps("4234", "bc-one", 12, 12), BucketOps("4234", "bc-two", 5, 5)),
         "",
     )
 
@@ -192,7 +207,7 @@ def test_the_sidecar_reads_the_queued_buckets_counts_through_the_module():
     ceph = SidecarCeph()
     source = ReshardSource(SourceContext(ceph=ceph))  # type: ignore[arg-type]
     ops, unread = source.bucket_ops(queue("bc-one"), Deadline(5))
-    assert (ops, unread) == ((BucketOps("4234", "bc-one", 12, 12),), "")
+    assert (ops, unread) == ((BucketOps("4234", "", 17, 17), BucketOps("4234", "bc-one", 12, 12)), "")
     assert ceph.sent == [("scale bucket-ops", {"buckets": "bc-one"})]
     source.bucket_ops(queue(), Deadline(5))  # bc-one left the queue: still read for a while
     assert ceph.sent[-1] == ("scale bucket-ops", {"buckets": "bc-one"})

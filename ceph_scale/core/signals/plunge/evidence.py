@@ -178,7 +178,7 @@ class EvidenceTracker:
         # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
         # the other causes do, only when more buckets reshard than usually do at a poll.
         if snap.reshard is not None:
-            self.own_ops.observe(snap.reshard, snap.perf)
+            self.own_ops.observe(snap.reshard)
         recent = list(reshard.recent) if reshard is not None else []
         done = [e for e in recent if e[1] > self.reshards_seen]
         if recent:

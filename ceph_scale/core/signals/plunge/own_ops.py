@@ -3,20 +3,23 @@
 A reshard holds its bucket's writes [000]; it made the cluster's drop only if that bucket's own
 ops fell. The reshard source carries the queued (and lately queued) buckets' per-bucket op
 counters where the RGWs keep them (core/queued_bucket_ops.py: the manager's labeled calls, Tentacle
-with `rgw_bucket_counters_cache` on). A bucket's ops are judged as its share of the cluster's (the
-RGWs' op counters of the perf source's last part), so that clients switching from writes to reads
-do not read as the bucket's writes falling. Counts are summed over the RGWs as increases: one RGW
-restarting (its counters from 0 again) or evicting the bucket from its cache loses only that
-poll's ops. Over the evidence's own interval, against the bucket's usual share (the median of its
-intervals over the baseline before):
+with `rgw_bucket_counters_cache` on). A bucket's ops are judged as its share of its RGWs' ops,
+read in the same pass (their `rgw_op` totals), so that clients switching from writes to reads do
+not read as the bucket's writes falling, and both counts are of one moment. Counts are summed over
+the RGWs as increases: one RGW restarting (its counters from 0 again) or evicting the bucket from
+its cache loses only that poll's ops. Over the evidence's own interval, against the bucket's usual
+share (the median of its intervals over the baseline before this reshard was first judged, none of
+them its own):
 
 - confirmed: the bucket's share of an op the clients still ask fell by at least
   `plunge_drop_ratio`;
-- ruled out: the bucket would have served less than one op of the interval at its usual share
-  (idle), or its share of none of the ops fell;
-- unconfirmed, and said why: the counters were not read (the sidecar, Reef's manager, the option
-  off), or not for this bucket (a tenant's, past the buckets read, not yet counted over a baseline
-  interval), or the cluster's own op counters were not.
+- ruled out: its share of none of those ops fell;
+- an op is judged only where the bucket would have served MIN_EXPECTED_OPS of it over the interval
+  at its usual share: fewer, and chance moves a share by more than the drop looked for;
+- unconfirmed, and said why: the counters were not read (the sidecar without the module, Reef's
+  manager, the option off: an idle bucket has no counters either, RGW makes them at its first op),
+  or not for this bucket (a tenant's, past the buckets read, not counted over a usual interval
+  before), or too few of its ops to judge.
 """
 
 from __future__ import annotations
@@ -26,9 +29,16 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...snapshot import PerfPart, ReshardPart
+from ...queued_bucket_ops import ALL_BUCKETS, TENANTED
+from ...snapshot import ReshardPart
 
 OPS = ("put", "get")
+# Ops a bucket must have served over an interval at its usual share for a fall to be judged: a
+# Poisson count of 100 moves by 10 % (one standard deviation), half the 20 % drop looked for.
+MIN_EXPECTED_OPS = 100
+# A bucket judged again within this long of its last judgement is the same reshard (reshard polls
+# are a minute apart): its usual share stays the one from before that reshard was first judged.
+SAME_RESHARD = 300.0
 Point = tuple[float, float, float, float, float]  # t, the bucket's PUTs and GETs, the cluster's
 
 
@@ -68,25 +78,24 @@ class OwnOps:
         self.seen_at = 0.0
         self.counted: tuple[int, int] = (0, 0)  # buckets, RGWs at the last read
         self.counts_now: dict[str, dict[str, int]] = {}
+        self.judged: dict[str, tuple[float, float]] = {}  # bucket -> (first, last) start judged
 
-    def observe(self, part: ReshardPart, perf: PerfPart | None) -> None:
-        """The queue's bucket counts, beside the cluster's op counters as the perf source last read
-        them (its poll is at most its interval apart from the queue's)."""
+    def observe(self, part: ReshardPart) -> None:
+        """The queue's bucket counts, beside their RGWs' totals read with them."""
         if part.collected_at <= self.seen_at:
             return
         t = self.seen_at = part.collected_at
         self.unread = part.bucket_ops_unread
-        if not self.unread and perf is None:
-            self.unread = "the RGWs' op counters (source perf) not read yet"
         by_bucket: dict[str, list[tuple[object, int, int]]] = {}
         for o in part.bucket_ops:
             by_bucket.setdefault(o.bucket, []).append((o.rgw, o.put, o.get))
-        self.counted = (len(by_bucket), len({o.rgw for o in part.bucket_ops}))
+        totals = by_bucket.pop(ALL_BUCKETS, [])
+        self.counted = (len(by_bucket), len(totals))
         self.counts_now = {
             b: {"put": sum(c[1] for c in counts), "get": sum(c[2] for c in counts)}
             for b, counts in sorted(by_bucket.items())
         }
-        cput, cget = self.cluster.add((r.instance_id, r.put_ops, r.get_ops) for r in (perf.rgw_ops if perf else ()))
+        cput, cget = self.cluster.add(totals)
         for bucket, counts in by_bucket.items():
             put, get = self.buckets.setdefault(bucket, Increases()).add(counts)
             self.points.setdefault(bucket, deque()).append((t, put, get, cput, cget))
@@ -110,7 +119,12 @@ class OwnOps:
         if self.unread:
             return Verdict(None, f"its own ops unconfirmed: {self.unread}")
         if tenant:
-            return Verdict(None, "its own ops unconfirmed: per-bucket op counters label a bucket by its name alone")
+            return Verdict(None, f"its own ops unconfirmed: {TENANTED}")
+        first, last = self.judged.get(bucket, (start, start))
+        if start - last > SAME_RESHARD:
+            first = start
+        self.judged[bucket] = (min(first, start), max(last, start))
+        usual_end = min(usual_end, first)
         points = list(self.points.get(bucket, ()))
         before = [p for p in points if p[0] <= start]
         after = [p for p in points if start < p[0] <= end]
@@ -119,6 +133,7 @@ class OwnOps:
             return Verdict(None, "its own ops unconfirmed: not counted over the interval and a usual one before")
         a, b = before[-1], after[-1]
         fell: dict[str, tuple[float, float, float]] = {}  # op -> (fall, usual share, share now)
+        few = False
         for i, op in enumerate(OPS):
             asked = b[3 + i] - a[3 + i]
             shares = [s for x, y in usual if (s := _share(x, y, i)) is not None]
@@ -126,8 +141,13 @@ class OwnOps:
             if now is None or not shares or statistics.median(shares) * asked < 1:
                 continue  # not asked now, or not served by the bucket before: not its op
             was = statistics.median(shares)
+            if was * asked < MIN_EXPECTED_OPS:
+                few = True
+                continue
             fell[op] = (1 - now / was, was, now)
         if not fell:
+            if few:
+                return Verdict(None, f"its own ops unconfirmed: fewer than {MIN_EXPECTED_OPS} to judge")
             return Verdict(False, "")
         op = max(fell, key=lambda o: (fell[o][0], o))
         if fell[op][0] < self.drop_ratio:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ceph_scale.core.queued_bucket_ops import NOT_COUNTED
+from ceph_scale.core.queued_bucket_ops import ALL_BUCKETS, NOT_COUNTED
 from ceph_scale.core.snapshot import BucketOps, ReshardEntry, Snapshot
 from tests.unit.signals.plunge.study import SynthStudy
 from tests.unit.study_rounds import POLL, PUT
@@ -44,7 +44,9 @@ class Counted(SynthStudy):
             for r in self.rgws:
                 self.counts[(r, bucket)] = self.counts.get((r, bucket), 0.0) + rate / len(self.rgws) * POLL
         watched = {e.bucket for e in self.resharding} | set(self.own)
-        ops = () if self.unread else tuple(
+        # Each RGW's own totals, read in the same pass (the bucket "" of queued_bucket_ops).
+        totals = tuple(BucketOps(r, ALL_BUCKETS, int(c["put"]), int(c["get"])) for r, c in self.counters.items())
+        ops = () if self.unread else totals + tuple(
             BucketOps(r, b, int(n), 0) for (r, b), n in sorted(self.counts.items()) if b in watched
         )  # fmt: skip
         assert snap.reshard is not None
@@ -95,21 +97,32 @@ def test_an_rgw_restarting_as_they_reshard_reads_as_no_fall():
     assert info is not None and info["cause"] == "none", info
 
 
-def test_idle_buckets_resharding_while_an_osd_stalls_are_no_cause():
-    """More buckets than usual reshard, idle ones, as one OSD of 318 stalls the PUTs. Without their
-    counts the reshard would be a candidate (tests/unit/signals/plunge/test_plunge_study.py); with
-    them, the OSD is the only one."""
-    c = Counted()
+def test_buckets_of_few_ops_are_unconfirmed_not_ruled_out():
+    """Half a PUT a second each, 7 in a poll: chance moves so few by more than the drop looked for."""
+    c = hot_buckets_queued_then_resharding(Counted(), put_rate=0.5)
     c.own = dict.fromkeys(HOT, 0.0)
-    c.resharding = queued("s3bench-0000001") + queued(*HOT, processing=False)
-    c.run(450, PUT)
-    c.resharding = queued(*HOT)
-    c.run(30, STALL)
-    c.down(5)
-    c.run(15, STALL)
+    c.run(60, SLOWER)
     info = c.info()
-    assert info is not None and info["cause"] == "osds_down", info
-    assert c.value("ceph_scale_s3_plunge_cause_score", cause="reshard") is None
+    assert info is not None and info["cause"] == "reshard", info
+    assert "its own ops unconfirmed: fewer than 100 to judge" in info["evidence"], info
+
+
+def test_a_long_reshard_stays_confirmed_to_its_end_however_short_its_queue_time():
+    """Queued two polls before it is processed, then held for 20 minutes: its usual share is the one
+    from before it was first judged, so every poll of the reshard confirms it and the plunge holds."""
+    c = Counted()
+    c.own = dict.fromkeys(HOT, 300.0)
+    c.resharding = queued("s3bench-0000001")
+    c.run(420, PUT)
+    c.resharding = queued("s3bench-0000001") + queued(*HOT, processing=False)
+    c.run(30, PUT)
+    c.resharding = queued(*HOT)
+    c.own = dict.fromkeys(HOT, 0.0)
+    c.run(1200, SLOWER)
+    info = c.info()
+    assert info is not None and info["cause"] == "reshard", info
+    assert "its share of the PUTs fell from 1.7% to 0%" in info["evidence"], info
+    assert c.value("ceph_scale_s3_plunge_active") == 1
 
 
 def test_counters_the_rgws_do_not_keep_leave_the_reshard_named_and_say_why():
