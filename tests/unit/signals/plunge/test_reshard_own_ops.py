@@ -65,12 +65,19 @@ def hot_buckets_queued_then_resharding(c: Counted, put_rate: float = 300.0) -> C
     return c
 
 
+def named(c: SynthStudy, seconds: float = 60) -> dict[str, str]:
+    """The plunge's cause and evidence after `seconds` of the cluster slower."""
+    c.run(seconds, SLOWER)
+    info = c.info()
+    assert info is not None, "no plunge"
+    return info
+
+
 def test_a_reshard_whose_buckets_lost_their_writes_is_confirmed():
     c = hot_buckets_queued_then_resharding(Counted())
     c.own = dict.fromkeys(HOT, 0.0)  # the reshard holds their writes
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "reshard", info
+    info = named(c)
+    assert info["cause"] == "reshard", info
     assert info["evidence"] == (
         "bucket hot-0 resharding 11 -> 23 shards (3 resharding, usually 1); "
         "its share of the PUTs fell from 1.7% to 0% (and 2 more)"
@@ -81,9 +88,8 @@ def test_buckets_resharding_whose_own_ops_held_are_no_cause():
     """Three written buckets reshard while the cluster slows for another reason: their own PUTs go
     on at their rate (RGW kept taking their writes), so the slowdown is not theirs."""
     c = hot_buckets_queued_then_resharding(Counted())
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "none", info
+    info = named(c)
+    assert info["cause"] == "none", info
     assert c.value("ceph_scale_s3_plunge_cause_score", cause="reshard") is None
 
 
@@ -92,18 +98,16 @@ def test_an_rgw_restarting_as_they_reshard_reads_as_no_fall():
     buckets' own ops held, not fell by a twelfth's total."""
     c = hot_buckets_queued_then_resharding(Counted())
     c.restarted = {c.rgws[0]}
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "none", info
+    info = named(c)
+    assert info["cause"] == "none", info
 
 
 def test_buckets_of_few_ops_are_unconfirmed_not_ruled_out():
     """Half a PUT a second each, 7 in a poll: chance moves so few by more than the drop looked for."""
     c = hot_buckets_queued_then_resharding(Counted(), put_rate=0.5)
     c.own = dict.fromkeys(HOT, 0.0)
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "reshard", info
+    info = named(c)
+    assert info["cause"] == "reshard", info
     assert "its own ops unconfirmed: fewer than 100 to judge" in info["evidence"], info
 
 
@@ -118,18 +122,16 @@ def test_a_long_reshard_stays_confirmed_to_its_end_however_short_its_queue_time(
     c.run(30, PUT)
     c.resharding = queued(*HOT)
     c.own = dict.fromkeys(HOT, 0.0)
-    c.run(1200, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "reshard", info
+    info = named(c, 1200)
+    assert info["cause"] == "reshard", info
     assert "its share of the PUTs fell from 1.7% to 0%" in info["evidence"], info
     assert c.value("ceph_scale_s3_plunge_active") == 1
 
 
 def test_counters_the_rgws_do_not_keep_leave_the_reshard_named_and_say_why():
     c = hot_buckets_queued_then_resharding(Counted(unread=NOT_COUNTED))
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "reshard", info
+    info = named(c)
+    assert info["cause"] == "reshard", info
     assert info["evidence"] == (
         f"bucket hot-0 resharding 11 -> 23 shards (3 resharding, usually 1); its own ops unconfirmed: {NOT_COUNTED} "
         "(and 2 more)"
@@ -142,9 +144,8 @@ def test_without_the_counters_the_reshard_is_named_unconfirmed():
     c.resharding = queued("s3bench-0000001")
     c.run(450, PUT)
     c.resharding = queued(*HOT)
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "reshard", info
+    info = named(c)
+    assert info["cause"] == "reshard", info
     assert info["evidence"] == (
         "bucket hot-0 resharding 11 -> 23 shards (3 resharding, usually 1); its own ops unconfirmed: "
         "per-bucket op counters not read (only the manager's labeled counter calls give them) (and 2 more)"
@@ -158,9 +159,8 @@ def test_a_bucket_queued_only_as_it_reshards_is_unconfirmed_not_ruled_out():
     c.run(450, PUT)
     c.own = dict.fromkeys(HOT, 0.0)
     c.resharding = queued(*HOT)
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "reshard", info
+    info = named(c)
+    assert info["cause"] == "reshard", info
     assert "its own ops unconfirmed: not counted over the interval and a usual one before" in info["evidence"]
 
 
@@ -169,6 +169,5 @@ def test_the_one_bucket_usually_resharding_is_no_cause():
     c.resharding = queued("s3bench-0000001")
     c.run(450, PUT)
     c.resharding = queued("idle")
-    c.run(60, SLOWER)
-    info = c.info()
-    assert info is not None and info["cause"] == "none", info
+    info = named(c)
+    assert info["cause"] == "none", info
