@@ -81,9 +81,9 @@ def read_bucket_ops(
 
 class WatchedBuckets:
     """The buckets to read at each poll of the queue: those the queue says are being processed
-    (Pacific's entries do), then those queued in the last WATCH_AFTER seconds, latest first, then
-    the rest of the queue in its order: past MAX_BUCKETS, the ones a reshard concerns now are read.
-    A tenant's bucket is not read (its counters' labels were not captured)."""
+    (Pacific's entries do; from Reef on an entry does not change), then the rest of the queue in
+    its order, then those queued in the last WATCH_AFTER seconds, latest first. A tenant's bucket
+    is not read (its counters' labels were not captured)."""
 
     def __init__(self) -> None:
         self.queued_at: dict[str, float] = {}  # bucket name -> when last seen in the queue
@@ -97,7 +97,7 @@ class WatchedBuckets:
         queued = set(now)
         lately = sorted((b for b in self.queued_at if b not in queued), key=lambda b: (-self.queued_at[b], b))
         processed = [e.bucket for e in entries if e.in_progress]
-        return list(dict.fromkeys([*processed, *lately, *now]))
+        return list(dict.fromkeys([*processed, *now, *lately]))
 
 
 def reply(ops: Iterable[BucketOps], unread: str) -> dict[str, Any]:

@@ -219,9 +219,10 @@ class EvidenceTracker:
             )
 
     def _own(self, bucket: str, start: float, end: float) -> Verdict:
-        """The bucket's share of the cluster's ops over [start, end] against its usual share before
-        (before the plunge in progress, as every measure)."""
-        return self.own_ops.judge(bucket, start, end, start if self.held_since is None else min(start, self.held_since))
+        """The bucket's share of its RGWs' ops over [start, end] against its usual share before this
+        reshard was first judged (own_ops.py): a share, unlike the other measures, holds through
+        the plunge's other causes."""
+        return self.own_ops.judge(bucket, start, end, start)
 
     def _scrub_and_recovery(self, snap: Snapshot, scrub: ScrubState | None, th: Thresholds) -> None:
         pgs = snap.pgs

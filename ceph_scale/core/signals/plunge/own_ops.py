@@ -34,8 +34,9 @@ from ...snapshot import ReshardPart
 
 OPS = ("put", "get")
 # Ops a bucket must have served over an interval at its usual share for a fall to be judged: a
-# Poisson count of 100 moves by 10 % (one standard deviation), half the 20 % drop looked for.
-MIN_EXPECTED_OPS = 100
+# Poisson count of 400 moves by 5 % (one standard deviation), a quarter of the 20 % drop looked for
+# (at 100, a bucket whose share held read as fallen at 1 % of polls).
+MIN_EXPECTED_OPS = 400
 # A bucket judged again within this long of its last judgement is the same reshard (reshard polls
 # are a minute apart): its usual share stays the one from before that reshard was first judged.
 SAME_RESHARD = 300.0
@@ -71,8 +72,8 @@ class Increases:
 class OwnOps:
     def __init__(self, keep: float, baseline: float, drop_ratio: float) -> None:
         self.keep, self.baseline, self.drop_ratio = keep, baseline, drop_ratio
-        self.cluster = Increases()
         self.buckets: dict[str, Increases] = {}
+        self.their_rgws: dict[str, Increases] = {}  # bucket -> the totals of the RGWs that count it
         self.points: dict[str, deque[Point]] = {}  # bucket -> its counts and the cluster's, at each read
         self.unread = "no reshard queue read yet"
         self.seen_at = 0.0
@@ -95,12 +96,17 @@ class OwnOps:
             b: {"put": sum(c[1] for c in counts), "get": sum(c[2] for c in counts)}
             for b, counts in sorted(by_bucket.items())
         }
-        cput, cget = self.cluster.add(totals)
+        by_rgw = {rgw: (put, get) for rgw, put, get in totals}
         for bucket, counts in by_bucket.items():
-            put, get = self.buckets.setdefault(bucket, Increases()).add(counts)
+            # Its share of the ops of the RGWs that count it, each from the same poll on (an RGW
+            # first seen adds nothing to either): RGWs serving other buckets, or a cache that
+            # evicted it on some, do not move its share.
+            mine = [(rgw, *by_rgw[rgw]) for rgw, _, _ in counts if rgw in by_rgw]
+            cput, cget = self.their_rgws.setdefault(bucket, Increases()).add(mine)
+            put, get = self.buckets.setdefault(bucket, Increases()).add(c for c in counts if c[0] in by_rgw)
             self.points.setdefault(bucket, deque()).append((t, put, get, cput, cget))
         for bucket in [b for b, points in self.points.items() if points[-1][0] < t - self.keep]:
-            del self.points[bucket], self.buckets[bucket]
+            del self.points[bucket], self.buckets[bucket], self.their_rgws[bucket]
         for points in self.points.values():
             while points and points[0][0] < t - self.keep:
                 points.popleft()
@@ -138,8 +144,8 @@ class OwnOps:
             asked = b[3 + i] - a[3 + i]
             shares = [s for x, y in usual if (s := _share(x, y, i)) is not None]
             now = _share(a, b, i)
-            if now is None or not shares or statistics.median(shares) * asked < 1:
-                continue  # not asked now, or not served by the bucket before: not its op
+            if now is None or not shares:
+                continue  # not asked now, or no interval before: not judged
             was = statistics.median(shares)
             if was * asked < MIN_EXPECTED_OPS:
                 few = True

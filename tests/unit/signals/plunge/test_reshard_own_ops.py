@@ -108,7 +108,7 @@ def test_buckets_of_few_ops_are_unconfirmed_not_ruled_out():
     c.own = dict.fromkeys(HOT, 0.0)
     info = named(c)
     assert info["cause"] == "reshard", info
-    assert "its own ops unconfirmed: fewer than 100 to judge" in info["evidence"], info
+    assert "its own ops unconfirmed: fewer than 400 to judge" in info["evidence"], info
 
 
 def test_a_long_reshard_stays_confirmed_to_its_end_however_short_its_queue_time():

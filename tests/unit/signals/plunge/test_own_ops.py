@@ -1,0 +1,64 @@
+"""The judgement of a bucket's own ops (core/signals/plunge/own_ops.py) on the reshard parts the
+module reads, at the study's 12 RGWs, for what the review at study scale found: the share's
+denominator must be the RGWs that count the bucket, and the buckets to read must put the current
+queue first (core/queued_bucket_ops.py)."""
+
+from __future__ import annotations
+
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.queued_bucket_ops import MAX_BUCKETS, SECTION, WATCH_AFTER, WatchedBuckets, read_bucket_ops
+from ceph_scale.core.signals.plunge.own_ops import OwnOps
+from ceph_scale.core.snapshot import ReshardEntry, ReshardPart
+
+RGWS = [str(14250 + 17 * n) for n in range(12)]
+POLL = 60.0  # the module's rgw_interval
+PER_RGW = 1500.0  # PUT/s each RGW serves (the 10B run's 17,800 over 12)
+
+
+def parts(until: float, buckets: dict[str, tuple[list[str], float, float]]):
+    """A reshard part every POLL to `until`, read as the module reads it (read_bucket_ops): each
+    bucket (its RGWs, its PUT/s on each, from when it is read) as the manager answers for it, and
+    the totals of the RGWs that count one of them."""
+    t = 0.0
+    while t <= until:
+
+        def read(rgw: str, bucket: str, counter: str, now: float = t) -> dict:
+            rgws, rate, since = buckets[bucket]
+            n = int(rate * now) if counter == "put_obj_ops" else 0
+            return {SECTION: [now, n] if rgw in rgws else []}
+
+        def total(rgw: str, path: str, now: float = t) -> dict:
+            return {path: [now, int(PER_RGW * now) if path.endswith("put_obj_ops") else 0]}
+
+        watched = [name for name, (_, _, since) in buckets.items() if t >= since]
+        rows, unread = read_bucket_ops(read, total, RGWS, watched)
+        yield ReshardPart(t, (), rows, unread)
+        t += POLL
+
+
+def test_a_bucket_judged_on_the_rgws_that_count_it_is_not_moved_by_another_bucket_joining():
+    """X is served by six RGWs at a steady 5 % of their PUTs; Y, served by the other six, joins the
+    buckets read at 30 minutes. X's share over its own RGWs holds: it is no cause."""
+    own = OwnOps(keep=3600, baseline=1800, drop_ratio=Thresholds().plunge_drop_ratio)
+    buckets = {"x": (RGWS[:6], 0.05 * PER_RGW, 0.0), "y": (RGWS[6:], 0.05 * PER_RGW, 1800.0)}
+    for part in parts(1860, buckets):
+        own.observe(part)
+    verdict = own.judge("x", 1800, 1860, 1800)
+    assert verdict.confirmed is False, verdict
+
+
+def test_a_bucket_with_no_share_before_is_unconfirmed_not_ruled_out():
+    """Counted from a restart in the middle of its reshard: every interval it has is a held one."""
+    own = OwnOps(keep=3600, baseline=1800, drop_ratio=Thresholds().plunge_drop_ratio)
+    for part in parts(1200, {"x": (RGWS, 0.0, 0.0)}):
+        own.observe(part)
+    verdict = own.judge("x", 1140, 1200, 1140)
+    assert verdict.confirmed is None and "fewer than 400 to judge" in verdict.text, verdict
+
+
+def test_the_current_queue_is_read_before_the_buckets_that_left_it():
+    """120 buckets left the queue five minutes ago; the one queued now is read first of the rest."""
+    watched = WatchedBuckets()
+    watched.at([ReshardEntry(f"old-{i}", "", f"zone.{i}", 11, 23) for i in range(120)], 0.0)
+    order = watched.at([ReshardEntry("hot", "", "zone.hot", 11, 23)], WATCH_AFTER / 2)
+    assert order[0] == "hot" and len(order) > MAX_BUCKETS
