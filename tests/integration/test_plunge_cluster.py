@@ -1,7 +1,9 @@
 """S3 throughput plunges made to happen for real under a steady S3 load, each cause on its own, in
 order on one cluster, judged by the exporter's plunge signal (docs/metrics.md): a load generator
 pause (the clients' drop, blamed on nothing), forced deep scrubs of the data pool, an OSD stopped,
-recovery after an OSD is marked out and back in, and a hot bucket resharding under writes.
+recovery after an OSD is marked out and back in, a hot bucket resharding under writes, and last two
+causes at once on a cluster that is not size 1, with scrubbing on: an OSD hung while the data
+pool's deep scrubs run, every pool at two copies.
 
 What "load" is on the test cluster (3 OSDs on files, one RGW, 2 cores shared with other
 clusters): cluster/steady_load.py, 4 closed-loop workers each PUTting a 64 KB object and GETting
@@ -12,7 +14,9 @@ baseline and a 25 % drop (demo/sidecar.py MINUTES_PLUNGES; neighbours alone move
 enough to plunge that load: 2.4 GB of 4 MB objects make the deep scrub and the backfill last
 seconds, deep scrubs read in 4 KB strides three at a time per OSD, recovery runs unthrottled at
 the clients' priority in 64 KB pieces; a stopped OSD of a size-1 pool stalls every request that
-reaches its PGs.
+reaches its PGs. Those scenarios run with the scrub flags set and one cause each, which makes them easy
+to tell apart; the last one has neither help: with two copies an OSD stalls its PGs' requests only
+until its peers have it marked down, and the deep scrubs running then are a second candidate.
 
 The scenarios run on Pacific only, to keep the test command within its hour: the detector reads
 the same RGW counters on Reef, and Tentacle's renamed rgw_op set is read from counters captured on
@@ -33,7 +37,7 @@ import pytest
 import yaml
 
 from cluster import s3load
-from cluster.helpers import wait_for
+from cluster.helpers import CephError, wait_for
 from cluster.steady_load import SteadyLoad
 from demo.sidecar import MINUTES_PLUNGES, Sidecar
 from tests.conftest import last_on_its_cluster, the_machine_to_itself
@@ -56,7 +60,10 @@ FAST_RECOVERY = {
     "osd_recovery_op_priority": "63",
     "osd_recovery_max_chunk": "8192",  # 4 MB objects pushed in 512 pieces: CPU the clients share
 }
+# The second copies made at once, in Ceph's own 8 MB pieces (FAST_RECOVERY's 8 KB would take minutes).
+QUICK_COPIES = {"osd_recovery_sleep_hdd": "0", "osd_max_backfills": "8", "osd_recovery_max_active_hdd": "16"}
 STOPPED_OSD = 2  # osd.0 is the one whose DB spills
+TWO_COPIES = 2
 RECOVERY_CYCLES = 3
 GROWTH_OBJECT = 4096  # new keys: small, so that a minute of them is little data
 BULK_OBJECTS = 600  # of 4 MB: 2.4 GB for the deep scrubs and the backfill
@@ -163,6 +170,14 @@ def untell_osds(cluster, settings: dict[str, str]) -> None:
         cluster.ceph("tell", "osd.*", "config", "unset", key, fmt_json=False)
 
 
+def pools_sized(cluster, size: int) -> None:
+    """Every pool at `size` copies, serving with one left (min_size 1)."""
+    for pool in cluster.ceph("osd", "pool", "ls"):
+        sure = ("--yes-i-really-mean-it",) if size == 1 else ()
+        cluster.ceph("osd", "pool", "set", pool, "size", str(size), *sure, fmt_json=False)
+        cluster.ceph("osd", "pool", "set", pool, "min_size", "1", fmt_json=False)
+
+
 def clean(cluster) -> bool:
     stat = cluster.ceph("pg", "stat", fmt_json=False)
     total = stat.split(" pgs:", 1)[0].strip()
@@ -214,7 +229,9 @@ def run(ceph_cluster, tmp_path_factory, request):
             else (
                 lambda: cluster.osd_up(STOPPED_OSD),
                 lambda: cluster.osd_in(STOPPED_OSD),
+                lambda: cluster.thaw_daemon(f"osd.{STOPPED_OSD}"),
                 lambda: untell_osds(cluster, {**HEAVY_DEEP_SCRUBS, **FAST_RECOVERY}),
+                lambda: pools_sized(cluster, 1),
                 lambda: cluster.ceph("osd", "unset", "noscrub", fmt_json=False),
                 lambda: cluster.ceph("osd", "unset", "nodeep-scrub", fmt_json=False),
                 lambda: wait_for(lambda: clean(cluster), 180, 1.0, what="every PG active+clean"),
@@ -414,7 +431,8 @@ def test_a_hot_bucket_resharding_under_writes_is_blamed_with_its_bucket(run):
     objects per shard here): writes to it wait for each reshard (5 s at a time on Pacific). New
     keys go twice as fast as the steady rewrites, so the baseline is made of new keys first, into a
     bucket pre-sharded far past what it will hold; and this runs last, as going back to rewrites
-    would be a slower cluster under the same demand."""
+    would be a slower cluster under the same demand (the two causes' scenario after it takes its
+    own level)."""
     before = run.counts()
     steady, hot = f"plunge-grow-{int(time.time())}", f"plunge-hot-{int(time.time())}"
     run.buckets += [steady, hot]
@@ -442,6 +460,132 @@ def test_a_hot_bucket_resharding_under_writes_is_blamed_with_its_bucket(run):
         run.counted("reshard", before)
     assert f"bucket {hot} resharded" in info["evidence"]
     assert run.cluster.bucket_stats(hot)["num_shards"] > 1
+
+
+class DeepScrubs:
+    """The data pool's deep scrubs, asked again every `every` seconds: one pass over its PGs can
+    end in seconds, and the cause must still be there when the other one comes."""
+
+    def __init__(self, cluster, every: float = 20) -> None:
+        self.cluster, self.every, self.asked = cluster, every, -every
+
+    def keep(self) -> None:
+        if time.monotonic() - self.asked >= self.every:
+            self.asked = time.monotonic()
+            # Refused (EAGAIN) while a PG has no primary: the PGs peering after the mark-down.
+            with contextlib.suppress(CephError):
+                self.cluster.ceph("osd", "pool", "deep-scrub", "default.rgw.buckets.data", fmt_json=False)
+
+
+def deep_scrubbing(run: Run) -> bool:
+    scrubbing = run.sidecar.metrics().get("ceph_scale_pg_scrubbing", {})
+    return any(dict(k).get("kind") == "deep_scrub" and v > 0 for k, v in scrubbing.items())
+
+
+def marked_down(cluster, osd_id: int) -> bool:
+    return not next(o["up"] for o in cluster.ceph("osd", "dump", timeout=10)["osds"] if o["osd"] == osd_id)
+
+
+def first_plunge(run: Run, since: float) -> tuple[float, float]:
+    """The recorded span of the first plunge active from `since` on: (its first, its last active poll)."""
+    start = end = None
+    for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active", since):
+        if v == 1:
+            start = t if start is None else start
+            end = t
+        elif start is not None:
+            break
+    assert start is not None and end is not None, "no plunge recorded"
+    return start, end
+
+
+@FULL
+def test_an_osd_hung_under_deep_scrubs_with_two_copies_is_blamed_on_the_osd(run):
+    """Two causes at once, on a cluster that is not size 1, with scrubbing on: every pool at two
+    copies (min_size 1), the scrub flags unset, the data pool's deep scrubs running, and then an
+    OSD hangs (SIGSTOP: it answers nothing). Its peers report it, and the monitor marks it down
+    after the heartbeat grace; until then every request to its PGs waits, and after, their other
+    copies serve. The stall is what the clients feel: once the OSD is down the plunge is blamed on
+    it, its PGs confirmed to hold RGW data, the deep scrubs still there as a candidate ranked below
+    it, and the plunge is counted under the OSD, not the scrubs (a review at study scale found one
+    OSD down and 3 deep scrubs blamed on the scrubs). Before the mark-down nothing the exporter
+    reads tells a hung OSD from a slow cluster: what the plunge said meanwhile is printed.
+
+    The test cluster's OSDs share one host, and the monitor counts failure reports by host
+    (mon_osd_reporter_subtree_level): its two reporters would count as one, and a hung OSD would
+    wait mon_osd_report_timeout (15 min) to be marked down (seen here). The scenario counts them
+    by OSD, as the study's clusters of 7 and more hosts count theirs."""
+    cluster = run.cluster
+    # Quick copies for the second copies now and for the writes the hung OSD missed after the thaw
+    # (minutes of them at Ceph's 0.1 s recovery sleep, seen: 8 PGs still recovering after 4 min).
+    # Clean, scrubbing or not (`_pgs_clean`): with scrubbing on, `clean` can wait for minutes.
+    tell_osds(cluster, QUICK_COPIES)
+    pools_sized(cluster, TWO_COPIES)
+    wait_for(cluster._pgs_clean, 300, 1.0, what="every PG active+clean at two copies")
+    cluster.ceph("osd", "unset", "noscrub", fmt_json=False)
+    cluster.ceph("osd", "unset", "nodeep-scrub", fmt_json=False)
+    cluster.ceph("config", "set", "mon", "mon_osd_reporter_subtree_level", "osd", fmt_json=False)
+    run.level()  # two copies written: a new level
+    before = run.counts()
+    scrubs = DeepScrubs(cluster)
+    hung = f"osd.{STOPPED_OSD}"
+    try:
+        with run.scenario("two_causes"):
+
+            def scrubbing() -> bool:
+                scrubs.keep()
+                return deep_scrubbing(run)
+
+            wait_for(scrubbing, 120, 1.0, what="the data pool's deep scrubs running")
+            frozen_at = time.time()
+            cluster.freeze_daemon(hung)
+            try:
+
+                def down() -> bool:
+                    scrubs.keep()
+                    return marked_down(cluster, STOPPED_OSD)
+
+                wait_for(down, 90, 0.5, what=f"{hung} marked down")
+                down_at = time.time()
+                print(f"{hung} marked down {down_at - frozen_at:.0f} s after it hung")
+
+                def blamed() -> dict | None:
+                    scrubs.keep()
+                    return next((i for i in run.info() if i["cause"] == "osds_down"), None)
+
+                info = wait_for(blamed, 60, 1.0, what="a plunge blamed on osds_down")
+                run.counted("osds_down", before)
+            finally:
+                cluster.thaw_daemon(hung)
+            cluster.osd_up(STOPPED_OSD)
+            wait_for(cluster._pgs_clean, 240, 1.0, what="every PG active+clean again")
+    finally:
+        cluster.ceph("config", "rm", "mon", "mon_osd_reporter_subtree_level", fmt_json=False)
+        with contextlib.suppress(CephError):  # after a failure the thawed OSD may not answer yet
+            untell_osds(cluster, QUICK_COPIES)
+    assert f"{hung} down" in info["evidence"], info
+    assert "holding" in info["evidence"] and "RGW PGs" in info["evidence"], info  # its PGs confirmed
+    assert "requests to their PGs waited until marked down" in info["evidence"], info
+    # The plunge the hang made, from the first poll that read the OSD down (the map's next poll, a
+    # window at most) to its end: the OSD named, and the deep scrubs, where they were a candidate,
+    # ranked below it. (The recovery after the thaw may make a plunge of its own.)
+    start, end = first_plunge(run, frozen_at)
+    infos = run.recorder.seen("ceph_scale_s3_plunge_info", start)
+    causes = [(t, labels["cause"]) for t, _, labels in infos if t <= end]
+    print(f"the plunge: {start - frozen_at:.0f} s after the hang, {end - start:.0f} s long; its causes:")
+    print(", ".join(f"{t - frozen_at:.0f} s {cause}" for t, cause in causes))
+    read_down = min(t for t, cause in causes if cause == "osds_down")
+    assert read_down - down_at <= MINUTES_PLUNGES["plunge_window_seconds"], causes
+    after = {round(t): cause for t, cause in causes if t >= read_down}
+    assert set(after.values()) == {"osds_down"}, causes
+    scores: dict[int, dict[str, float]] = {}
+    for t, v, labels in run.recorder.seen("ceph_scale_s3_plunge_cause_score", read_down):
+        if round(t) in after:
+            scores.setdefault(round(t), {})[labels["cause"]] = v
+    both = {t: s for t, s in scores.items() if s.get("deep_scrub", 0) > 0}
+    assert both, f"the deep scrubs were never a candidate beside the OSD: {scores}"
+    assert all(s["osds_down"] > s["deep_scrub"] for s in both.values()), both
+    assert run.counts().get("deep_scrub", 0) == before.get("deep_scrub", 0)
 
 
 @FULL
