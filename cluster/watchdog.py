@@ -25,18 +25,20 @@ class LaggyWatchdog(ClusterHost):
         OSD frozen by a test. Their reads then wait "for readable" forever (seen here for more
         than 5 minutes, until an OSD went down); `ceph pg repeer` does not help, a new interval
         does. A laggy PG recovers within a lease when the cause is gone, so only one laggy for
-        longer than that is treated; one stuck again within REHEALED_WITHIN of its heal has its
+        longer than that is treated, and none while a test holds an OSD frozen (after the thaw,
+        at once); one stuck again within REHEALED_WITHIN of its heal has its
         primary restarted. Returns the OSDs treated; each heal is appended to
         laggy_heals and to log/laggy-watchdog.log."""
-        if any(name.startswith("osd.") for name in self.frozen):
-            # An OSD hung on purpose makes the PGs it serves laggy, which its test observes: the
-            # heal would mark their healthy primaries down (seen: osd.0 and osd.1, 47 s into
-            # osd.2's hang). Their time stuck counts from the thaw.
-            self._laggy_since.clear()
-            return []
         now = time.monotonic()
         laggy = self.laggy_pgs()
         self._laggy_since = {pgid: self._laggy_since.get(pgid, now) for pgid in laggy}
+        with self.daemon_lock:
+            frozen = any(name.startswith("osd.") for name in self.frozen)
+        if frozen:
+            # An OSD hung on purpose makes the PGs it serves laggy, which its test observes: the
+            # heal would mark their healthy primaries down (seen: osd.0 and osd.1, 47 s into
+            # osd.2's hang). Those still stuck are healed at the first round after the thaw.
+            return []
         stuck = sorted(pgid for pgid, since in self._laggy_since.items() if now - since >= stuck_after)
         osds = sorted({laggy[pgid] for pgid in stuck if laggy[pgid] >= 0})
         if not osds:

@@ -64,6 +64,13 @@ FAST_RECOVERY = {
 QUICK_COPIES = {"osd_recovery_sleep_hdd": "0", "osd_max_backfills": "8", "osd_recovery_max_active_hdd": "16"}
 STOPPED_OSD = 2  # osd.0 is the one whose DB spills
 TWO_COPIES = 2
+SCRUB_INTERVALS = ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval")
+CEPH_SCRUB_INTERVALS = ("86400", "604800", "604800")  # Ceph's defaults: a day, a week, a week
+# A hung OSD marked down by its two peers' reports, after the heartbeat grace as set: the test
+# cluster's OSDs share one host, and the monitor counts reports by host (two would count as one,
+# and the OSD would wait mon_osd_report_timeout, 15 min: seen); and the grace not lengthened by the
+# OSD's history of being marked down (osd.2 was stopped earlier in the run).
+HUNG_OSD_MARKED_DOWN = {"mon_osd_reporter_subtree_level": "osd", "mon_osd_adjust_heartbeat_grace": "false"}
 RECOVERY_CYCLES = 3
 GROWTH_OBJECT = 4096  # new keys: small, so that a minute of them is little data
 BULK_OBJECTS = 600  # of 4 MB: 2.4 GB for the deep scrubs and the backfill
@@ -72,7 +79,8 @@ RECORD_INTERVAL = 5.0
 RECORDED_HEADER = """\
 # promtool unit tests on series recorded from a real run of tests/integration/test_plunge_cluster.py
 # (Pacific test cluster under a steady S3 load: a pause, deep scrubs, an OSD stopped for a minute
-# and more, recovery after an OSD out and in, a bucket resharding under writes), every 5 s, made with
+# and more, recovery after an OSD out and in, a bucket resharding under writes, an OSD hung under deep
+# scrubs at two copies), every 5 s, made with
 # CEPH_SCALE_PLUNGE_RECORDING=ceph_scale/core/signals/plunge/rules_tests/recorded.yml.
 # The held OSD-down plunge alerts
 # with its cause; the pause never alerts.
@@ -227,9 +235,9 @@ def run(ceph_cluster, tmp_path_factory, request):
             ()
             if last_on_its_cluster(cluster.release.name, "tests/integration/test_plunge_cluster.py")
             else (
+                lambda: cluster.thaw_daemon(f"osd.{STOPPED_OSD}"),
                 lambda: cluster.osd_up(STOPPED_OSD),
                 lambda: cluster.osd_in(STOPPED_OSD),
-                lambda: cluster.thaw_daemon(f"osd.{STOPPED_OSD}"),
                 lambda: untell_osds(cluster, {**HEAVY_DEEP_SCRUBS, **FAST_RECOVERY}),
                 lambda: pools_sized(cluster, 1),
                 lambda: cluster.ceph("osd", "unset", "noscrub", fmt_json=False),
@@ -486,17 +494,45 @@ def marked_down(cluster, osd_id: int) -> bool:
     return not next(o["up"] for o in cluster.ceph("osd", "dump", timeout=10)["osds"] if o["osd"] == osd_id)
 
 
-def first_plunge(run: Run, since: float) -> tuple[float, float]:
-    """The recorded span of the first plunge active from `since` on: (its first, its last active poll)."""
-    start = end = None
-    for t, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active", since):
-        if v == 1:
-            start = t if start is None else start
-            end = t
-        elif start is not None:
-            break
-    assert start is not None and end is not None, "no plunge recorded"
-    return start, end
+def plunge_around(run: Run, t: float) -> tuple[float, float]:
+    """The recorded span of the plunge active at `t`: (its first, its last active poll)."""
+    active = [(at, v == 1) for at, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active")]
+    i = max((k for k, (at, _) in enumerate(active) if at <= t), default=None)
+    assert i is not None and active[i][1], f"no plunge active at {t:.0f}"
+    lo = hi = i
+    while lo > 0 and active[lo - 1][1]:
+        lo -= 1
+    while hi + 1 < len(active) and active[hi + 1][1]:
+        hi += 1
+    return active[lo][0], active[hi][0]
+
+
+@contextlib.contextmanager
+def configured(cluster, who: str, settings: dict[str, str], restore: dict[str, str] | None = None):
+    """`settings` in the config database for `who` while the block runs; then each back to
+    `restore`'s value, or removed."""
+    try:
+        for key, value in settings.items():
+            cluster.ceph("config", "set", who, key, value, fmt_json=False)
+        yield
+    finally:
+        for key in settings:
+            with contextlib.suppress(CephError):  # the block's own failure is the one to report
+                if restore and key in restore:
+                    cluster.ceph("config", "set", who, key, restore[key], fmt_json=False)
+                else:
+                    cluster.ceph("config", "rm", who, key, fmt_json=False)
+
+
+@contextlib.contextmanager
+def told(cluster, settings: dict[str, str]):
+    """`settings` told to every OSD while the block runs."""
+    try:
+        tell_osds(cluster, settings)
+        yield
+    finally:
+        with contextlib.suppress(CephError):  # after a failure a thawed OSD may not answer yet
+            untell_osds(cluster, settings)
 
 
 @FULL
@@ -514,29 +550,38 @@ def test_an_osd_hung_under_deep_scrubs_with_two_copies_is_blamed_on_the_osd(run)
     The test cluster's OSDs share one host, and the monitor counts failure reports by host
     (mon_osd_reporter_subtree_level): its two reporters would count as one, and a hung OSD would
     wait mon_osd_report_timeout (15 min) to be marked down (seen here). The scenario counts them
-    by OSD, as the study's clusters of 7 and more hosts count theirs."""
+    by OSD, as the study's clusters of 7 and more hosts count theirs (HUNG_OSD_MARKED_DOWN)."""
     cluster = run.cluster
-    # Quick copies for the second copies now and for the writes the hung OSD missed after the thaw
-    # (minutes of them at Ceph's 0.1 s recovery sleep, seen: 8 PGs still recovering after 4 min).
-    # Clean, scrubbing or not (`_pgs_clean`): with scrubbing on, `clean` can wait for minutes.
-    tell_osds(cluster, QUICK_COPIES)
-    pools_sized(cluster, TWO_COPIES)
-    wait_for(cluster._pgs_clean, 300, 1.0, what="every PG active+clean at two copies")
-    cluster.ceph("osd", "unset", "noscrub", fmt_json=False)
-    cluster.ceph("osd", "unset", "nodeep-scrub", fmt_json=False)
-    cluster.ceph("config", "set", "mon", "mon_osd_reporter_subtree_level", "osd", fmt_json=False)
-    run.level()  # two copies written: a new level
-    before = run.counts()
-    scrubs = DeepScrubs(cluster)
     hung = f"osd.{STOPPED_OSD}"
-    try:
+    scrubs = DeepScrubs(cluster)
+    own_intervals = dict(zip(SCRUB_INTERVALS, map(str, cluster.scrub_intervals)))
+    # Ceph's own scrub intervals, in force before the pools re-peer at two copies (a PG schedules
+    # its next scrub when it registers): with the test cluster's 2-minute ones, every PG would be
+    # due for a deep scrub once the flags are unset, and those would be the usual state that the
+    # deep scrubs asked for are judged against.
+    with (
+        configured(cluster, "global", dict(zip(SCRUB_INTERVALS, CEPH_SCRUB_INTERVALS)), own_intervals),
+        configured(cluster, "mon", HUNG_OSD_MARKED_DOWN),
+        told(cluster, QUICK_COPIES),
+    ):
+        pools_sized(cluster, TWO_COPIES)
+        # Clean, scrubbing or not (`_pgs_clean`): with scrubbing on, `clean` can wait for minutes.
+        wait_for(cluster._pgs_clean, 300, 1.0, what="every PG active+clean at two copies")
+        cluster.ceph("osd", "unset", "noscrub", fmt_json=False)
+        cluster.ceph("osd", "unset", "nodeep-scrub", fmt_json=False)
+        run.level()  # two copies written: a new level
+        before = run.counts()
         with run.scenario("two_causes"):
 
-            def scrubbing() -> bool:
+            def scrubbing_alone() -> bool:
+                # The hang must start its own plunge: one of the deep scrubs' would keep its start.
+                # None settling either, or it would be counted after the freeze.
                 scrubs.keep()
-                return deep_scrubbing(run)
+                settled = run.values("ceph_scale_s3_plunge_active").get("") == 0 and not run.info()
+                return deep_scrubbing(run) and settled
 
-            wait_for(scrubbing, 120, 1.0, what="the data pool's deep scrubs running")
+            wait_for(scrubbing_alone, 120, 1.0, what="the data pool's deep scrubs running, no plunge on")
+            at_freeze = run.counts()
             frozen_at = time.time()
             cluster.freeze_daemon(hung)
             try:
@@ -555,26 +600,28 @@ def test_an_osd_hung_under_deep_scrubs_with_two_copies_is_blamed_on_the_osd(run)
 
                 info = wait_for(blamed, 60, 1.0, what="a plunge blamed on osds_down")
                 run.counted("osds_down", before)
+                counted = run.counts()  # before the thaw: scrubs queued meanwhile may plunge after it
             finally:
                 cluster.thaw_daemon(hung)
             cluster.osd_up(STOPPED_OSD)
             wait_for(cluster._pgs_clean, 240, 1.0, what="every PG active+clean again")
-    finally:
-        cluster.ceph("config", "rm", "mon", "mon_osd_reporter_subtree_level", fmt_json=False)
-        with contextlib.suppress(CephError):  # after a failure the thawed OSD may not answer yet
-            untell_osds(cluster, QUICK_COPIES)
     assert f"{hung} down" in info["evidence"], info
     assert "holding" in info["evidence"] and "RGW PGs" in info["evidence"], info  # its PGs confirmed
     assert "requests to their PGs waited until marked down" in info["evidence"], info
-    # The plunge the hang made, from the first poll that read the OSD down (the map's next poll, a
-    # window at most) to its end: the OSD named, and the deep scrubs, where they were a candidate,
+    assert counted.get("deep_scrub", 0) == at_freeze.get("deep_scrub", 0), (at_freeze, counted)
+    # The plunge the hang made, from the first poll that read the OSD down (the OSD map's next poll,
+    # within a window) to its end: the OSD named, and the deep scrubs, where they were a candidate,
     # ranked below it. (The recovery after the thaw may make a plunge of its own.)
-    start, end = first_plunge(run, frozen_at)
+    read_down = next(
+        (t for t, _, _ in run.recorder.seen("ceph_scale_s3_plunge_info", frozen_at, cause="osds_down")), None
+    )
+    assert read_down is not None, "no plunge blamed on osds_down was recorded"
+    start, end = plunge_around(run, read_down)
     infos = run.recorder.seen("ceph_scale_s3_plunge_info", start)
     causes = [(t, labels["cause"]) for t, _, labels in infos if t <= end]
     print(f"the plunge: {start - frozen_at:.0f} s after the hang, {end - start:.0f} s long; its causes:")
     print(", ".join(f"{t - frozen_at:.0f} s {cause}" for t, cause in causes))
-    read_down = min(t for t, cause in causes if cause == "osds_down")
+    assert start >= frozen_at, f"the plunge began {frozen_at - start:.0f} s before the hang"
     assert read_down - down_at <= MINUTES_PLUNGES["plunge_window_seconds"], causes
     after = {round(t): cause for t, cause in causes if t >= read_down}
     assert set(after.values()) == {"osds_down"}, causes
@@ -585,7 +632,6 @@ def test_an_osd_hung_under_deep_scrubs_with_two_copies_is_blamed_on_the_osd(run)
     both = {t: s for t, s in scores.items() if s.get("deep_scrub", 0) > 0}
     assert both, f"the deep scrubs were never a candidate beside the OSD: {scores}"
     assert all(s["osds_down"] > s["deep_scrub"] for s in both.values()), both
-    assert run.counts().get("deep_scrub", 0) == before.get("deep_scrub", 0)
 
 
 @FULL
