@@ -15,6 +15,9 @@ from typing import Any
 from cluster.helpers import RGW_NAME, CephError, parse_stamp, wait_for
 from cluster.host import ClusterHost
 
+# The options TestCluster.scrub_intervals sets, in its order.
+SCRUB_INTERVAL_OPTIONS = ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval")
+
 
 class StudyConditions(ClusterHost):
     def health_checks(self) -> dict:
@@ -107,9 +110,7 @@ class StudyConditions(ClusterHost):
         self.ceph("osd", "unset", "noscrub", fmt_json=False)
         self.ceph("osd", "unset", "nodeep-scrub", fmt_json=False)
         if restore_intervals:
-            for key, value in zip(
-                ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval"), self.scrub_intervals
-            ):
+            for key, value in zip(SCRUB_INTERVAL_OPTIONS, self.scrub_intervals):
                 self.ceph("config", "set", "global", key, str(value), fmt_json=False)
         if wait:
             wait_for(lambda: all(parse_stamp(p["last_scrub_stamp"]) > since for p in self.scrub_stamps()),

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cluster.commands import DOCUMENTED_RGW_USER, SECURITY_DOC, ClusterCommands
-from cluster.conditions import StudyConditions
+from cluster.conditions import SCRUB_INTERVAL_OPTIONS, StudyConditions
 from cluster.daemons import DaemonProcesses
 from cluster.failover import ManagerFailover
 from cluster.helpers import (  # noqa: F401 - re-exported: the tests and the demo import them from here
@@ -468,9 +468,7 @@ class TestCluster(
             # (which the exporter reads) sees what the manager uses.
             ("global", "mon_warn_pg_not_scrubbed_ratio", "0.5"),
             ("global", "mon_warn_pg_not_deep_scrubbed_ratio", "0.75"),
-            ("global", "osd_scrub_min_interval", str(self.scrub_intervals[0])),
-            ("global", "osd_scrub_max_interval", str(self.scrub_intervals[1])),
-            ("global", "osd_deep_scrub_interval", str(self.scrub_intervals[2])),
+            *(("global", key, str(value)) for key, value in zip(SCRUB_INTERVAL_OPTIONS, self.scrub_intervals)),
             ("global", "mon_pg_warn_min_per_osd", "0"),
             ("global", "mon_data_avail_warn", "1"),
             ("mgr", "mgr/prometheus/server_addr", "127.0.0.1"),

@@ -37,6 +37,7 @@ import pytest
 import yaml
 
 from cluster import s3load
+from cluster.conditions import SCRUB_INTERVAL_OPTIONS
 from cluster.helpers import CephError, wait_for
 from cluster.steady_load import SteadyLoad
 from demo.sidecar import MINUTES_PLUNGES, Sidecar
@@ -64,7 +65,6 @@ FAST_RECOVERY = {
 QUICK_COPIES = {"osd_recovery_sleep_hdd": "0", "osd_max_backfills": "8", "osd_recovery_max_active_hdd": "16"}
 STOPPED_OSD = 2  # osd.0 is the one whose DB spills
 TWO_COPIES = 2
-SCRUB_INTERVALS = ("osd_scrub_min_interval", "osd_scrub_max_interval", "osd_deep_scrub_interval")
 CEPH_SCRUB_INTERVALS = ("86400", "604800", "604800")  # Ceph's defaults: a day, a week, a week
 # A hung OSD marked down by its two peers' reports, after the heartbeat grace as set: the test
 # cluster's OSDs share one host, and the monitor counts reports by host (two would count as one,
@@ -490,10 +490,6 @@ def deep_scrubbing(run: Run) -> bool:
     return any(dict(k).get("kind") == "deep_scrub" and v > 0 for k, v in scrubbing.items())
 
 
-def marked_down(cluster, osd_id: int) -> bool:
-    return not next(o["up"] for o in cluster.ceph("osd", "dump", timeout=10)["osds"] if o["osd"] == osd_id)
-
-
 def plunge_around(run: Run, t: float) -> tuple[float, float]:
     """The recorded span of the plunge active at `t`: (its first, its last active poll)."""
     active = [(at, v == 1) for at, v, _ in run.recorder.seen("ceph_scale_s3_plunge_active")]
@@ -554,13 +550,13 @@ def test_an_osd_hung_under_deep_scrubs_with_two_copies_is_blamed_on_the_osd(run)
     cluster = run.cluster
     hung = f"osd.{STOPPED_OSD}"
     scrubs = DeepScrubs(cluster)
-    own_intervals = dict(zip(SCRUB_INTERVALS, map(str, cluster.scrub_intervals)))
+    own_intervals = dict(zip(SCRUB_INTERVAL_OPTIONS, map(str, cluster.scrub_intervals)))
     # Ceph's own scrub intervals, in force before the pools re-peer at two copies (a PG schedules
     # its next scrub when it registers): with the test cluster's 2-minute ones, every PG would be
     # due for a deep scrub once the flags are unset, and those would be the usual state that the
     # deep scrubs asked for are judged against.
     with (
-        configured(cluster, "global", dict(zip(SCRUB_INTERVALS, CEPH_SCRUB_INTERVALS)), own_intervals),
+        configured(cluster, "global", dict(zip(SCRUB_INTERVAL_OPTIONS, CEPH_SCRUB_INTERVALS)), own_intervals),
         configured(cluster, "mon", HUNG_OSD_MARKED_DOWN),
         told(cluster, QUICK_COPIES),
     ):
@@ -588,7 +584,7 @@ def test_an_osd_hung_under_deep_scrubs_with_two_copies_is_blamed_on_the_osd(run)
 
                 def down() -> bool:
                     scrubs.keep()
-                    return marked_down(cluster, STOPPED_OSD)
+                    return not cluster._osd_state(STOPPED_OSD)["up"]
 
                 wait_for(down, 90, 0.5, what=f"{hung} marked down")
                 down_at = time.time()
