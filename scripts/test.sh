@@ -19,8 +19,8 @@ cd "$(dirname "$0")/.."
 # The newer releases' roots (built once per machine, cached under /var/tmp) are built while
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 # Then the replays' rule engine (replay/ruler: Go, about 2 minutes on a new machine), while the
-# tests of no release run the unit tests before the replays (a replay waits for a build under
-# way, flock).
+# tests that start no cluster run the unit tests before the replays (a replay waits for a build
+# under way, flock).
 releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}
 mkdir -p run
 (
@@ -50,24 +50,25 @@ if [ $# -gt 0 ] || [ "$newer" = "$releases" ] || [ -z "$newer" ]; then
 fi
 # Three processes at once, so that the command stays within its budget on two cores (most of a
 # cluster test is waiting on its cluster: about 45 % of the CPU idles in a run of two processes):
-# Pacific's cluster tests in this one; the newer releases' cluster tests in the second; the tests of
-# no release (unit, deploy, docs, the replays and the promtool tests) in the third. The second and
-# third hold run/quiet.lock, shared, while they run. Pacific's heavy tests (tests/conftest.py) come
-# last: the bucket watch's cost, counted at Pacific's cluster, beside the others' last tests; then
-# the plunge run, which measures the cluster under load, takes the lock exclusively and so runs once
-# the other two are done.
+# Pacific's cluster tests in this one; the newer releases' cluster tests in the second; the tests
+# that start no cluster (unit, docs, the replays, the promtool tests, and every release's tests that
+# only read its packages: cephadm's, the manager's Python) in the third, whose queue is the shortest.
+# The second and third hold run/quiet.lock, shared, while they run. Pacific's heavy tests
+# (tests/conftest.py) come last: the bucket watch's cost, counted at Pacific's cluster, beside the
+# others' last tests; then the plunge run, which measures the cluster under load, takes the lock
+# exclusively and so runs once the other two are done.
 lock=run/quiet.lock
 newer_log=run/pytest-newer-releases.log
-free_log=run/pytest-release-free.log
+free_log=run/pytest-clusterless.log
 : >"$lock"
-CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=0 flock -s "$lock" "${pytest[@]}" >"$newer_log" 2>&1 &
+CEPH_SCALE_RELEASES=$newer CEPH_SCALE_CLUSTERLESS=0 flock -s "$lock" "${pytest[@]}" >"$newer_log" 2>&1 &
 newer_pid=$!
-CEPH_SCALE_RELEASES=none CEPH_SCALE_RELEASE_FREE=1 flock -s "$lock" "${pytest[@]}" >"$free_log" 2>&1 &
+CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only flock -s "$lock" "${pytest[@]}" >"$free_log" 2>&1 &
 free_pid=$!
 others="$newer_pid $free_pid"
 sleep 2 # the others hold the lock before anything here can ask for it
 status=0
-CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
+CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
 newer_status=0
 wait "$newer_pid" || newer_status=$?
 free_status=0
@@ -76,7 +77,7 @@ echo
 echo "=== the cluster tests of $newer (run at the same time, $newer_log) ==="
 cat "$newer_log"
 echo
-echo "=== the tests of no release (run at the same time, $free_log) ==="
+echo "=== the tests that start no cluster (run at the same time, $free_log) ==="
 cat "$free_log"
 [ "$status" -ne 0 ] && exit "$status"
 [ "$newer_status" -ne 0 ] && exit "$newer_status"

@@ -28,11 +28,13 @@ def scratch(tmp_path_factory) -> Path:
 # Every release the tests know; the cross-release tests are parametrized over all of them.
 ALL_RELEASES = ("pacific", "reef", "tentacle")
 # The releases this run tests (CEPH_SCALE_RELEASES=pacific narrows a run; none: no release's): a
-# test of another release is deselected. CEPH_SCALE_RELEASE_FREE says whether the tests of no
-# release (unit, rules, replay, docs) run: 1 (the default) or 0. scripts/test.sh runs them in a
-# process of their own, beside Pacific's cluster tests and the newer releases'.
+# test of another release is deselected. CEPH_SCALE_CLUSTERLESS says what becomes of the tests that
+# start no cluster (unit, rules, replay, docs, and a release's tests that only read its packages):
+# 1 (the default) they run with the others, 0 they are left out, only nothing else runs.
+# scripts/test.sh runs them in a process of their own, beside Pacific's cluster tests and the
+# newer releases'.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
-RELEASE_FREE = os.environ.get("CEPH_SCALE_RELEASE_FREE", "1")
+CLUSTERLESS = os.environ.get("CEPH_SCALE_CLUSTERLESS", "1")
 
 
 ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", ALL_RELEASES, indirect=True)
@@ -142,22 +144,34 @@ def release(item) -> str | None:
     return (spec.params.get("ceph_cluster") or spec.params.get("release_name")) if spec else None
 
 
+def uses_a_cluster(item) -> bool:
+    return "ceph_cluster" in getattr(item, "fixturenames", ())
+
+
+def selected(item) -> bool:
+    """Whether this run tests the item: of one of its releases (or of none), and of the kind it
+    runs (the tests that start a cluster, those that do not, or both)."""
+    rel = release(item)
+    if rel is not None and rel not in RELEASES:
+        return False
+    return CLUSTERLESS != "only" if uses_a_cluster(item) else CLUSTERLESS != "0"
+
+
 def heavy(item) -> bool:
     return item.nodeid.startswith(LAST_ON_THEIR_CLUSTER)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Only this run's releases (and the tests of none, unless left out); then, after pytest has
+    """Only the tests this run selects (its releases, its kinds); then, after pytest has
     grouped the items by release (its reordering of session parameters): within each release's
     run of items, the heavy ones move to its end, in their own order; to the end of the whole
     run when they wait for other processes (QUIET_LOCK)."""
-    if RELEASE_FREE not in ("0", "1"):
-        raise pytest.UsageError(f"CEPH_SCALE_RELEASE_FREE={RELEASE_FREE}: 1 (the tests of no release run) or 0")
+    if CLUSTERLESS not in ("0", "1", "only"):
+        raise pytest.UsageError(f"CEPH_SCALE_CLUSTERLESS={CLUSTERLESS}: 1 (the default), 0 or only")
     kept, dropped = [], []
     for item in items:
-        rel = release(item)
-        (kept if (rel in RELEASES if rel is not None else RELEASE_FREE == "1") else dropped).append(item)
+        (kept if selected(item) else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept
@@ -174,7 +188,7 @@ def pytest_collection_modifyitems(config, items):
     items[:] = ordered
     for item in items:
         rel = release(item)
-        if "ceph_cluster" in getattr(item, "fixturenames", ()) and rel is not None:
+        if uses_a_cluster(item) and rel is not None:
             LAST_ITEM_OF[rel] = item.nodeid
 
 

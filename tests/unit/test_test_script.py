@@ -49,22 +49,31 @@ def collected(**env: str) -> set[str]:
 
 def test_the_three_processes_share_out_every_test_once():
     # The environment of each process, as scripts/test.sh sets it.
-    assert "CEPH_SCALE_RELEASES=$newer CEPH_SCALE_RELEASE_FREE=0 flock -s" in SCRIPT
-    assert "CEPH_SCALE_RELEASES=none CEPH_SCALE_RELEASE_FREE=1 flock -s" in SCRIPT
-    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_RELEASE_FREE=0 CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=$newer CEPH_SCALE_CLUSTERLESS=0 flock -s" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only flock -s" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
     # Explicit, as the test command's own process runs this with its share in the environment.
-    every = collected(CEPH_SCALE_RELEASES="pacific,reef,tentacle", CEPH_SCALE_RELEASE_FREE="1")
+    every = collected(CEPH_SCALE_RELEASES="pacific,reef,tentacle", CEPH_SCALE_CLUSTERLESS="1")
     pacific = collected(
-        CEPH_SCALE_RELEASES="pacific", CEPH_SCALE_RELEASE_FREE="0", CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock"
+        CEPH_SCALE_RELEASES="pacific", CEPH_SCALE_CLUSTERLESS="0", CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock"
     )
-    newer = collected(CEPH_SCALE_RELEASES="reef,tentacle", CEPH_SCALE_RELEASE_FREE="0")
-    free = collected(CEPH_SCALE_RELEASES="none", CEPH_SCALE_RELEASE_FREE="1")
+    newer = collected(CEPH_SCALE_RELEASES="reef,tentacle", CEPH_SCALE_CLUSTERLESS="0")
+    free = collected(CEPH_SCALE_RELEASES="pacific,reef,tentacle", CEPH_SCALE_CLUSTERLESS="only")
     assert pacific and newer and free
     assert not pacific & newer and not pacific & free and not newer & free
     assert pacific | newer | free == every
     assert all("pacific" in params(t) for t in pacific), sorted(pacific)[:3]
     assert all({"reef", "tentacle"} & params(t) for t in newer), sorted(newer)[:3]
     assert {"unit", "replay", "rules", "deploy"} <= {t.split("/")[1] for t in free}
+    # The newer releases' tests that read only their packages run in the shortest queue.
+    assert {"reef", "tentacle"} <= set().union(*(params(t) for t in free))
+    # A run narrowed to none of the releases leaves out a release's tests that read its packages.
+    assert not any(
+        t.startswith("tests/mgr/test_manager_python_stamps.py") for t in collected(CEPH_SCALE_RELEASES="none")
+    )
+    # The clusters' processes run nothing else.
+    assert not any(t.startswith(("tests/unit/", "tests/replay/", "tests/rules/")) for t in pacific | newer)
+    assert any(t.startswith("tests/integration/test_plunge_cluster.py") for t in pacific)
 
 
 def params(test_id: str) -> set[str]:
@@ -74,7 +83,7 @@ def params(test_id: str) -> set[str]:
 
 def test_the_heavy_runs_come_last_when_they_wait_for_the_other_process():
     order = ordered(
-        CEPH_SCALE_RELEASES="pacific", CEPH_SCALE_RELEASE_FREE="1", CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock"
+        CEPH_SCALE_RELEASES="pacific", CEPH_SCALE_CLUSTERLESS="1", CEPH_SCALE_QUIET_LOCK="/nonexistent/quiet.lock"
     )
     heavy = [i for i, t in enumerate(order) if t.startswith(LAST_ON_THEIR_CLUSTER)]
     assert heavy and heavy == list(range(len(order) - len(heavy), len(order)))
