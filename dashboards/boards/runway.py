@@ -5,6 +5,7 @@ from __future__ import annotations
 from grafana_foundation_sdk.builders import dashboard as db
 
 from ceph_scale.core.signals.runway import panels as runway
+from ceph_scale.core.signals.runway import plan_panels as plan
 
 from ..board_frame import new_board, pool_variable
 
@@ -16,20 +17,20 @@ def runway_board():
         runway.fit_behind_runways(),
         runway.target_date(),
         db.Row("What to add to hold it, a failure domain lost [004]"),
-        runway.hdd_osds_to_add(),
-        runway.rgw_instances_to_add(),
-        runway.osds_spilling_by_then(),
-        runway.buckets_to_preshard(),
-        runway.osds_plan_can_lose(),
-        runway.level_base_for_planned_db(),
+        plan.hdd_osds_to_add(),
+        plan.rgw_instances_to_add(),
+        plan.osds_spilling_by_then(),
+        plan.buckets_to_preshard(),
+        plan.osds_plan_can_lose(),
+        plan.level_base_for_planned_db(),
         db.Row("Over time"),
         runway.runways_vs_target(),
-        runway.hdd_osds_vs_plan(),
-        runway.rgw_instances_vs_plan(),
-        runway.db_per_osd_planned(),
-        runway.pools_needing_pgs(),
-        runway.buckets_to_preshard_soonest(),
-        runway.plan_caveats(),
+        plan.hdd_osds_vs_plan(),
+        plan.rgw_instances_vs_plan(),
+        plan.db_per_osd_planned(),
+        plan.pools_needing_pgs(),
+        plan.buckets_to_preshard_soonest(),
+        plan.plan_caveats(),
     ]
     return new_board(
         "runway",

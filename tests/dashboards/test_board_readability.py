@@ -14,7 +14,7 @@ import yaml
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.signals.plunge.causes import CAUSES, NO_KNOWN_CAUSE
-from ceph_scale.core.signals.runway import panels as runway
+from ceph_scale.core.signals.runway import plan_panels as plan
 from dashboards.queries import all_queries, load_boards, panels
 
 QUERIES = all_queries()
@@ -92,7 +92,7 @@ def test_the_runway_stats_never_shout_a_plan_in_red_and_say_when_withheld():
             plan_stats += 1
             assert 'caveat="withheld"' in exprs, p["title"]
             (mapping,) = p["fieldConfig"]["defaults"]["mappings"]
-            assert mapping["options"][str(runway.WITHHELD_VALUE)]["text"].startswith("withheld"), p["title"]
+            assert mapping["options"][str(plan.WITHHELD_VALUE)]["text"].startswith("withheld"), p["title"]
     assert plan_stats == 5
 
 
