@@ -211,3 +211,74 @@ def test_a_tenants_row_links_to_its_top_buckets():
     assert len(tables) == 3 and all("$tenant" in q.expr and "$user" in q.expr for q in tables)
     # The tenants table itself is not narrowed: it is where an owner is picked.
     assert not [q for q in QUERIES if q.panel == p["title"] and "$user" in q.expr]
+
+
+def _plan_query(panel: str, needle: str):
+    (q,) = [q for q in QUERIES if q.board == "runway" and q.panel == panel and needle in q.expr]
+    return q
+
+
+def test_a_plan_figure_from_a_withheld_fit_says_so_where_it_is_shown(tmp_path):
+    """Run in Prometheus' engine (promtool): cluster w's plan is withheld (HDDs by ops, RGWs,
+    pools, buckets), cluster s's is not. Each graph and table that still shows a withheld figure
+    labels it (fit=...), the rest are plain; the HDD plan by fill is plain beside the withheld plan
+    by ops; and the labelled lines are drawn grey. (The Runway preview showed 1,180-1,822 HDDs and
+    131,072 PGs planned on a 3-OSD cluster from minutes of history, with nothing beside them.)"""
+    series = []
+    for c in ("w", "s"):
+        series += [
+            (f'ceph_scale_plan_hdd_osds{{cluster="{c}",by="fill"}}', "10"),
+            (f'ceph_scale_plan_hdd_osds{{cluster="{c}",by="ops"}}', "20"),
+            (f'ceph_scale_plan_rgw_instances{{cluster="{c}"}}', "5"),
+            (f'ceph_scale_plan_pool_pgs{{cluster="{c}",pool_id="7",name="data"}}', "4096"),
+            (f'ceph_scale_plan_bucket_shards{{cluster="{c}",bucket="b",tenant=""}}', "101"),
+        ]
+    for figure in ("hdd_by_ops", "rgw_instances", "pool_pgs", "bucket_shards"):
+        series.append((f'ceph_scale_plan_caveat{{cluster="w",figure="{figure}",caveat="withheld"}}', "1"))
+    series.append(('ceph_scale_plan_caveat{cluster="s",figure="pool_pgs",caveat="bounded"}', "1"))
+    guess, today = f'fit="{plan.FIT_WITHHELD}"', f'fit="{plan.TODAYS_OBJECTS}"'
+    checks = [
+        (
+            _plan_query("HDD OSDs: up and in, and the plan by fill and by ops", "plan_hdd_osds"),
+            [('{by="fill", cluster="w"}', 10), (f'{{by="ops", cluster="w", {guess}}}', 20),
+             ('{by="fill", cluster="s"}', 10), ('{by="ops", cluster="s"}', 20)],
+        ),
+        (
+            _plan_query("RGW instances: running and planned", "plan_rgw_instances"),
+            [(f'{{cluster="w", {guess}}}', 5), ('{cluster="s"}', 5)],
+        ),
+        (
+            _plan_query("Pools that need more PGs", "plan_pool_pgs"),
+            [(f'{{cluster="w", {guess}, name="data", pool_id="7"}}', 4096),
+             ('{cluster="s", name="data", pool_id="7"}', 4096)],
+        ),
+        (
+            _plan_query("Buckets to pre-shard, soonest first", "plan_bucket_shards"),
+            [(f'{{bucket="b", cluster="w", {today}}}', 101), ('{bucket="b", cluster="s"}', 101)],
+        ),
+    ]  # fmt: skip
+    doc = {
+        "rule_files": [],
+        "evaluation_interval": "1m",
+        "tests": [{
+            "interval": "1m",
+            "input_series": [{"series": s, "values": f"{v}x3"} for s, v in series],
+            "promql_expr_test": [{"expr": q.resolved(), "eval_time": "1m",
+                                  "exp_samples": [{"labels": lb, "value": v} for lb, v in samples]}
+                                 for q, samples in checks],
+        }],
+    }  # fmt: skip
+    path = tmp_path / "plan_fits.yml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=10_000))
+    r = subprocess.run(["promtool", "test", "rules", path.name], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for title in ("HDD OSDs: up and in, and the plan by fill and by ops", "RGW instances: running and planned"):
+        p = _panel("runway", title)
+        (legend,) = [t["legendFormat"] for t in p["targets"] if "plan_" in t["expr"]]
+        assert legend.endswith("{{fit}}"), legend
+        (grey,) = [o for o in p["fieldConfig"]["overrides"] if o["properties"][0]["value"].get("fixedColor") == "text"]
+        assert re.fullmatch(grey["matcher"]["options"], f"w plan {plan.FIT_WITHHELD}")
+        assert not re.fullmatch(grey["matcher"]["options"], "s plan ")
+    for title in ("Pools that need more PGs", "Buckets to pre-shard, soonest first"):
+        organize = next(t for t in _panel("runway", title)["transformations"] if t["id"] == "organize")
+        assert organize["options"]["includeByName"].get("fit"), title

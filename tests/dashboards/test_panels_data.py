@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from ceph_scale.core.signals.runway.panels import GUESS_NOTE
+from ceph_scale.core.signals.runway.plan_panels import FIT_WITHHELD, TODAYS_OBJECTS
 from dashboards.boards import BOARDS
 from dashboards.queries import all_queries, load_boards, panels
 from previews.checks import MUST_BE_NONZERO, NONZERO_OVER_RUN, rule_files, rules_not_loaded, undriven
@@ -84,6 +85,27 @@ def test_runways_from_minutes_of_history_say_they_are_a_guess(dashboard_run):
     assert guesses.legend.endswith(f"({GUESS_NOTE})")
     assert prom.query(guesses.resolved(), at=end), guesses.name
     assert {float(r["value"][1]) for r in prom.query(plain.resolved(), at=end)} <= {0.0}
+
+
+def test_plans_from_minutes_of_history_say_so_beside_each_figure_shown(dashboard_run):
+    """The run's plan grows from minutes of history: the HDD and RGW plan lines and the pools'
+    planned PGs are each labelled withheld where they are drawn (the committed preview showed
+    1,180-1,822 HDDs and 131,072 PGs with nothing beside them); the buckets' shards, if any were
+    extrapolated, are today's."""
+    prom, end = dashboard_run["prometheus"], dashboard_run["end"]
+    panels_checked = {
+        "HDD OSDs: up and in, and the plan by fill and by ops": {FIT_WITHHELD},
+        "RGW instances: running and planned": {FIT_WITHHELD},
+        "Pools that need more PGs": {FIT_WITHHELD},
+        "Buckets to pre-shard, soonest first": {TODAYS_OBJECTS, None},
+    }
+    seen = 0
+    for q in all_queries():
+        if q.board == "runway" and q.panel in panels_checked and "ceph_scale_plan_" in q.expr:
+            fits = {r["metric"].get("fit") for r in prom.query(q.resolved(), at=end)}
+            assert fits <= panels_checked[q.panel], (q.panel, fits)
+            seen += bool(fits)
+    assert seen >= 2
 
 
 def test_a_click_on_the_quota_owners_row_narrows_the_bucket_tables_to_its_buckets(dashboard_run):

@@ -5,7 +5,7 @@ plan over time; a figure from a short or unsteady fit says so where it is shown 
 from __future__ import annotations
 
 from ...panel_queries import CL, PICKED_POOLS, m
-from ...panel_spec import INFO, Panel, Query, bars, st, tbl, ts
+from ...panel_spec import INFO, Panel, Query, bars, coloured, st, tbl, ts
 from .panels import SHORT, TO_ADD
 
 # A headline figure the plan withholds (a short or unsteady fit behind it) reads as this value,
@@ -25,6 +25,30 @@ def or_withheld(figure: str, figures: str) -> str:
     return (
         f"({figure} unless on (cluster) {withheld(figures)}) or on (cluster) ({WITHHELD_VALUE} * {withheld(figures)})"
     )
+
+
+# Where a withheld figure is still drawn (its graph, its table row: bounded, with its history), its
+# series carries this label, shown in its legend or its table's column, and is drawn grey.
+FIT_LABEL = "fit"
+FIT_WITHHELD = "withheld: short or unsteady fit, a guess"
+GREY_WHEN_WITHHELD = coloured(f".*{FIT_WITHHELD}.*", "text")
+# The bucket plan, withheld, recommends the shards for today's objects: a figure, not a guess.
+TODAYS_OBJECTS = "for today's objects: growth withheld"
+
+
+def said_if_withheld(figure: str, withheld_expr: str, on: str = "cluster", fit: str = FIT_WITHHELD) -> str:
+    """`figure`, its series labelled fit=`fit` where `withheld_expr` (matched on `on`) says the
+    growth behind it is withheld, unlabelled elsewhere: one query, drawn whichever the fit."""
+    return (
+        f'label_replace({figure} and on ({on}) {withheld_expr}, "{FIT_LABEL}", "{fit}", "", "")'
+        f" or ({figure} unless on ({on}) {withheld_expr})"
+    )
+
+
+def hdd_withheld_by() -> str:
+    """1 per (cluster, by) while the HDD plan by fill or by ops is withheld (no capture group:
+    Grafana would read `$1` as a variable)."""
+    return " or ".join(f'label_replace({withheld(f"hdd_by_{by}")}, "by", "{by}", "", "")' for by in ("fill", "ops"))
 
 
 def to_add(plan: str, now: str, figures: str) -> str:
@@ -123,11 +147,19 @@ def hdd_osds_vs_plan() -> Panel:
         "none",
         [
             Query(f"max by (cluster) ({m('ceph_scale_hdd_osds')})", f"{CL} now"),
-            Query(f"max by (cluster, by) ({m('ceph_scale_plan_hdd_osds')})", f"{CL} plan by {{{{by}}}}"),
+            Query(
+                said_if_withheld(
+                    f"max by (cluster, by) ({m('ceph_scale_plan_hdd_osds')})", f"({hdd_withheld_by()})", "cluster, by"
+                ),
+                f"{CL} plan by {{{{by}}}} {{{{{FIT_LABEL}}}}}",
+            ),
         ],
         desc="The plan holds the target date with a failure domain lost: by fill at the fitted raw growth, by "
-        "ops at the fitted S3 load growth against the single-HDD baseline [004].",
+        "ops at the fitted S3 load growth against the single-HDD baseline [004]. Grey, "
+        f"'{FIT_WITHHELD}': the growth behind it was fitted over too short a history for the target date, "
+        "or is not steady (Plan caveats); drawn, bounded, for its history.",
         runbook=SHORT,
+        overrides=[GREY_WHEN_WITHHELD],
         min_val=0,
     )
 
@@ -138,11 +170,16 @@ def rgw_instances_vs_plan() -> Panel:
         "none",
         [
             Query(f"max by (cluster) ({m('ceph_scale_rgw_instances')})", f"{CL} now"),
-            Query(f"max by (cluster) ({m('ceph_scale_plan_rgw_instances')})", f"{CL} plan"),
+            Query(
+                said_if_withheld(f"max by (cluster) ({m('ceph_scale_plan_rgw_instances')})", withheld("rgw_instances")),
+                f"{CL} plan {{{{{FIT_LABEL}}}}}",
+            ),
         ],
         desc="The 1B study measured ~1,000 PUT / 500 GET ops/s of 64 KB per RGW [000]; the 10B cluster ran "
-        "~1,483 PUT/s per RGW [004]: set rgw_put_ops_per_instance to what yours sustain.",
+        f"~1,483 PUT/s per RGW [004]: set rgw_put_ops_per_instance to what yours sustain. Grey, '{FIT_WITHHELD}': "
+        "the load growth behind the plan is too short or unsteady a fit.",
         runbook=SHORT,
+        overrides=[GREY_WHEN_WITHHELD],
         min_val=0,
         w=8,
     )
@@ -161,7 +198,8 @@ def db_per_osd_planned() -> Panel:
         ],
         desc="levels: the next whole RocksDB level boundary above the DB use at the target date (L1..L4 = "
         "298 GB, L1..L5 = 2.98 TB with the default 256 MB base [004]); share: bluefs_db_share_min_ratio (4 %) "
-        "of the data device [004].",
+        "of the data device [004]. While the DB growth is too short or unsteady a fit, levels is left out: "
+        "the 4 % rule needs no fit.",
         runbook=SHORT,
         thresholds=[(None, INFO)],
         w=8,
@@ -172,12 +210,22 @@ def pools_needing_pgs() -> Panel:
     return tbl(
         "Pools that need more PGs",
         "none",
-        [Query(f"max by (cluster, pool_id, name) ({m('ceph_scale_plan_pool_pgs', PICKED_POOLS)})", "", True, "table")],
+        [
+            Query(
+                said_if_withheld(
+                    f"max by (cluster, pool_id, name) ({m('ceph_scale_plan_pool_pgs', PICKED_POOLS)})",
+                    withheld("pool_pgs"),
+                ),
+                "",
+                True,
+                "table",
+            )
+        ],
         desc="pg_num for the planned OSDs: mon_target_pg_per_osd spread by each pool's share of raw use, over "
-        "its width, to a power of two.",
+        f"its width, to a power of two. fit '{FIT_WITHHELD}': sized for HDDs to add that the plan withholds.",
         runbook=SHORT,
         columns={"A": ("planned PGs", "none")},
-        keep=["cluster", "name", "pool_id"],
+        keep=["cluster", "name", "pool_id", FIT_LABEL],
         sort_by="planned PGs",
         w=8,
     )
@@ -189,17 +237,23 @@ def buckets_to_preshard_soonest() -> Panel:
         "none",
         [
             Query(
-                f"max by (cluster, bucket, tenant) ({m('ceph_scale_plan_bucket_shards')})",
+                said_if_withheld(
+                    f"max by (cluster, bucket, tenant) ({m('ceph_scale_plan_bucket_shards')})",
+                    withheld("bucket_shards"),
+                    fit=TODAYS_OBJECTS,
+                ),
                 "",
                 instant=True,
                 fmt="table",
             )
         ],  # fmt: skip
         desc="The plan_top_buckets buckets reaching their per-shard limit soonest, with the shards that keep "
-        "their objects at the target date at rgw_preshard_fill_ratio of the limit [000].",
+        "their objects at the target date at rgw_preshard_fill_ratio of the limit [000]. fit: while their "
+        f"growth is too short or unsteady a fit, the shards are for today's objects ('{TODAYS_OBJECTS}'), "
+        "as the RGW board's.",
         runbook=SHORT,
         columns={"A": ("shards", "none")},
-        keep=["cluster", "tenant", "bucket"],
+        keep=["cluster", "tenant", "bucket", FIT_LABEL],
         sort_by="shards",
         w=16,
     )
@@ -212,7 +266,8 @@ def plan_caveats() -> Panel:
         [Query(f"max by (cluster, figure, caveat) ({m('ceph_scale_plan_caveat')})", "", instant=True, fmt="table")],
         desc="withheld: the growth behind the figure was fitted over less than 1/plan_max_extrapolation of "
         "the target date, or is not steady: the plan prints no number for it and its headline here says "
-        "'withheld'; its graph still draws it, bounded. bounded: the figure was held to a physical or Ceph "
+        "'withheld'; its graph and table still show it, bounded, grey and labelled 'withheld' (the bucket plan: "
+        "today's shards). bounded: the figure was held to a physical or Ceph "
         "limit (an HDD's write rate, the data device, the OSDs' ops, mon_max_pg_per_osd, "
         "rgw_max_dynamic_shards); docs/runway.md.",
         runbook=SHORT,
