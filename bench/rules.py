@@ -177,6 +177,15 @@ def stopped(proc: subprocess.Popen | None, work: Path) -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
+def evaluated_enough(counts: dict[str, int], intervals: dict[str, float], evaluations: int, base: float) -> bool:
+    """Whether every group has run its share of `evaluations` rounds of `base` seconds: a group
+    of a longer interval (the 5-minute records) at least once, as it runs once in ten 30 s rounds."""
+    return all(
+        counts.get(name, 0) >= max(1, int(evaluations * base // max(interval, base)))
+        for name, interval in intervals.items()
+    )
+
+
 def rules_api(port: int) -> list:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rules", timeout=30) as r:
         return json.loads(r.read())["data"]["groups"]
@@ -282,10 +291,18 @@ def main(argv: list[str] | None = None) -> int:
         durations: dict[str, list[float]] = {}
         written: dict[str, float] = {}
         seen: dict[str, float] = {}
-        groups = len(rules_api(port))
+        base = parse_seconds(args.interval)
+        intervals = {g["name"]: float(g.get("interval") or base) for g in rules_api(port)}
+        each_round = {name for name, interval in intervals.items() if interval <= base}
         rule_times = RuleTimes()
-        first_round: tuple[float, float] | None = None  # (time, CPU seconds) once every group has run once
-        while min((len(v) for v in durations.values()), default=0) < args.evaluations or len(durations) < groups:
+        # (time, CPU seconds) once every group of each round has run once; the measured rounds are
+        # those after it, at least `evaluations` of them.
+        first_round: tuple[float, float] | None = None
+        while (
+            first_round is None
+            or time.time() - first_round[0] < args.evaluations * base
+            or not evaluated_enough({k: len(v) for k, v in durations.items()}, intervals, args.evaluations, base)
+        ):
             if time.time() > deadline:
                 raise RuntimeError("the rule groups did not evaluate in time")
             time.sleep(2)
@@ -297,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 seen[name] = last
                 durations.setdefault(name, []).append(float(group["evaluationTime"]))
-            if first_round is None and len(durations) == groups:
+            if first_round is None and each_round <= set(durations):
                 first_round = (time.time(), process_cpu(port))
         active = {
             (r["metric"]["alertname"], r["metric"]["alertstate"]): int(float(r["value"][1]))
@@ -307,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu_end, t_end = process_cpu(port), time.time()
         rules_profile = profile(port, rule_times)
         assert first_round is not None
-        rounds = (t_end - first_round[0]) / parse_seconds(args.interval)
+        rounds = (t_end - first_round[0]) / base
         cpu_per_round = (cpu_end - first_round[1]) / rounds
         metric = {
             labels["rule_group"].split(";")[-1]: value

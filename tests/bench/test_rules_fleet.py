@@ -93,3 +93,16 @@ def test_each_rule_evaluation_is_counted_once():
     assert times.times == {("g", "A"): [0.5, 0.7]}
     assert times.alerts == {("g", "A"): 2}
     assert times.queries == {("g", "A"): "up == 0"}
+
+
+def test_a_group_of_a_longer_interval_needs_its_share_of_the_rounds_at_least_one():
+    """The 5-minute records run once in ten 30 s rounds: waiting for four of theirs made every
+    benchmark run time out ("the rule groups did not evaluate in time")."""
+    from bench.rules import evaluated_enough
+
+    intervals = {"round": 30.0, "records-5m": 300.0}
+    assert not evaluated_enough({"round": 4}, intervals, 4, 30.0)
+    assert not evaluated_enough({"round": 3, "records-5m": 1}, intervals, 4, 30.0)
+    assert evaluated_enough({"round": 4, "records-5m": 1}, intervals, 4, 30.0)
+    assert not evaluated_enough({"round": 40, "records-5m": 1}, {**intervals, "records-1m": 60.0}, 4, 30.0)
+    assert evaluated_enough({"round": 4, "records-5m": 1, "records-1m": 2}, {**intervals, "records-1m": 60.0}, 4, 30.0)
