@@ -266,8 +266,8 @@ def plan_caveats() -> Panel:
         [Query(f"max by (cluster, figure, caveat) ({m('ceph_scale_plan_caveat')})", "", instant=True, fmt="table")],
         desc="withheld: the growth behind the figure was fitted over less than 1/plan_max_extrapolation of "
         "the target date, or is not steady: the plan prints no number for it and its headline here says "
-        "'withheld'; its graph and table still show it, bounded, grey and labelled 'withheld' (the bucket plan: "
-        "today's shards). bounded: the figure was held to a physical or Ceph "
+        "'withheld'; its graph and table still show it, bounded, labelled 'withheld' (a grey line, a fit column; "
+        "the bucket plan: today's shards). bounded: the figure was held to a physical or Ceph "
         "limit (an HDD's write rate, the data device, the OSDs' ops, mon_max_pg_per_osd, "
         "rgw_max_dynamic_shards); docs/runway.md.",
         runbook=SHORT,
