@@ -96,6 +96,26 @@ def test_the_runway_stats_never_shout_a_plan_in_red_and_say_when_withheld():
     assert plan_stats == 5
 
 
+def promtool_finds(tmp_path, series: list[tuple[str, str]], expected: list) -> None:
+    """Each panel query of `expected` [(query, [(labels, value)])], run in Prometheus' engine
+    (promtool) over `series` [(series, value held for 3 minutes)], gives exactly its samples."""
+    doc = {
+        "rule_files": [],
+        "evaluation_interval": "1m",
+        "tests": [{
+            "interval": "1m",
+            "input_series": [{"series": s, "values": f"{v}x3"} for s, v in series],
+            "promql_expr_test": [{"expr": q.resolved(), "eval_time": "1m",
+                                  "exp_samples": [{"labels": lb, "value": v} for lb, v in samples]}
+                                 for q, samples in expected],
+        }],
+    }  # fmt: skip
+    path = tmp_path / "panel_queries.yml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=10_000))
+    r = subprocess.run(["promtool", "test", "rules", path.name], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_the_runway_bars_name_a_short_or_unsteady_fit(tmp_path):
     """Run in Prometheus' engine (promtool): a runway fitted over less than 1/plan_max_extrapolation
     of the target date, or on unsteady growth, is drawn by the query whose legend says so, each
@@ -119,21 +139,7 @@ def test_the_runway_bars_name_a_short_or_unsteady_fit(tmp_path):
         (guesses, [('{cluster="c", limit="short"}', 1000), ('{cluster="c", limit="unsteady"}', 3000)]),
         (plain, [('{cluster="c", limit="steady"}', 2000)]),
     ]
-    doc = {
-        "rule_files": [],
-        "evaluation_interval": "1m",
-        "tests": [{
-            "interval": "1m",
-            "input_series": [{"series": s, "values": f"{v}x3"} for s, v in series],
-            "promql_expr_test": [{"expr": q.resolved(), "eval_time": "1m",
-                                  "exp_samples": [{"labels": lb, "value": v} for lb, v in samples]}
-                                 for q, samples in expected],
-        }],
-    }  # fmt: skip
-    path = tmp_path / "runway_flags.yml"
-    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=10_000))
-    r = subprocess.run(["promtool", "test", "rules", path.name], cwd=tmp_path, capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    promtool_finds(tmp_path, series, expected)
     legends = [t["legendFormat"].replace("{{cluster}}", "c").replace("{{limit}}", "x") for t in p["targets"]]
     assert legends == ["c x (short or unsteady fit, a guess)", "c x"]
     (grey,) = [o for o in p["fieldConfig"]["overrides"] if o["properties"][0]["value"].get("fixedColor") == "text"]
@@ -257,21 +263,7 @@ def test_a_plan_figure_from_a_withheld_fit_says_so_where_it_is_shown(tmp_path):
             [(f'{{bucket="b", cluster="w", {today}}}', 101), ('{bucket="b", cluster="s"}', 101)],
         ),
     ]  # fmt: skip
-    doc = {
-        "rule_files": [],
-        "evaluation_interval": "1m",
-        "tests": [{
-            "interval": "1m",
-            "input_series": [{"series": s, "values": f"{v}x3"} for s, v in series],
-            "promql_expr_test": [{"expr": q.resolved(), "eval_time": "1m",
-                                  "exp_samples": [{"labels": lb, "value": v} for lb, v in samples]}
-                                 for q, samples in checks],
-        }],
-    }  # fmt: skip
-    path = tmp_path / "plan_fits.yml"
-    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=10_000))
-    r = subprocess.run(["promtool", "test", "rules", path.name], cwd=tmp_path, capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    promtool_finds(tmp_path, series, checks)
     for title in ("HDD OSDs: up and in, and the plan by fill and by ops", "RGW instances: running and planned"):
         p = _panel("runway", title)
         (legend,) = [t["legendFormat"] for t in p["targets"] if "plan_" in t["expr"]]
