@@ -57,7 +57,7 @@ class Exporter:
     statuses: dict[str, SourceStatus] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     last_read: dict[str, float] = field(default_factory=dict)
-    served: dict[str, dict[str, str]] = field(default_factory=dict)  # series key -> labels of the last scrape
+    served: dict[str, dict[str, str]] = field(default_factory=dict)  # series text -> labels of the last scrape
     bucket_poll: BucketPoll = field(default_factory=BucketPoll)  # read by it with `buckets_read: poll`
     # The poll's state as the sidecar last saved it (every SAVE_EVERY, from its start, and at a stop).
     bucket_poll_saved: dict[str, Any] | None = None
@@ -143,8 +143,21 @@ def synth_fsid(name: str) -> str:
     return f"00000000-0000-4000-8000-{sum(map(ord, name)) % 10**12:012d}"
 
 
-def series_key(name: str, labels: dict[str, str]) -> str:
-    return name + json.dumps(labels, sort_keys=True)
+class SeriesText:
+    """Each series' text in the OpenMetrics (`name{label="value",...}`, labels in sorted order, so
+    the text is its identity) and its labels with `__name__`, rendered once per series: a month's
+    replay writes the same few hundred series tens of thousands of times."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, dict[str, str]]] = {}
+
+    def of(self, name: str, labels: dict[str, str]) -> tuple[str, dict[str, str]]:
+        key = (name, tuple(sorted(labels.items())))
+        found = self.known.get(key)
+        if found is None:
+            body = ",".join(f'{k}="{escape(v)}"' for k, v in key[1])
+            found = self.known[key] = (f"{name}{{{body}}}", {"__name__": name, **dict(key[1])})
+        return found
 
 
 @dataclass
@@ -159,16 +172,25 @@ class Counts:
     traces: dict[tuple[str, str], list[tuple[float, float]]] = field(default_factory=dict)
 
 
-def write_scrape(out: IO[str], t: float, samples: list[tuple[str, dict[str, str], float]]) -> None:
+def write_scrape(
+    out: IO[str], t: float, samples: list[tuple[str, dict[str, str], float]], text: SeriesText
+) -> dict[str, dict[str, str]]:
+    """Writes one scrape's samples; returns its series (text -> labels with `__name__`)."""
     ts = f"{t:.3f}"
+    scraped = {}
+    lines = []
     for name, labels, value in samples:
-        body = ",".join(f'{k}="{escape(v)}"' for k, v in labels.items())
-        out.write(f"{name}{{{body}}} {sample_value(value)} {ts}\n")
+        series, named = text.of(name, labels)
+        scraped[series] = named
+        lines.append(f"{series} {sample_value(value)} {ts}\n")
+    out.write("".join(lines))
+    return scraped
 
 
 def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
     """Writes the span's OpenMetrics and staleness markers; returns what was written."""
     counts = Counts()
+    text = SeriesText()
     exporters = [Exporter(c, SimCluster(c, START, scenario.span), f"{c.name}-sidecar:9283") for c in scenario.clusters]
     steps = int(scenario.span // scenario.step)
     with openmetrics.open("w") as om, stale.open("w") as st:
@@ -188,7 +210,7 @@ def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
                     counts.stale_markers += mark_stale(st, t, ex)
                 if dark:  # the exporter's host has no power: every scrape fails
                     ex.sim.move_to(t)
-                    write_scrape(om, t, [("up", target, 0.0)])
+                    write_scrape(om, t, [("up", target, 0.0)], text)
                     counts.samples += 1
                     counts.scrapes += 1
                     ex.dark = True
@@ -203,19 +225,18 @@ def simulate(scenario: Scenario, openmetrics: Path, stale: Path) -> Counts:
                     # The exporter keeps polling; this one scrape gets nothing.
                     ex.sim.move_to(t)
                     counts.stale_markers += mark_stale(st, t, ex)
-                    write_scrape(om, t, [("up", target, 0.0)])
+                    write_scrape(om, t, [("up", target, 0.0)], text)
                     counts.samples += 1
                     counts.scrapes += 1
                     continue
                 samples = ex.poll(t, scenario.pgs_interval)
                 samples.append(("up", target, 1.0))
-                now = {series_key(name, labels): {"__name__": name, **labels} for name, labels, _ in samples}
+                now = write_scrape(om, t, samples, text)
                 went = [labels for key, labels in ex.served.items() if key not in now]
                 if went:
                     st.write(json.dumps({"t": t, "series": went}) + "\n")
                     counts.stale_markers += len(went)
                 ex.served = now
-                write_scrape(om, t, samples)
                 for name, value in traces.values(scenario.timeline, samples).items():
                     counts.traces.setdefault((ex.spec.name, name), []).append((t, value))
                 counts.series.update(now)
