@@ -19,6 +19,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from tests.replay import background as replay_background  # noqa: E402
+
 
 @pytest.fixture(scope="session")
 def scratch(tmp_path_factory) -> Path:
@@ -185,11 +187,28 @@ def pytest_collection_modifyitems(config, items):
             ordered.append(item)
     if QUIET_LOCK:  # they wait for the other processes: whatever else this one runs goes first
         ordered = [i for i in ordered if not heavy(i)] + [i for i in ordered if heavy(i)]
+    ordered = replays_behind(ordered, config)
     items[:] = ordered
     for item in items:
         rel = release(item)
         if uses_a_cluster(item) and rel is not None:
             LAST_ITEM_OF[rel] = item.nodeid
+
+
+def replays_behind(items: list, config: pytest.Config) -> list:
+    """The tests that read the replays moved behind the others (the heavy ones waiting for a quiet
+    machine excepted), and the replays started at once: the others run while the replays do."""
+    reading = [i for i in items if replay_background.reads_replays(i)]
+    if not reading or config.option.collectonly:
+        return items
+    replay_background.start()
+    rest = [i for i in items if not replay_background.reads_replays(i)]
+    at = next((k for k, i in enumerate(rest) if QUIET_LOCK and heavy(i)), len(rest))
+    return rest[:at] + reading + rest[at:]
+
+
+def pytest_sessionfinish():
+    replay_background.stop()
 
 
 # Each release's last test that uses its cluster: Pacific's is also the default cluster, so its

@@ -1,21 +1,23 @@
-"""The replays of the test command, run once per session, two at a time (one per core)."""
+"""The replays of the test command, run once per session, two at a time (one per core), started
+as the session begins (background.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from replay.docs import replay_all
 from replay.run import Result
+from tests.replay import background
 
 
 @pytest.fixture(scope="session")
 def replays() -> dict[str, Result]:
-    return replay_all()
+    return background.results()
 
 
-@pytest.fixture(scope="session")
-def healthy(replays) -> Result:
-    return replays["healthy_days.yml"]
+@pytest.fixture(scope="session", params=["healthy_days.yml", "healthy_month.yml"])
+def healthy(request, replays) -> Result:
+    """The healthy cluster's life: its events in two days, and the month the issue asks for."""
+    return replays[request.param]
 
 
 @pytest.fixture(scope="session")

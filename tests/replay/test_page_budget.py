@@ -1,10 +1,12 @@
 """The page budget of issue 26, over the studies replayed through the real parsers, derivation,
 exposition, Prometheus rule engine and Alertmanager routing (replay/README.md).
 
-- healthy_days.yml: the healthy month's cluster and events in two days, and a second cluster
-  of the fleet decommissioned after 6 hours. Budget: no page; at most WARNING_BUDGET warnings
-  to a team; the hourly switches between writes and reads no plunge, the planned reboot
-  (mid-round) one, to the RGW team.
+- healthy_month.yml: a month of a healthy cluster (nightly scrubs, hourly switches between
+  writes and reads, a planned reboot, a failed scrape, a manager failover, an exporter restart)
+  and a second cluster of the fleet decommissioned on day 5; healthy_days.yml: the same events
+  in two days, the second cluster leaving after 6 hours. Budget, for each: no page; at most
+  WARNING_BUDGET warnings to a team; the hourly switches between writes and reads no plunge, the
+  planned reboot (mid-round) one, to the RGW team.
 - study_10b.yml: the 10B run [004]: 318 OSDs, 21,760 PGs; spillover spreading to 296 OSDs and
   the backlog to 21,070 / 19,494 PGs over 8 hours, one failed scrape at 5 h. Budget: one page,
   for the spillover spreading, within PAGE_WITHIN of its start, through the failed scrape; the
@@ -22,7 +24,7 @@ from replay.run import Result
 from replay.simulate import START
 
 HOUR = 3600.0
-WARNING_BUDGET = 2  # warnings to a team in the healthy two days
+WARNING_BUDGET = 2  # warnings to a team in the healthy two days, and in the month
 PAGE_WITHIN = 2 * HOUR  # from the start of the study's incident to its page
 
 
@@ -51,7 +53,7 @@ def test_each_replay_evaluated_the_rules_at_every_step_over_series_of_every_clus
     assert healthy.stale_markers > 0  # the failed scrape, the restart and the cluster leaving
 
 
-# --- the healthy month, in two days --------------------------------------------------------------
+# --- the healthy month, and its events in two days -----------------------------------------------
 
 
 def test_healthy_cluster_pages_nobody(healthy):
@@ -60,8 +62,9 @@ def test_healthy_cluster_pages_nobody(healthy):
 
 
 def test_decommissioned_cluster_pages_nobody_and_makes_one_ticket(healthy):
-    """Its target leaves discovery at 6 h: no target that served it is discovered any more, so
-    CephScaleClusterLeftFleet (info) says so in one ticket instead of a day of pages."""
+    """Its target leaves discovery (after 6 h, or on day 5 of the month): no target that served it
+    is discovered any more, so CephScaleClusterLeftFleet (info) says so in one ticket instead of a
+    day of pages."""
     left = event_time(healthy, "leave_fleet")
     old = [n for n in healthy.notifications if dict(n.group)["cluster"] == "old"]
     assert [n for n in old if n.receiver == "ceph-scale-pager"] == []
