@@ -11,11 +11,9 @@ change that moves a notification fails there until this command is run again.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import sys
 import tempfile
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,8 +25,8 @@ from replay.run import Result, replay  # noqa: E402
 
 PAGE = REPO / "docs" / "replay.md"
 SCENARIOS = REPO / "replay" / "scenarios"
-# The test command's replays, the longest first: the month on one of the two workers, the others
-# one after another on the second.
+# The test command's replays, the longest first (two at a time: the month on one worker, the others
+# behind one another on the second).
 REPLAYED = (
     "healthy_month.yml",
     "resharding.yml",
@@ -57,39 +55,13 @@ END = "<!-- end of the generated report -->"
 
 
 def replay_in_temp(name: str) -> Result:
-    try:
-        with tempfile.TemporaryDirectory(prefix="replay-") as d:
-            return replay(SCENARIOS / name, Path(d))
-    except Stopped as e:  # unwound: now the worker ends, which the pool's loop would not do
-        os._exit(128 + e.args[0])
-
-
-def own_session() -> None:
-    """A worker's first step: a process group of its own, which its engines (promtool, the rule
-    engine) join, so that stopping the worker's group stops them too; and SIGTERM read as an
-    exception, so that the step it stops in cleans up (the Alertmanager a replay starts runs in
-    a session of its own, and is stopped by the replay)."""
-    os.setsid()
-    signal.signal(signal.SIGTERM, stopped)
-
-
-class Stopped(BaseException):
-    """SIGTERM, in a worker: what the replay's step was doing is unwound (its engines and
-    temporary files cleaned up), and the worker ends instead of taking the next replay."""
-
-
-def stopped(signum: int, _frame: object) -> None:
-    raise Stopped(signum)
-
-
-def replays_started(pool: ProcessPoolExecutor) -> dict[str, Future[Result]]:
-    """Every replay submitted to the pool, in REPLAYED's order; returns at once."""
-    return {name: pool.submit(replay_in_temp, name) for name in REPLAYED}
+    with tempfile.TemporaryDirectory(prefix="replay-") as d:
+        return replay(SCENARIOS / name, Path(d))
 
 
 def replay_all() -> dict[str, Result]:
-    with ProcessPoolExecutor(max_workers=2, initializer=own_session) as pool:
-        return {name: future.result() for name, future in replays_started(pool).items()}
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        return dict(zip(REPLAYED, pool.map(replay_in_temp, REPLAYED)))
 
 
 def report(results: dict[str, Result]) -> str:

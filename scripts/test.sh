@@ -19,8 +19,7 @@ cd "$(dirname "$0")/.."
 # The newer releases' roots (built once per machine, cached under /var/tmp) are built while
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 # Then the replays' rule engine (replay/ruler: Go, about 2 minutes on a new machine), while the
-# tests that start no cluster run the unit tests before the replays (a replay waits for a build
-# under way, flock).
+# replays simulate their spans (a replay waits for a build under way, flock).
 releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}
 mkdir -p run
 (
@@ -52,7 +51,8 @@ fi
 # cluster test is waiting on its cluster: about 45 % of the CPU idles in a run of two processes):
 # Pacific's cluster tests in this one; the newer releases' cluster tests in the second; the tests
 # that start no cluster (unit, docs, the replays, the promtool tests, and every release's tests that
-# only read its packages: cephadm's, the manager's Python) in the third, whose queue is the shortest.
+# only read its packages: cephadm's, the manager's Python) in the third, whose replays run in two
+# workers of their own beside its other tests (tests/replay/background.py).
 # The second and third hold run/quiet.lock, shared, while they run. Pacific's heavy tests
 # (tests/conftest.py) come last: the bucket watch's cost, counted at Pacific's cluster, beside the
 # others' last tests; then the plunge run, which measures the cluster under load, takes the lock

@@ -19,8 +19,6 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.replay import background as replay_background  # noqa: E402
-
 
 @pytest.fixture(scope="session")
 def scratch(tmp_path_factory) -> Path:
@@ -187,28 +185,43 @@ def pytest_collection_modifyitems(config, items):
             ordered.append(item)
     if QUIET_LOCK:  # they wait for the other processes: whatever else this one runs goes first
         ordered = [i for i in ordered if not heavy(i)] + [i for i in ordered if heavy(i)]
-    ordered = replays_behind(ordered, config)
-    items[:] = ordered
+    items[:] = replays_behind(ordered)
     for item in items:
         rel = release(item)
         if uses_a_cluster(item) and rel is not None:
             LAST_ITEM_OF[rel] = item.nodeid
 
 
-def replays_behind(items: list, config: pytest.Config) -> list:
-    """The tests that read the replays moved behind the others (the heavy ones waiting for a quiet
-    machine excepted), and the replays started at once: the others run while the replays do."""
-    reading = [i for i in items if replay_background.reads_replays(i)]
-    if not reading or config.option.collectonly:
-        return items
-    replay_background.start()
-    rest = [i for i in items if not replay_background.reads_replays(i)]
-    at = next((k for k, i in enumerate(rest) if QUIET_LOCK and heavy(i)), len(rest))
+def reads_replays(item) -> bool:
+    """Whether the test reads a replay (its fixtures all ask for tests/replay's `replayed`)."""
+    return "replayed" in getattr(item, "fixturenames", ())
+
+
+def replays_behind(items: list) -> list:
+    """The tests that read the replays moved behind the others, before the heavy ones: the
+    others run while the replays do (tests/replay/background.py)."""
+    reading = [i for i in items if reads_replays(i)]
+    rest = [i for i in items if not reads_replays(i)]
+    at = next((k for k, i in enumerate(rest) if heavy(i)), len(rest))
     return rest[:at] + reading + rest[at:]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """In a session of tests that start no cluster, the replays start as its tests begin; in one
+    that starts clusters, when a test first reads them (their fixtures), so as not to take the
+    cores from the clusters' tests before then."""
+    if session.config.option.collectonly or session.testsfailed:
+        return
+    if any(map(reads_replays, session.items)) and not any(map(uses_a_cluster, session.items)):
+        from tests.replay import background
+
+        background.session()
+
+
 def pytest_sessionfinish():
-    replay_background.stop()
+    if "tests.replay.background" in sys.modules:
+        sys.modules["tests.replay.background"].stop()
 
 
 # Each release's last test that uses its cluster: Pacific's is also the default cluster, so its

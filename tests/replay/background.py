@@ -1,67 +1,139 @@
-"""The test command's replays (replay.docs.REPLAYED), started in two worker processes as soon as
-the session knows it runs a test that reads them (tests/conftest.py), so that the session's other
-tests run while they do; the tests that read them come last. The healthy month alone takes minutes
-on the two cores.
+"""The test command's replays (replay.docs.REPLAYED) in two worker processes beside the session's
+other tests: the month, minutes long, on one, the others behind one another on the second. In a
+session of tests that start no cluster they start as its tests begin (tests/conftest.py); in one
+that starts clusters, when a test first reads one, so as not to take the cores from them.
 
-The workers each lead a process group of their own (replay.docs.own_session): a session that ends
-before the replays do (a failure under -x, an interrupt) stops each group, the engines the
-replays run included, and leaves no process behind.
+Each worker leads a process group of its own, which the engines it runs (promtool, the rule
+engine) join, and ends with the session: stopped, or when the session's process is gone (killed,
+its signal handlers never run), a SIGTERM that unwinds the step it is in, so that its engines,
+its Alertmanager and its temporary files are cleaned up as that step's own code does.
 """
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import os
+import pickle
+import shutil
 import signal
-from concurrent.futures import Future, ProcessPoolExecutor
+import tempfile
+from pathlib import Path
 
-from replay.docs import own_session, replays_started
+from replay.docs import REPLAYED, replay_in_temp
 from replay.run import Result
 
-_POOL: list[ProcessPoolExecutor] = []
-_STARTED: dict[str, Future[Result]] = {}
+STOP_WAIT = 15.0  # seconds a stopped worker has to unwind before its group is killed
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
-def reads_replays(item) -> bool:
-    return "replays" in getattr(item, "fixturenames", ())
+class ReplayFailed(RuntimeError):
+    pass
 
 
-def start() -> None:
-    if not _POOL:
-        _POOL.append(ProcessPoolExecutor(max_workers=2, initializer=own_session))
-        _STARTED.update(replays_started(_POOL[0]))
+class Stopped(BaseException):
+    """SIGTERM in a worker: raised where it is, so that the step it is in cleans up."""
 
 
-def results() -> dict[str, Result]:
-    start()
-    return {name: future.result() for name, future in _STARTED.items()}
+def stopped(signum: int, _frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one unwinding: a second signal does not cut it
+    raise Stopped(signum)
+
+
+def work(names: list[str], out: str, parent: int) -> None:
+    """A worker: each replay in turn, its Result pickled to `out` (or its error written there)."""
+    try:
+        signal.signal(signal.SIGTERM, stopped)
+        os.setsid()
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+        if os.getppid() != parent:  # the session ended before the line above
+            return
+        for name in names:
+            try:
+                result = replay_in_temp(name)
+            except Exception as e:  # noqa: BLE001 (the session reports it with the scenario's tests)
+                (Path(out) / f"{name}.error").write_text(f"{type(e).__name__}: {e}")
+                continue
+            part = Path(out) / f"{name}.part"
+            part.write_bytes(pickle.dumps(result))
+            part.rename(Path(out) / f"{name}.pickle")
+    except Stopped as e:
+        os._exit(128 + e.args[0])
+
+
+class Replays:
+    """Replays running in worker processes, one list of scenarios a worker, each in turn."""
+
+    def __init__(self, lanes: list[list[str]]) -> None:
+        self.out = Path(tempfile.mkdtemp(prefix="replays-"))
+        fork = multiprocessing.get_context("fork")
+        self.workers = [
+            (names, fork.Process(target=work, args=(names, str(self.out), os.getpid()), daemon=True)) for names in lanes
+        ]
+        for _, worker in self.workers:
+            worker.start()
+        self.done: dict[str, Result] = {}
+
+    def result(self, name: str) -> Result:
+        """The scenario's result, once its worker has written it."""
+        if name in self.done:
+            return self.done[name]
+        (worker,) = [w for names, w in self.workers if name in names]
+        pickled, error = self.out / f"{name}.pickle", self.out / f"{name}.error"
+        while True:
+            alive = worker.is_alive()
+            if pickled.exists():
+                self.done[name] = pickle.loads(pickled.read_bytes())
+                return self.done[name]
+            if error.exists():
+                raise ReplayFailed(f"{name}: {error.read_text()}")
+            if not alive:
+                raise ReplayFailed(f"{name}: its worker ended ({worker.exitcode}) before it was replayed")
+            worker.join(0.5)
+
+    def results(self) -> dict[str, Result]:
+        return {name: self.result(name) for names, _ in self.workers for name in names}
+
+    def stop(self) -> None:
+        """Workers still running unwound (STOP_WAIT), else killed with their groups; the results'
+        directory removed."""
+        running = [(w, w.pid) for _, w in self.workers if w.is_alive() and w.pid is not None]
+        for _, pid in running:
+            signal_worker(pid, signal.SIGTERM)
+        for worker, pid in running:
+            worker.join(STOP_WAIT)
+            if worker.is_alive():
+                signal_worker(pid, signal.SIGKILL)
+                worker.join()
+        shutil.rmtree(self.out, ignore_errors=True)
+
+
+def signal_worker(pid: int, sig: signal.Signals) -> None:
+    """The worker's group (its engines), and the worker itself, in case it had not yet made it."""
+    for send in (os.killpg, os.kill):
+        try:
+            send(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def two_lanes() -> list[list[str]]:
+    """The month on one worker, the other replays behind one another on the second."""
+    return [list(REPLAYED[:1]), list(REPLAYED[1:])]
+
+
+_SESSION: list[Replays] = []
+
+
+def session() -> Replays:
+    """The session's replays, started on first use."""
+    if not _SESSION:
+        _SESSION.append(Replays(two_lanes()))
+    return _SESSION[0]
 
 
 def stop() -> None:
-    """The session's replays stopped (those still running) and their pool shut down."""
-    if _POOL:
-        stop_pool(_POOL.pop(), dict(_STARTED))
-        _STARTED.clear()
-
-
-def stop_pool(pool: ProcessPoolExecutor, futures: dict[str, Future[Result]]) -> None:
-    """A worker told to stop unwinds the step it is in (replay.docs.own_session), which stops the
-    Alertmanager it may have started; one still there after STOP_WAIT is killed with its group."""
-    running = not all(f.done() for f in futures.values())
-    workers = list((getattr(pool, "_processes", None) or {}).values())  # no public list of them
-    if running:
-        for worker in workers:
-            signal_group(worker.pid, signal.SIGTERM)
-    pool.shutdown(wait=not running, cancel_futures=True)
-    for worker in workers if running else ():
-        worker.join(STOP_WAIT)
-        signal_group(worker.pid, signal.SIGKILL)
-
-
-STOP_WAIT = 15.0
-
-
-def signal_group(pid: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(pid, sig)
-    except ProcessLookupError:
-        pass
+    while _SESSION:
+        _SESSION.pop().stop()

@@ -1,5 +1,5 @@
-"""The replays of the test command, run once per session, two at a time (one per core), started
-as the session begins (background.py)."""
+"""The replays of the test command, run once per session in two worker processes beside its other
+tests (background.py); each fixture waits for its own scenario's."""
 
 from __future__ import annotations
 
@@ -10,46 +10,51 @@ from tests.replay import background
 
 
 @pytest.fixture(scope="session")
-def replays() -> dict[str, Result]:
-    return background.results()
+def replayed() -> background.Replays:
+    return background.session()
+
+
+@pytest.fixture(scope="session")
+def replays(replayed) -> dict[str, Result]:
+    return replayed.results()
 
 
 @pytest.fixture(scope="session", params=["healthy_days.yml", "healthy_month.yml"])
-def healthy(request, replays) -> Result:
+def healthy(request, replayed) -> Result:
     """The healthy cluster's life: its events in two days, and the month the issue asks for."""
-    return replays[request.param]
+    return replayed.result(request.param)
 
 
 @pytest.fixture(scope="session")
-def study_10b(replays) -> Result:
-    return replays["study_10b.yml"]
+def study_10b(replayed) -> Result:
+    return replayed.result("study_10b.yml")
 
 
 @pytest.fixture(scope="session")
-def reboot_without_noout(replays) -> Result:
-    return replays["reboot_without_noout.yml"]
+def reboot_without_noout(replayed) -> Result:
+    return replayed.result("reboot_without_noout.yml")
 
 
 @pytest.fixture(scope="session")
-def resharding_rounds(replays) -> Result:
-    return replays["resharding_rounds.yml"]
+def resharding_rounds(replayed) -> Result:
+    return replayed.result("resharding_rounds.yml")
 
 
 @pytest.fixture(scope="session")
-def resharding_run(replays) -> Result:
-    return replays["resharding.yml"]
+def resharding_run(replayed) -> Result:
+    return replayed.result("resharding.yml")
 
 
 @pytest.fixture(scope="session")
-def scrub_storm_10b(replays) -> Result:
-    return replays["scrub_storm_10b.yml"]
+def scrub_storm_10b(replayed) -> Result:
+    return replayed.result("scrub_storm_10b.yml")
 
 
 @pytest.fixture(scope="session")
-def power_outage_10b(replays) -> Result:
-    return replays["power_outage_10b_short.yml"]
+def power_outage_10b(replayed) -> Result:
+    return replayed.result("power_outage_10b_short.yml")
 
 
 @pytest.fixture(scope="session")
-def study_1b(replays) -> Result:
-    return replays["study_1b.yml"]
+def study_1b(replayed) -> Result:
+    return replayed.result("study_1b.yml")

@@ -1,16 +1,22 @@
-"""The test command's replays run beside its other tests (background.py): a session that ends
-before they do leaves no worker, engine or temporary file behind."""
+"""The test command's replays run in workers beside its other tests (background.py): each result
+reaches the test that reads it, a failed replay is an error naming it, and a session that ends
+before them, stopped or killed, leaves no worker, engine or temporary file behind."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from replay.docs import own_session, replay_in_temp
+import pytest
+
 from tests.replay import background
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def group_members(pgid: int) -> list[int]:
@@ -41,23 +47,67 @@ def running_in(path: Path) -> list[int]:
     return found
 
 
-def test_a_session_that_ends_before_its_replays_stops_their_workers_engines_and_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the worker's temporary files, forked
-    pool = ProcessPoolExecutor(max_workers=1, initializer=own_session)
-    names = ("reboot_without_noout.yml", "healthy_days.yml")
-    futures = {name: pool.submit(replay_in_temp, name) for name in names}
-    (worker,) = list(pool._processes)
-    deadline = time.monotonic() + 120
-    while not [p for p in running_in(tmp_path) if p != worker] and time.monotonic() < deadline:
+def until(check, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.05)
-    engines = [p for p in running_in(tmp_path) if p != worker]
-    assert engines, "no engine ran within 2 minutes"
-    assert not futures["healthy_days.yml"].done()
+    return True
 
-    background.stop_pool(pool, futures)
 
-    assert group_members(worker) == []
-    assert running_in(tmp_path) == []  # promtool, the rule engine or Alertmanager: stopped
-    assert not os.path.exists(f"/proc/{worker}")
-    assert list(tmp_path.iterdir()) == []  # the replay's series, blocks and configuration removed
-    assert futures["healthy_days.yml"].cancelled() or futures["healthy_days.yml"].exception()
+def test_each_result_reaches_its_reader_and_a_failed_replay_names_itself(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    replays = background.Replays([["no_such_scenario.yml", "reboot_without_noout.yml"]])
+    try:
+        result = replays.result("reboot_without_noout.yml")
+        assert result.seconds["evaluations"] == 121
+        assert [n.alertname for n in result.pages()] == ["CephScaleOsdsDownLargeDrop"]
+        with pytest.raises(background.ReplayFailed, match=r"^no_such_scenario\.yml: \w+Error: .*no_such") as failed:
+            replays.result("no_such_scenario.yml")
+        assert "\n" not in str(failed.value)
+    finally:
+        replays.stop()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_session_that_stops_before_its_replays_stops_both_workers_and_their_engines(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the workers' temporary files, forked
+    replays = background.Replays([["healthy_days.yml"], ["reboot_without_noout.yml", "resharding_rounds.yml"]])
+    workers = [w.pid for _, w in replays.workers]
+    try:
+        assert until(lambda: [p for p in running_in(tmp_path) if p not in workers], 120), "no engine ran"
+        assert all(group_members(pid) for pid in workers)  # each leads a group of its own
+    finally:
+        replays.stop()
+    assert [pid for pid in workers if group_members(pid)] == []
+    assert running_in(tmp_path) == []  # promtool, the rule engine, Alertmanager: stopped
+    assert [w.exitcode for _, w in replays.workers] == [128 + signal.SIGTERM] * 2  # unwound, not killed
+    assert list(tmp_path.iterdir()) == []  # the replays' series, blocks and results removed
+
+
+KILLED_SESSION = """
+import sys, tempfile, time
+tempfile.tempdir = sys.argv[1]
+from tests.replay import background
+replays = background.Replays([["healthy_days.yml"], ["reboot_without_noout.yml", "resharding_rounds.yml"]])
+print(*[w.pid for _, w in replays.workers], flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_session_killed_before_its_replays_leaves_no_worker_or_engine(tmp_path):
+    """SIGKILL: the session's own cleanup never runs; its workers end with it (PR_SET_PDEATHSIG)."""
+    session = subprocess.Popen(
+        [sys.executable, "-c", KILLED_SESSION, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        workers = [int(pid) for pid in session.stdout.readline().split()]
+        assert len(workers) == 2
+        assert until(lambda: [p for p in running_in(tmp_path) if p not in [session.pid, *workers]], 120)
+    finally:
+        session.kill()
+        session.wait()
+    assert until(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in workers), 30)
+    assert until(lambda: running_in(tmp_path) == [], 30)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("replay-")] == []  # unwound
