@@ -201,6 +201,7 @@ def replays_behind(items: list) -> list:
     """The tests that read the replays moved behind the others, before the heavy ones: the
     others run while the replays do (tests/replay/background.py)."""
     reading = [i for i in items if reads_replays(i)]
+    reading.sort(key=lambda i: "replays" in i.fixturenames)  # those that read every replay last
     rest = [i for i in items if not reads_replays(i)]
     at = next((k for k, i in enumerate(rest) if heavy(i)), len(rest))
     return rest[:at] + reading + rest[at:]

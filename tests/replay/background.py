@@ -23,8 +23,9 @@ from pathlib import Path
 from replay.docs import REPLAYED, replay_in_temp
 from replay.run import Result
 
-STOP_WAIT = 15.0  # seconds a stopped worker has to unwind before its group is killed
+STOP_WAIT = 30.0  # seconds a stopped worker has to unwind (an Alertmanager's stop: up to 15)
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
+STOPPING: list[int] = []  # in a worker: the signal that stops it, once received
 
 
 class ReplayFailed(RuntimeError):
@@ -36,12 +37,22 @@ class Stopped(BaseException):
 
 
 def stopped(signum: int, _frame: object) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one unwinding: a second signal does not cut it
+    """One unwinding, which a second signal does not cut; the worker's group (its engines and
+    their children, a rule engine's build) told too, when the worker leads it: the signal of a
+    session that died reaches the worker alone."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    STOPPING.append(signum)
+    if os.getpgrp() == os.getpid():
+        os.killpg(0, signal.SIGTERM)
     raise Stopped(signum)
 
 
 def work(names: list[str], out: str, parent: int) -> None:
-    """A worker: each replay in turn, its Result pickled to `out` (or its error written there)."""
+    """A worker: each replay in turn, its Result pickled to `out` (or its error written there).
+    Its temporary files go in a directory of its own, removed whatever the step it stops in."""
+    own = tempfile.mkdtemp(prefix="replay-worker-")
+    tempfile.tempdir = own
+    code = 0
     try:
         signal.signal(signal.SIGTERM, stopped)
         os.setsid()
@@ -52,15 +63,24 @@ def work(names: list[str], out: str, parent: int) -> None:
             return
         for name in names:
             try:
-                result = replay_in_temp(name)
+                written(Path(out) / f"{name}.pickle", pickle.dumps(replay_in_temp(name)))
             except Exception as e:  # noqa: BLE001 (the session reports it with the scenario's tests)
-                (Path(out) / f"{name}.error").write_text(f"{type(e).__name__}: {e}")
-                continue
-            part = Path(out) / f"{name}.part"
-            part.write_bytes(pickle.dumps(result))
-            part.rename(Path(out) / f"{name}.pickle")
+                if STOPPING:  # an error of the unwinding itself: the worker stops all the same
+                    raise Stopped(STOPPING[0]) from None
+                written(Path(out) / f"{name}.error", f"{type(e).__name__}: {e}".encode())
     except Stopped as e:
-        os._exit(128 + e.args[0])
+        code = 128 + e.args[0]
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+    if code:  # stopped: the process ends here, not in multiprocessing's own exit
+        os._exit(code)
+
+
+def written(path: Path, data: bytes) -> None:
+    """The file whole or not at all, for a reader that waits for it to exist."""
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    part.rename(path)
 
 
 class Replays:

@@ -4,7 +4,7 @@ before them, stopped or killed, leaves no worker, engine or temporary file behin
 
 from __future__ import annotations
 
-import os
+import select
 import signal
 import subprocess
 import sys
@@ -19,17 +19,24 @@ from tests.replay import background
 REPO = Path(__file__).resolve().parents[2]
 
 
+def state(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields after the command's name, or None for a process gone or a zombie
+    (ended, not yet reaped: an orphan's is its new parent's to reap)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else fields
+
+
 def group_members(pgid: int) -> list[int]:
-    members = []
+    found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:  # gone meanwhile
-                continue
-            if int(fields[2]) == pgid:
-                members.append(int(entry.name))
-    return members
+            fields = state(int(entry.name))
+            if fields is not None and int(fields[2]) == pgid:
+                found.append(int(entry.name))
+    return found
 
 
 def running_in(path: Path) -> list[int]:
@@ -42,7 +49,7 @@ def running_in(path: Path) -> list[int]:
                 argv = (entry / "cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if str(path) in argv:
+            if str(path) in argv and state(int(entry.name)) is not None:
                 found.append(int(entry.name))
     return found
 
@@ -102,12 +109,13 @@ def test_a_session_killed_before_its_replays_leaves_no_worker_or_engine(tmp_path
         [sys.executable, "-c", KILLED_SESSION, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, text=True
     )
     try:
+        assert select.select([session.stdout], [], [], 120)[0], "the session did not start its workers"
         workers = [int(pid) for pid in session.stdout.readline().split()]
         assert len(workers) == 2
         assert until(lambda: [p for p in running_in(tmp_path) if p not in [session.pid, *workers]], 120)
     finally:
         session.kill()
         session.wait()
-    assert until(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in workers), 30)
-    assert until(lambda: running_in(tmp_path) == [], 30)
+    assert until(lambda: all(state(pid) is None for pid in workers), 60)
+    assert until(lambda: running_in(tmp_path) == [], 60)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("replay-")] == []  # unwound
