@@ -1,4 +1,4 @@
-"""The test command's replays run in workers beside its other tests (background.py): each result
+"""The test command's replays run in workers beside its other tests (replay/workers.py): each result
 reaches the test that reads it, a failed replay is an error naming it, and a session that ends
 before them, stopped or killed, leaves no worker, engine or temporary file behind."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.replay import background
+from replay import workers
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,12 +65,12 @@ def until(check, seconds: float) -> bool:
 
 def test_each_result_reaches_its_reader_and_a_failed_replay_names_itself(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    replays = background.Replays([["no_such_scenario.yml", "reboot_without_noout.yml"]])
+    replays = workers.Replays([["no_such_scenario.yml", "reboot_without_noout.yml"]])
     try:
         result = replays.result("reboot_without_noout.yml")
         assert result.seconds["evaluations"] == 121
         assert [n.alertname for n in result.pages()] == ["CephScaleOsdsDownLargeDrop"]
-        with pytest.raises(background.ReplayFailed, match=r"^no_such_scenario\.yml: \w+Error: .*no_such") as failed:
+        with pytest.raises(workers.ReplayFailed, match=r"^no_such_scenario\.yml: \w+Error: .*no_such") as failed:
             replays.result("no_such_scenario.yml")
         assert "\n" not in str(failed.value)
     finally:
@@ -80,14 +80,14 @@ def test_each_result_reaches_its_reader_and_a_failed_replay_names_itself(tmp_pat
 
 def test_a_session_that_stops_before_its_replays_stops_both_workers_and_their_engines(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the workers' temporary files, forked
-    replays = background.Replays([["healthy_days.yml"], ["reboot_without_noout.yml", "resharding_rounds.yml"]])
-    workers = [w.pid for _, w in replays.workers]
+    replays = workers.Replays([["healthy_days.yml"], ["reboot_without_noout.yml", "resharding_rounds.yml"]])
+    pids = [w.pid for _, w in replays.workers]
     try:
-        assert until(lambda: [p for p in running_in(tmp_path) if p not in workers], 120), "no engine ran"
-        assert all(group_members(pid) for pid in workers)  # each leads a group of its own
+        assert until(lambda: [p for p in running_in(tmp_path) if p not in pids], 120), "no engine ran"
+        assert all(group_members(pid) for pid in pids)  # each leads a group of its own
     finally:
         replays.stop()
-    assert [pid for pid in workers if group_members(pid)] == []
+    assert [pid for pid in pids if group_members(pid)] == []
     assert running_in(tmp_path) == []  # promtool, the rule engine, Alertmanager: stopped
     assert [w.exitcode for _, w in replays.workers] == [128 + signal.SIGTERM] * 2  # unwound, not killed
     assert list(tmp_path.iterdir()) == []  # the replays' series, blocks and results removed
@@ -96,8 +96,8 @@ def test_a_session_that_stops_before_its_replays_stops_both_workers_and_their_en
 KILLED_SESSION = """
 import sys, tempfile, time
 tempfile.tempdir = sys.argv[1]
-from tests.replay import background
-replays = background.Replays([["healthy_days.yml"], ["reboot_without_noout.yml", "resharding_rounds.yml"]])
+from replay import workers
+replays = workers.Replays([["healthy_days.yml"], ["reboot_without_noout.yml", "resharding_rounds.yml"]])
 print(*[w.pid for _, w in replays.workers], flush=True)
 time.sleep(600)
 """

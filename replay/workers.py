@@ -1,0 +1,144 @@
+"""Replays in worker processes, one list of scenarios a worker, each replayed in turn and its
+Result handed back through a file: the test command's replays beside its other tests
+(tests/replay/background.py) and `python -m replay.docs`.
+
+Each worker leads a process group of its own, which the engines it runs (promtool, the rule
+engine) join, and ends with the process that started it: stopped, or when that process is gone
+(killed, its signal handlers never run), a SIGTERM that unwinds the step it is in, so that its
+engines, its Alertmanager and its temporary files are cleaned up as that step's own code does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import pickle
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+from replay.run import Result, replay
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+STOP_WAIT = 30.0  # seconds a stopped worker has to unwind (an Alertmanager's stop: up to 15)
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
+STOPPING: list[int] = []  # in a worker: the signal that stops it, once received
+
+
+class ReplayFailed(RuntimeError):
+    pass
+
+
+class Stopped(BaseException):
+    """SIGTERM in a worker: raised where it is, so that the step it is in cleans up."""
+
+
+def stopped(signum: int, _frame: object) -> None:
+    """One unwinding, which a second signal does not cut; the worker's group (its engines and
+    their children, a rule engine's build) told too, when the worker leads it: the signal of a
+    session that died reaches the worker alone."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    STOPPING.append(signum)
+    if os.getpgrp() == os.getpid():
+        os.killpg(0, signal.SIGTERM)
+    raise Stopped(signum)
+
+
+def work(names: list[str], out: str, parent: int) -> None:
+    """A worker: each replay in turn, its Result pickled to `out` (or its error written there).
+    Its temporary files go in a directory of its own, removed whatever the step it stops in."""
+    own = tempfile.mkdtemp(prefix="replay-worker-")
+    tempfile.tempdir = own
+    code = 0
+    try:
+        signal.signal(signal.SIGTERM, stopped)
+        os.setsid()
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+        if os.getppid() != parent:  # the session ended before the line above
+            return
+        for name in names:
+            try:
+                written(Path(out) / f"{name}.pickle", pickle.dumps(replay_in_temp(name)))
+            except Exception as e:  # noqa: BLE001 (the session reports it with the scenario's tests)
+                if STOPPING:  # an error of the unwinding itself: the worker stops all the same
+                    raise Stopped(STOPPING[0]) from None
+                written(Path(out) / f"{name}.error", f"{type(e).__name__}: {e}".encode())
+    except Stopped as e:
+        code = 128 + e.args[0]
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+    if code:  # stopped: the process ends here, not in multiprocessing's own exit
+        os._exit(code)
+
+
+def replay_in_temp(name: str) -> Result:
+    with tempfile.TemporaryDirectory(prefix="replay-") as d:
+        return replay(SCENARIOS / name, Path(d))
+
+
+def written(path: Path, data: bytes) -> None:
+    """The file whole or not at all, for a reader that waits for it to exist."""
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    part.rename(path)
+
+
+class Replays:
+    """Replays running in worker processes, one list of scenarios a worker, each in turn."""
+
+    def __init__(self, lanes: list[list[str]]) -> None:
+        self.out = Path(tempfile.mkdtemp(prefix="replays-"))
+        fork = multiprocessing.get_context("fork")
+        self.workers = [
+            (names, fork.Process(target=work, args=(names, str(self.out), os.getpid()), daemon=True)) for names in lanes
+        ]
+        for _, worker in self.workers:
+            worker.start()
+        self.done: dict[str, Result] = {}
+
+    def result(self, name: str) -> Result:
+        """The scenario's result, once its worker has written it."""
+        if name in self.done:
+            return self.done[name]
+        (worker,) = [w for names, w in self.workers if name in names]
+        pickled, error = self.out / f"{name}.pickle", self.out / f"{name}.error"
+        while True:
+            alive = worker.is_alive()
+            if pickled.exists():
+                self.done[name] = pickle.loads(pickled.read_bytes())
+                return self.done[name]
+            if error.exists():
+                raise ReplayFailed(f"{name}: {error.read_text()}")
+            if not alive:
+                raise ReplayFailed(f"{name}: its worker ended ({worker.exitcode}) before it was replayed")
+            worker.join(0.5)
+
+    def results(self) -> dict[str, Result]:
+        return {name: self.result(name) for names, _ in self.workers for name in names}
+
+    def stop(self) -> None:
+        """Workers still running unwound (STOP_WAIT), else killed with their groups; the results'
+        directory removed."""
+        running = [(w, w.pid) for _, w in self.workers if w.is_alive() and w.pid is not None]
+        for _, pid in running:
+            signal_worker(pid, signal.SIGTERM)
+        for worker, pid in running:
+            worker.join(STOP_WAIT)
+            if worker.is_alive():
+                signal_worker(pid, signal.SIGKILL)
+                worker.join()
+        shutil.rmtree(self.out, ignore_errors=True)
+
+
+def signal_worker(pid: int, sig: signal.Signals) -> None:
+    """The worker's group (its engines), and the worker itself, in case it had not yet made it."""
+    for send in (os.killpg, os.kill):
+        try:
+            send(pid, sig)
+        except ProcessLookupError:
+            pass
