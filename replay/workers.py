@@ -11,12 +11,15 @@ engines, its Alertmanager and its temporary files are cleaned up as that step's 
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import multiprocessing
 import os
 import pickle
 import shutil
 import signal
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from replay.run import Result, replay
@@ -26,6 +29,9 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 STOP_WAIT = 30.0  # seconds a stopped worker has to unwind (an Alertmanager's stop: up to 15)
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 STOPPING: list[int] = []  # in a worker: the signal that stops it, once received
+SWALLOWED: list[int] = []  # in a worker: a Stopped that Python ignored, to raise again
+RAISE_AGAIN = 0.05  # seconds between the timer's ticks that raise it again
+STACK_SIGNAL = signal.SIGUSR1  # a worker that did not unwind writes where it is before it is killed
 
 
 class ReplayFailed(RuntimeError):
@@ -47,13 +53,33 @@ def stopped(signum: int, _frame: object) -> None:
     raise Stopped(signum)
 
 
+def unraisable(info: sys.UnraisableHookArgs) -> None:
+    """Stopped raised where Python ignores errors (a __del__, a finalizer, a generator closed by
+    the garbage collector) would leave the worker running with SIGTERM ignored: a timer raises it
+    again, at its first tick outside such a place."""
+    if isinstance(info.exc_value, Stopped):
+        signal.signal(signal.SIGALRM, raise_swallowed)
+        signal.setitimer(signal.ITIMER_REAL, RAISE_AGAIN, RAISE_AGAIN)
+        SWALLOWED.append(info.exc_value.args[0])  # last: a tick before this finds nothing to raise
+        return
+    sys.__unraisablehook__(info)
+
+
+def raise_swallowed(_signum: int, _frame: object) -> None:
+    if SWALLOWED:
+        raise Stopped(SWALLOWED.pop())
+
+
 def work(names: list[str], out: str, parent: int) -> None:
     """A worker: each replay in turn, its Result pickled to `out` (or its error written there).
     Its temporary files go in a directory of its own, removed whatever the step it stops in."""
-    own = tempfile.mkdtemp(prefix="replay-worker-")
+    own = tempfile.mkdtemp(prefix="replay-worker-", dir=out)  # removed with `out` if it is killed
     tempfile.tempdir = own
     code = 0
+    stack = (Path(out) / f"{os.getpid()}.stack").open("w")
     try:
+        faulthandler.register(STACK_SIGNAL, file=stack, all_threads=True)
+        sys.unraisablehook = unraisable
         signal.signal(signal.SIGTERM, stopped)
         os.setsid()
         libc = ctypes.CDLL(None, use_errno=True)
@@ -72,6 +98,7 @@ def work(names: list[str], out: str, parent: int) -> None:
         code = 128 + e.args[0]
     finally:
         shutil.rmtree(own, ignore_errors=True)
+        stack.close()
     if code:  # stopped: the process ends here, not in multiprocessing's own exit
         os._exit(code)
 
@@ -100,6 +127,7 @@ class Replays:
         for _, worker in self.workers:
             worker.start()
         self.done: dict[str, Result] = {}
+        self.killed: dict[int, str] = {}  # a worker that did not unwind: where it was
 
     def result(self, name: str) -> Result:
         """The scenario's result, once its worker has written it."""
@@ -130,9 +158,23 @@ class Replays:
         for worker, pid in running:
             worker.join(STOP_WAIT)
             if worker.is_alive():
+                self.killed[pid] = self.stack(pid)
                 signal_worker(pid, signal.SIGKILL)
                 worker.join()
         shutil.rmtree(self.out, ignore_errors=True)
+
+    def stack(self, pid: int) -> str:
+        """The threads' stacks of a worker still running, as faulthandler writes them."""
+        dump = self.out / f"{pid}.stack"
+        try:
+            os.kill(pid, STACK_SIGNAL)
+        except ProcessLookupError:
+            return ""
+        deadline = time.monotonic() + 5  # written from the signal handler, even in a stuck C call
+        while time.monotonic() < deadline and not dump.stat().st_size:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        return dump.read_text()
 
 
 def signal_worker(pid: int, sig: signal.Signals) -> None:

@@ -4,6 +4,7 @@ before them, stopped or killed, leaves no worker, engine or temporary file behin
 
 from __future__ import annotations
 
+import os
 import select
 import signal
 import subprocess
@@ -89,8 +90,56 @@ def test_a_session_that_stops_before_its_replays_stops_both_workers_and_their_en
         replays.stop()
     assert [pid for pid in pids if group_members(pid)] == []
     assert running_in(tmp_path) == []  # promtool, the rule engine, Alertmanager: stopped
-    assert [w.exitcode for _, w in replays.workers] == [128 + signal.SIGTERM] * 2  # unwound, not killed
+    assert [w.exitcode for _, w in replays.workers] == [128 + signal.SIGTERM] * 2, replays.killed  # unwound
     assert list(tmp_path.iterdir()) == []  # the replays' series, blocks and results removed
+
+
+def swallowing(_name):
+    """A replay whose SIGTERM comes while it is in a __del__, where Python ignores the Stopped it
+    raises, and which then keeps on running."""
+
+    class Finalized:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.5)
+
+    Finalized()
+    while True:
+        time.sleep(0.01)
+
+
+def test_a_stop_swallowed_in_a_finalizer_still_ends_the_worker(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(workers, "replay_in_temp", swallowing)  # in the forked worker
+    monkeypatch.setattr(workers, "STOP_WAIT", 10.0)
+    replays = workers.Replays([["swallowed"]])
+    ((_, worker),) = replays.workers
+    try:
+        worker.join(10)
+    finally:
+        replays.stop()
+    assert (worker.exitcode, replays.killed) == (128 + signal.SIGTERM, {})
+    assert list(tmp_path.iterdir()) == []
+
+
+def deaf(_name):
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+    while True:
+        time.sleep(0.01)
+
+
+def test_a_worker_that_does_not_unwind_is_killed_and_tells_where_it_was(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(workers, "replay_in_temp", deaf)
+    monkeypatch.setattr(workers, "STOP_WAIT", 1.0)
+    replays = workers.Replays([["deaf"]])
+    ((_, worker),) = replays.workers
+    time.sleep(1)
+    replays.stop()
+    assert worker.exitcode == -signal.SIGKILL
+    assert list(replays.killed) == [worker.pid]
+    assert 'in deaf\n  File "' + workers.__file__ + '"' in replays.killed[worker.pid]
+    assert list(tmp_path.iterdir()) == []
 
 
 KILLED_SESSION = """
