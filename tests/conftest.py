@@ -45,7 +45,7 @@ class Clusters:
 
     Tests ask for `ceph_cluster` (Pacific unless a module is marked ON_EVERY_RELEASE);
     pytest groups the tests by release, and a newer release's cluster is stopped once
-    its tests are done, so at most two clusters run at a time.
+    its tests are done, so at most two clusters run at a time in one session.
     """
 
     def __init__(self, factory) -> None:
