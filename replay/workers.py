@@ -5,7 +5,8 @@ Result handed back through a file: the test command's replays beside its other t
 Each worker leads a process group of its own, which the engines it runs (promtool, the rule
 engine) join, and ends with the process that started it: stopped, or when that process is gone
 (killed, its signal handlers never run), a SIGTERM that unwinds the step it is in, so that its
-engines, its Alertmanager and its temporary files are cleaned up as that step's own code does.
+engines, its Alertmanager and its temporary files are cleaned up as that step's own code does
+(replay/stopping.py).
 """
 
 from __future__ import annotations
@@ -20,54 +21,21 @@ import signal
 import sys
 import tempfile
 import time
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from replay import stopping
 from replay.run import Result, replay
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 STOP_WAIT = 30.0  # seconds a stopped worker has to unwind (an Alertmanager's stop: up to 15)
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
-STOPPING: list[int] = []  # in a worker: the signal that stops it, once received
-SWALLOWED: list[int] = []  # in a worker: a Stopped that Python ignored, to raise again
-RAISE_AGAIN = 0.05  # seconds between the timer's ticks that raise it again
 STACK_SIGNAL = signal.SIGUSR1  # a worker that did not unwind writes where it is before it is killed
 
 
 class ReplayFailed(RuntimeError):
     pass
-
-
-class Stopped(BaseException):
-    """SIGTERM in a worker: raised where it is, so that the step it is in cleans up."""
-
-
-def stopped(signum: int, _frame: object) -> None:
-    """One unwinding, which a second signal does not cut; the worker's group (its engines and
-    their children, a rule engine's build) told too, when the worker leads it: the signal of a
-    session that died reaches the worker alone."""
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    STOPPING.append(signum)
-    if os.getpgrp() == os.getpid():
-        os.killpg(0, signal.SIGTERM)
-    raise Stopped(signum)
-
-
-def unraisable(info: sys.UnraisableHookArgs) -> None:
-    """Stopped raised where Python ignores errors (a __del__, a finalizer, a generator closed by
-    the garbage collector) would leave the worker running with SIGTERM ignored: a timer raises it
-    again, at its first tick outside such a place."""
-    if isinstance(info.exc_value, Stopped):
-        signal.signal(signal.SIGALRM, raise_swallowed)
-        signal.setitimer(signal.ITIMER_REAL, RAISE_AGAIN, RAISE_AGAIN)
-        SWALLOWED.append(info.exc_value.args[0])  # last: a tick before this finds nothing to raise
-        return
-    sys.__unraisablehook__(info)
-
-
-def raise_swallowed(_signum: int, _frame: object) -> None:
-    if SWALLOWED:
-        raise Stopped(SWALLOWED.pop())
 
 
 def work(names: list[str], out: str, parent: int) -> None:
@@ -79,8 +47,8 @@ def work(names: list[str], out: str, parent: int) -> None:
     stack = (Path(out) / f"{os.getpid()}.stack").open("w")
     try:
         faulthandler.register(STACK_SIGNAL, file=stack, all_threads=True)
-        sys.unraisablehook = unraisable
-        signal.signal(signal.SIGTERM, stopped)
+        sys.unraisablehook = stopping.unraisable
+        signal.signal(signal.SIGTERM, stopping.stopped)
         os.setsid()
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
@@ -91,14 +59,18 @@ def work(names: list[str], out: str, parent: int) -> None:
             try:
                 written(Path(out) / f"{name}.pickle", pickle.dumps(replay_in_temp(name)))
             except Exception as e:  # noqa: BLE001 (the session reports it with the scenario's tests)
-                if STOPPING:  # an error of the unwinding itself: the worker stops all the same
-                    raise Stopped(STOPPING[0]) from None
+                if stopping.STOPPING:  # an error of the unwinding itself: the worker stops all the same
+                    raise stopping.Stopped(stopping.STOPPING[0]) from None
                 written(Path(out) / f"{name}.error", f"{type(e).__name__}: {e}".encode())
-    except Stopped as e:
+    except stopping.Stopped as e:
         code = 128 + e.args[0]
     finally:
+        stopping.ended()
         shutil.rmtree(own, ignore_errors=True)
+        faulthandler.unregister(STACK_SIGNAL)
         stack.close()
+    if stopping.STOPPING:  # a stop that came as the last replay ended ends the worker all the same
+        code = 128 + stopping.STOPPING[0]
     if code:  # stopped: the process ends here, not in multiprocessing's own exit
         os._exit(code)
 
@@ -158,23 +130,33 @@ class Replays:
         for worker, pid in running:
             worker.join(STOP_WAIT)
             if worker.is_alive():
-                self.killed[pid] = self.stack(pid)
+                self.killed[pid] = self.stack(worker, pid)
                 signal_worker(pid, signal.SIGKILL)
                 worker.join()
         shutil.rmtree(self.out, ignore_errors=True)
 
-    def stack(self, pid: int) -> str:
-        """The threads' stacks of a worker still running, as faulthandler writes them."""
+    def stack(self, worker: BaseProcess, pid: int) -> str:
+        """The threads' stacks of a worker still running, as faulthandler writes them from its
+        signal handler, even in a stuck C call; once the file stops growing."""
         dump = self.out / f"{pid}.stack"
         try:
             os.kill(pid, STACK_SIGNAL)
         except ProcessLookupError:
             return ""
-        deadline = time.monotonic() + 5  # written from the signal handler, even in a stuck C call
-        while time.monotonic() < deadline and not dump.stat().st_size:
-            time.sleep(0.1)
-        time.sleep(0.2)
-        return dump.read_text()
+        size, deadline = -1, time.monotonic() + 5
+        while worker.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                now = dump.stat().st_size
+            except OSError:  # the worker stuck before it opened it
+                return ""
+            if now and now == size:
+                break
+            size = now
+        try:
+            return dump.read_text()
+        except OSError:
+            return ""
 
 
 def signal_worker(pid: int, sig: signal.Signals) -> None:

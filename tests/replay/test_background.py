@@ -5,6 +5,7 @@ before them, stopped or killed, leaves no worker, engine or temporary file behin
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -94,32 +95,66 @@ def test_a_session_that_stops_before_its_replays_stops_both_workers_and_their_en
     assert list(tmp_path.iterdir()) == []  # the replays' series, blocks and results removed
 
 
-def swallowing(_name):
+def swallowing(ran_on: Path):
     """A replay whose SIGTERM comes while it is in a __del__, where Python ignores the Stopped it
-    raises, and which then keeps on running."""
+    raises, and which then runs on (and says so in `ran_on`)."""
 
     class Finalized:
         def __del__(self):
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(0.5)
 
-    Finalized()
-    while True:
-        time.sleep(0.01)
+    def replay(_name):
+        Finalized()
+        ran_on.touch()
+        while True:
+            time.sleep(0.01)
+
+    return replay
 
 
 def test_a_stop_swallowed_in_a_finalizer_still_ends_the_worker(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(workers, "replay_in_temp", swallowing)  # in the forked worker
+    temp, ran_on = tmp_path / "temp", tmp_path / "ran-on"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(workers, "replay_in_temp", swallowing(ran_on))  # in the forked worker
     monkeypatch.setattr(workers, "STOP_WAIT", 10.0)
     replays = workers.Replays([["swallowed"]])
     ((_, worker),) = replays.workers
     try:
-        worker.join(10)
+        worker.join(20)
     finally:
         replays.stop()
+    assert ran_on.exists()  # the stop was swallowed
     assert (worker.exitcode, replays.killed) == (128 + signal.SIGTERM, {})
-    assert list(tmp_path.iterdir()) == []
+    assert list(temp.iterdir()) == []
+
+
+def leaking(pids: Path):
+    """A replay that starts a process in a session of its own (as demo/monitoring.py starts an
+    Alertmanager), which the worker's group signal misses, and holds no handle to stop it by."""
+
+    def replay(_name):
+        pids.write_text(str(subprocess.Popen(["sleep", "600"], start_new_session=True).pid))
+        while True:
+            time.sleep(0.01)
+
+    return replay
+
+
+def test_a_process_a_stopped_step_left_running_ends_with_its_worker(tmp_path, monkeypatch):
+    temp, pids = tmp_path / "temp", tmp_path / "pids"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(workers, "replay_in_temp", leaking(pids))
+    replays = workers.Replays([["leaking"]])
+    ((_, worker),) = replays.workers
+    try:
+        assert until(lambda: pids.exists() and pids.read_text(), 60)
+    finally:
+        replays.stop()
+    assert worker.exitcode == 128 + signal.SIGTERM
+    assert state(int(pids.read_text())) is None
 
 
 def deaf(_name):
@@ -128,14 +163,21 @@ def deaf(_name):
         time.sleep(0.01)
 
 
+def blocks(pid: int, sig: signal.Signals) -> bool:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return bool(int(re.search(r"SigBlk:\s*(\w+)", status)[1], 16) >> (sig - 1) & 1)
+
+
 def test_a_worker_that_does_not_unwind_is_killed_and_tells_where_it_was(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(workers, "replay_in_temp", deaf)
     monkeypatch.setattr(workers, "STOP_WAIT", 1.0)
     replays = workers.Replays([["deaf"]])
     ((_, worker),) = replays.workers
-    time.sleep(1)
-    replays.stop()
+    try:
+        assert until(lambda: blocks(worker.pid, signal.SIGTERM), 60)
+    finally:
+        replays.stop()
     assert worker.exitcode == -signal.SIGKILL
     assert list(replays.killed) == [worker.pid]
     assert 'in deaf\n  File "' + workers.__file__ + '"' in replays.killed[worker.pid]
