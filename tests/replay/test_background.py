@@ -164,8 +164,9 @@ def deaf(_name):
 
 
 def blocks(pid: int, sig: signal.Signals) -> bool:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return bool(int(re.search(r"SigBlk:\s*(\w+)", status)[1], 16) >> (sig - 1) & 1)
+    found = re.search(r"SigBlk:\s*(\w+)", Path(f"/proc/{pid}/status").read_text())
+    assert found, f"/proc/{pid}/status: no SigBlk"
+    return bool(int(found[1], 16) >> (sig - 1) & 1)
 
 
 def test_a_worker_that_does_not_unwind_is_killed_and_tells_where_it_was(tmp_path, monkeypatch):
