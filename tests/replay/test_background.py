@@ -113,13 +113,20 @@ def swallowing(ran_on: Path):
     return replay
 
 
-def test_a_stop_swallowed_in_a_finalizer_still_ends_the_worker(tmp_path, monkeypatch):
-    temp, ran_on = tmp_path / "temp", tmp_path / "ran-on"
+def one_worker(tmp_path: Path, monkeypatch, replay) -> tuple[workers.Replays, Path]:
+    """One worker running `replay` (forked: it takes the module as patched here), and the
+    directory its temporary files go to."""
+    temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
-    monkeypatch.setattr(workers, "replay_in_temp", swallowing(ran_on))  # in the forked worker
+    monkeypatch.setattr(workers, "replay_in_temp", replay)
+    return workers.Replays([["one"]]), temp
+
+
+def test_a_stop_swallowed_in_a_finalizer_still_ends_the_worker(tmp_path, monkeypatch):
+    ran_on = tmp_path / "ran-on"
     monkeypatch.setattr(workers, "STOP_WAIT", 10.0)
-    replays = workers.Replays([["swallowed"]])
+    replays, temp = one_worker(tmp_path, monkeypatch, swallowing(ran_on))
     ((_, worker),) = replays.workers
     try:
         worker.join(20)
@@ -143,11 +150,8 @@ def leaking(pids: Path):
 
 
 def test_a_process_a_stopped_step_left_running_ends_with_its_worker(tmp_path, monkeypatch):
-    temp, pids = tmp_path / "temp", tmp_path / "pids"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
-    monkeypatch.setattr(workers, "replay_in_temp", leaking(pids))
-    replays = workers.Replays([["leaking"]])
+    pids = tmp_path / "pids"
+    replays, _ = one_worker(tmp_path, monkeypatch, leaking(pids))
     ((_, worker),) = replays.workers
     try:
         assert until(lambda: pids.exists() and pids.read_text(), 60)
@@ -170,10 +174,8 @@ def blocks(pid: int, sig: signal.Signals) -> bool:
 
 
 def test_a_worker_that_does_not_unwind_is_killed_and_tells_where_it_was(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(workers, "replay_in_temp", deaf)
     monkeypatch.setattr(workers, "STOP_WAIT", 1.0)
-    replays = workers.Replays([["deaf"]])
+    replays, temp = one_worker(tmp_path, monkeypatch, deaf)
     ((_, worker),) = replays.workers
     try:
         assert until(lambda: blocks(worker.pid, signal.SIGTERM), 60)
@@ -182,7 +184,7 @@ def test_a_worker_that_does_not_unwind_is_killed_and_tells_where_it_was(tmp_path
     assert worker.exitcode == -signal.SIGKILL
     assert list(replays.killed) == [worker.pid]
     assert 'in deaf\n  File "' + workers.__file__ + '"' in replays.killed[worker.pid]
-    assert list(tmp_path.iterdir()) == []
+    assert list(temp.iterdir()) == []
 
 
 KILLED_SESSION = """
