@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # the first tests run; a test that needs one waits for its build (cluster/release_root.sh).
 # Then the replays' rule engine (replay/ruler: Go, about 2 minutes on a new machine), while the
 # replays simulate their spans (a replay waits for a build under way, flock).
-releases=${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}
+releases=$(echo "${CEPH_SCALE_RELEASES:-pacific,reef,tentacle}" | tr , '\n' | awk 'NF && !seen[$0]++' | paste -sd, -)
 mkdir -p run
 (
   for r in ${releases//,/ }; do
@@ -30,17 +30,26 @@ mkdir -p run
 ) &
 builder=$!
 # The trap keeps pytest's status: under `set -e` a cleanup command finding nothing left to
-# stop (pkill's status 1) would otherwise end the script with 1 after a green run.
+# stop (pkill's status 1) would otherwise end the script with 1 after a green run. Stopped itself
+# (SIGTERM: CI's time limit; Ctrl-C) it stops its pytest processes, whose sessions then end as
+# Ctrl-C ends one (tests/conftest.py): their fixtures' teardown stops the clusters, whose daemons
+# run in sessions of their own, out of any group signal's reach; it waits for that.
 others=""
 stop_children() {
   local status=$?
+  trap - TERM INT
   for pid in $builder $others; do
     pkill -TERM -P "$pid" 2>/dev/null || true
     kill "$pid" 2>/dev/null || true
   done
+  for pid in $others; do
+    wait "$pid" 2>/dev/null || true
+  done
   exit "$status"
 }
 trap stop_children EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 pytest=(.venv/bin/python -m pytest -p no:cacheprovider --durations=25)
 newer=$(echo ",$releases," | sed -e 's/,pacific,/,/g' -e 's/^,*//' -e 's/,*$//')
 if [ $# -gt 0 ] || [ "$newer" = "$releases" ] || [ -z "$newer" ]; then
@@ -50,8 +59,8 @@ fi
 # A process per release's cluster tests and one for the tests that start no cluster, at once, so
 # that the command stays within its budget on two cores (most of a cluster test is waiting on its
 # cluster: one process alone leaves the cores idle, and one for both newer releases, their tests
-# one after the other, was the run's longest by 8 minutes): Pacific's cluster tests in this one;
-# each newer release's in a process of its own; the tests that start no cluster (unit, docs, the
+# one after the other, was the run's longest by 8 minutes): Pacific's cluster tests, whose output
+# is the command's; each newer release's in a process of its own; the tests that start no cluster (unit, docs, the
 # replays, the promtool tests, and every release's tests that only read its packages: cephadm's,
 # the manager's Python) in the last, whose replays run in two workers of their own beside its
 # other tests (replay/workers.py).
@@ -72,8 +81,11 @@ CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only flock -s "$lock" "${py
 others="$others $!"
 logs="$logs $free_log"
 sleep 2 # the others hold the lock before anything here can ask for it
+CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" &
+pacific=$!
+others="$others $pacific"
 status=0
-CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" || status=$?
+wait "$pacific" || status=$?
 set -- $others
 for log in $logs; do
   other_status=0
@@ -81,7 +93,8 @@ for log in $logs; do
   shift
   [ "$status" -ne 0 ] || status=$other_status
   echo
-  echo "=== run at the same time: $log ==="
+  echo "=== run at the same time: $log (exit $other_status) ==="
   cat "$log"
 done
+others="" # all waited for: none to stop, nor a reused pid
 exit "$status"

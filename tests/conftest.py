@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,22 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+
+SESSION_PID = os.getpid()
+
+
+def pytest_configure(config):
+    """SIGTERM (the test command stopped: CI's time limit, Ctrl-C on scripts/test.sh) ends the
+    session as Ctrl-C does, so that its fixtures' teardown stops the clusters: their daemons run in
+    sessions of their own, which no group signal reaches, and would otherwise be left running."""
+    signal.signal(signal.SIGTERM, interrupted)
+
+
+def interrupted(signum: int, _frame: object) -> None:
+    if os.getpid() != SESSION_PID:  # a forked child that has not set its own: ends, as by default
+        os._exit(128 + signum)
+    raise KeyboardInterrupt
 
 
 @pytest.fixture(scope="session")
@@ -31,8 +48,8 @@ ALL_RELEASES = ("pacific", "reef", "tentacle")
 # test of another release is deselected. CEPH_SCALE_CLUSTERLESS says what becomes of the tests that
 # start no cluster (unit, rules, replay, docs, and a release's tests that only read its packages):
 # 1 (the default) they run with the others, 0 they are left out, only nothing else runs.
-# scripts/test.sh runs them in a process of their own, beside Pacific's cluster tests and the
-# newer releases'.
+# scripts/test.sh runs them in a process of their own, beside Pacific's cluster tests and each
+# newer release's, each in a process of its own.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
 CLUSTERLESS = os.environ.get("CEPH_SCALE_CLUSTERLESS", "1")
 
