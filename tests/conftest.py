@@ -32,8 +32,11 @@ def pytest_configure(config):
 
 
 def interrupted(signum: int, _frame: object) -> None:
+    """Once: a second SIGTERM (a group's signal, then the test command's own) would cut the
+    teardown short, as it did the report of the first."""
     if os.getpid() != SESSION_PID:  # a forked child that has not set its own: ends, as by default
         os._exit(128 + signum)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

@@ -75,6 +75,7 @@ MARKS = pathlib.Path(__file__).parent
 @pytest.fixture(scope="session")
 def cluster():
     yield
+    time.sleep(1)  # a cluster's stop takes time
     (MARKS / "torn-down").touch()
 
 def test_long(cluster):
@@ -95,7 +96,9 @@ def test_a_pytest_session_told_to_stop_tears_its_session_fixtures_down(tmp_path)
         while not (tmp_path / "started").exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         session.send_signal(signal.SIGTERM)
-        session.wait(30)
+        time.sleep(0.5)
+        session.send_signal(signal.SIGTERM)  # the group's signal, then the test command's own
+        assert session.wait(30) == 2  # interrupted, as by Ctrl-C
     finally:
         session.kill()
     assert (tmp_path / "torn-down").exists()
