@@ -33,19 +33,48 @@ builder=$!
 # stop (pkill's status 1) would otherwise end the script with 1 after a green run. Stopped itself
 # (SIGTERM: CI's time limit; Ctrl-C) it stops its pytest processes, whose sessions then end as
 # Ctrl-C ends one (tests/conftest.py): their fixtures' teardown stops the clusters, whose daemons
-# run in sessions of their own, out of any group signal's reach; it waits for that.
-others=""
+# run in sessions of their own, out of any group signal's reach. It waits for that, at most
+# STOP_WAIT seconds (a teardown stuck on a hung cluster is then killed), and prints the logs.
+# A pytest under flock is signalled itself: flock would end at once and leave it running; one
+# started here directly is signalled alone, not its children (its clusters' daemons, which its
+# teardown stops).
+flocked="" direct="" logs="" exits=""
+STOP_WAIT=${CEPH_SCALE_STOP_WAIT:-180}
 stop_children() {
   local status=$?
   trap - TERM INT
-  for pid in $builder $others; do
-    pkill -TERM -P "$pid" 2>/dev/null || true
+  pkill -TERM -P "$builder" 2>/dev/null || true
+  kill "$builder" 2>/dev/null || true
+  for pid in $flocked; do
+    pkill -TERM -P "$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
+  done
+  for pid in $direct; do
     kill "$pid" 2>/dev/null || true
   done
-  for pid in $others; do
-    wait "$pid" 2>/dev/null || true
-  done
+  if [ -n "$flocked$direct" ]; then
+    (
+      sleep "$STOP_WAIT"
+      for pid in $flocked; do pkill -KILL -P "$pid"; done
+      kill -KILL $direct
+    ) >/dev/null 2>&1 &
+    local overdue=$!
+    for pid in $flocked $direct; do
+      wait "$pid" 2>/dev/null || true
+    done
+    kill "$overdue" 2>/dev/null || true
+  fi
+  print_logs
   exit "$status"
+}
+print_logs() { # each with its process's exit status, where it was waited for
+  set -- $exits
+  for log in $logs; do
+    echo
+    echo "=== run at the same time: $log${1:+ (exit $1)} ==="
+    cat "$log"
+    [ $# -eq 0 ] || shift
+  done
+  logs=""
 }
 trap stop_children EXIT
 trap 'exit 143' TERM
@@ -53,8 +82,12 @@ trap 'exit 130' INT
 pytest=(.venv/bin/python -m pytest -p no:cacheprovider --durations=25)
 newer=$(echo ",$releases," | sed -e 's/,pacific,/,/g' -e 's/^,*//' -e 's/,*$//')
 if [ $# -gt 0 ] || [ "$newer" = "$releases" ] || [ -z "$newer" ]; then
-  "${pytest[@]}" "$@"
-  exit
+  "${pytest[@]}" "$@" <&0 & # stdin kept (--pdb); waited for, so that a SIGTERM here stops it
+  direct=$!
+  status=0
+  wait "$direct" || status=$?
+  direct=""
+  exit "$status"
 fi
 # A process per release's cluster tests and one for the tests that start no cluster, at once, so
 # that the command stays within its budget on two cores (most of a cluster test is waiting on its
@@ -71,30 +104,26 @@ fi
 lock=run/quiet.lock
 free_log=run/pytest-clusterless.log
 : >"$lock"
-logs=""
 for r in ${newer//,/ }; do
   CEPH_SCALE_RELEASES=$r CEPH_SCALE_CLUSTERLESS=0 flock -s "$lock" "${pytest[@]}" >"run/pytest-$r.log" 2>&1 &
-  others="$others $!"
+  flocked="$flocked $!"
   logs="$logs run/pytest-$r.log"
 done
 CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only flock -s "$lock" "${pytest[@]}" >"$free_log" 2>&1 &
-others="$others $!"
+flocked="$flocked $!"
 logs="$logs $free_log"
 sleep 2 # the others hold the lock before anything here can ask for it
 CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" &
-pacific=$!
-others="$others $pacific"
+direct=$!
 status=0
-wait "$pacific" || status=$?
-set -- $others
-for log in $logs; do
+wait "$direct" || status=$?
+direct=""
+for pid in $flocked; do
   other_status=0
-  wait "$1" || other_status=$?
-  shift
+  wait "$pid" || other_status=$?
   [ "$status" -ne 0 ] || status=$other_status
-  echo
-  echo "=== run at the same time: $log (exit $other_status) ==="
-  cat "$log"
+  exits="$exits $other_status"
 done
-others="" # all waited for: none to stop, nor a reused pid
+flocked="" # all waited for: none to stop, nor a reused pid
+print_logs
 exit "$status"

@@ -31,13 +31,37 @@ def pytest_configure(config):
     signal.signal(signal.SIGTERM, interrupted)
 
 
+STOP_ASKED: list[int] = []  # the SIGTERM received, once
+HOLDING: list[str] = []  # what runs that a KeyboardInterrupt would cut in half (a cluster's stop)
+DEFERRED: list[int] = []  # the stop asked while it ran, raised once it is done
+
+
 def interrupted(signum: int, _frame: object) -> None:
     """Once: a second SIGTERM (a group's signal, then the test command's own) would cut the
-    teardown short, as it did the report of the first."""
+    teardown short, as it did the report of the first. Held while a cluster stops: cut there, the
+    rest of its daemons would be left running, out of the pool that stops them."""
     if os.getpid() != SESSION_PID:  # a forked child that has not set its own: ends, as by default
         os._exit(128 + signum)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if STOP_ASKED:
+        return
+    STOP_ASKED.append(signum)
+    if HOLDING:
+        DEFERRED.append(signum)
+        return
     raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def uninterrupted(what: str):
+    """`what` runs to its end; a stop asked meanwhile comes after it."""
+    HOLDING.append(what)
+    try:
+        yield
+    finally:
+        HOLDING.pop()
+        if DEFERRED and not HOLDING:
+            DEFERRED.clear()
+            raise KeyboardInterrupt
 
 
 @pytest.fixture(scope="session")
@@ -104,12 +128,13 @@ class Clusters:
         return self.sidecars[release]
 
     def stop(self, release: str) -> None:
-        sidecar = self.sidecars.pop(release, None)
-        if sidecar is not None:
-            sidecar.stop()
-        cluster = self.clusters.pop(release, None)
-        if cluster is not None:
-            cluster.stop()
+        with uninterrupted(f"{release}'s cluster stopping"):
+            sidecar = self.sidecars.pop(release, None)
+            if sidecar is not None:
+                sidecar.stop()
+            cluster = self.clusters.pop(release, None)
+            if cluster is not None:
+                cluster.stop()
 
     def stop_all(self) -> None:
         for release in list(self.clusters):

@@ -1,16 +1,13 @@
-"""scripts/test.sh: it ends with pytest's status (its cleanup of the background root builder and
-of its second pytest process, an EXIT trap under `set -e`, must not turn a green run red when
-nothing is left to stop), and its processes (one per release's cluster tests, one for the tests
-that start no cluster) run every test exactly once between them."""
+"""scripts/test.sh: its processes (one per release's cluster tests, one for the tests that start
+no cluster) run every test exactly once between them, each with its share in its environment, and
+the command ends with their status and prints each one's log (tests/unit/test_test_command_stop.py:
+how it stops)."""
 
 from __future__ import annotations
 
 import os
-import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.conftest import ALL_RELEASES, LAST_ON_THEIR_CLUSTER
@@ -19,89 +16,49 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = (REPO / "scripts" / "test.sh").read_text()
 
 
-def the_scripts_traps() -> str:
-    """scripts/test.sh's stop_children and the traps that call it."""
-    function = re.search(r"^stop_children\(\) \{\n.*?^\}\n", SCRIPT, re.S | re.M)
-    assert function, "scripts/test.sh: no stop_children function"
-    traps = re.findall(r"^trap .*$", SCRIPT, re.M)
-    assert {"trap stop_children EXIT", "trap 'exit 143' TERM"} <= set(traps), traps
-    return function.group(0) + "\n".join(traps) + "\n"
-
-
-def run_with_the_scripts_trap(last_command: str) -> int:
-    body = "set -euo pipefail\n( true ) &\nbuilder=$!\nwait $builder\n( sleep 60 ) &\nothers=$!\n"
-    body += the_scripts_traps() + f"{last_command}\n"
-    return subprocess.run(["bash", "-c", body], timeout=30).returncode
-
-
-def test_a_green_run_exits_0_after_the_builder_has_finished():
-    assert run_with_the_scripts_trap("true") == 0
-
-
-def test_a_red_run_keeps_its_status():
-    assert run_with_the_scripts_trap("(exit 3)") == 3
-
-
-# A pytest process of the command: told to stop, it takes a second to end (its clusters' teardown).
-SLOW_TO_STOP = """
-import signal, sys, time
-def stop(*_):
-    time.sleep(1)
-    open(sys.argv[1], "w").write("torn down")
-    sys.exit(1)
-signal.signal(signal.SIGTERM, stop)
-time.sleep(60)
+STUB_PYTEST = """#!/bin/bash
+echo "pytest releases=$CEPH_SCALE_RELEASES clusterless=$CEPH_SCALE_CLUSTERLESS quiet=${CEPH_SCALE_QUIET_LOCK:-}"
+[ "$CEPH_SCALE_RELEASES" != "${FAILING:-}" ] || exit 5
 """
 
 
-def test_a_stopped_run_stops_its_processes_and_waits_for_their_teardown(tmp_path):
-    """SIGTERM to the command (CI's time limit): it ends with 143 once its processes have ended."""
-    mark = tmp_path / "mark"
-    body = "set -euo pipefail\n( sleep 60 ) &\nbuilder=$!\n"
-    body += f"{sys.executable} -c '{SLOW_TO_STOP}' {mark} &\nothers=$!\n"
-    body += the_scripts_traps() + "echo started\nwait $others\n"
-    command = subprocess.Popen(["bash", "-c", body], stdout=subprocess.PIPE, text=True)
-    assert command.stdout is not None and command.stdout.readline() == "started\n"
-    time.sleep(0.5)  # the process has set its handler
-    command.send_signal(signal.SIGTERM)
-    assert command.wait(30) == 143
-    assert mark.read_text() == "torn down"  # written before the command ended
+def run_the_script_with_a_stub_pytest(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """scripts/test.sh itself, in a tree where bootstrap, the linters, the root and rule engine
+    builds do nothing and pytest (.venv/bin/python) says what it was asked to run."""
+    tree = tmp_path / "tree"
+    for path, text in {
+        "scripts/test.sh": SCRIPT,
+        "scripts/bootstrap.sh": "#!/bin/sh\n",
+        "cluster/release_root.sh": "#!/bin/sh\n",
+        "replay/ruler/build.sh": "#!/bin/sh\n",
+        ".venv/bin/python": STUB_PYTEST,
+        **{f".venv/bin/{tool}": "#!/bin/sh\n" for tool in ("ruff", "mypy", "vulture")},
+    }.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+        (tree / path).chmod(0o755)
+    (tree / "mgr_module").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CEPH_SCALE_")} | env
+    return subprocess.run(["bash", "scripts/test.sh"], cwd=tree, env=env, capture_output=True, text=True, timeout=60)
 
 
-HELD_SESSION = """
-import pathlib, time, pytest
-MARKS = pathlib.Path(__file__).parent
-
-@pytest.fixture(scope="session")
-def cluster():
-    yield
-    time.sleep(1)  # a cluster's stop takes time
-    (MARKS / "torn-down").touch()
-
-def test_long(cluster):
-    (MARKS / "started").touch()
-    time.sleep(60)
-"""
+def test_the_command_runs_each_share_and_prints_each_log_with_its_status(tmp_path):
+    done = run_the_script_with_a_stub_pytest(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pytest releases=pacific clusterless=0 quiet=run/quiet.lock" in done.stdout
+    for log, asked in (
+        ("run/pytest-reef.log", "releases=reef clusterless=0 quiet="),
+        ("run/pytest-tentacle.log", "releases=tentacle clusterless=0 quiet="),
+        ("run/pytest-clusterless.log", "releases=pacific,reef,tentacle clusterless=only quiet="),
+    ):
+        assert f"=== run at the same time: {log} (exit 0) ===\npytest {asked}\n" in done.stdout
 
 
-def test_a_pytest_session_told_to_stop_tears_its_session_fixtures_down(tmp_path):
-    """tests/conftest.py: SIGTERM ends the session as Ctrl-C does, its clusters' teardown run."""
-    (tmp_path / "test_held.py").write_text(HELD_SESSION)
-    session = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest", "-q", str(tmp_path)],
-        cwd=REPO, env={**os.environ, "CEPH_SCALE_RELEASES": "none"}, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        session.send_signal(signal.SIGTERM)
-        time.sleep(0.5)
-        session.send_signal(signal.SIGTERM)  # the group's signal, then the test command's own
-        assert session.wait(30) == 2  # interrupted, as by Ctrl-C
-    finally:
-        session.kill()
-    assert (tmp_path / "torn-down").exists()
+def test_a_share_that_fails_fails_the_command_and_says_which(tmp_path):
+    done = run_the_script_with_a_stub_pytest(tmp_path, FAILING="tentacle")
+    assert done.returncode == 5
+    assert "=== run at the same time: run/pytest-tentacle.log (exit 5) ===" in done.stdout
+    assert "=== run at the same time: run/pytest-reef.log (exit 0) ===" in done.stdout
 
 
 def ordered(**env: str) -> list[str]:
