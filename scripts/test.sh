@@ -34,7 +34,8 @@ builder=$!
 # (SIGTERM: CI's time limit; Ctrl-C) it stops its pytest processes, whose sessions then end as
 # Ctrl-C ends one (tests/conftest.py): their fixtures' teardown stops the clusters, whose daemons
 # run in sessions of their own, out of any group signal's reach. It waits for that, at most
-# STOP_WAIT seconds (a teardown stuck on a hung cluster is then killed), and prints the logs.
+# STOP_WAIT seconds (a teardown stuck on a hung cluster is then killed), telling them again every
+# 5 s meanwhile, and prints the logs.
 # A pytest under flock is signalled itself: flock would end at once and leave it running; one
 # started here directly is signalled alone, not its children (its clusters' daemons, which its
 # teardown stops).
@@ -52,8 +53,13 @@ stop_children() {
     kill "$pid" 2>/dev/null || true
   done
   if [ -n "$flocked$direct" ]; then
-    (
-      sleep "$STOP_WAIT"
+    ( # told again every 5 s (a stop raised where Python ignores it is lost), then killed
+      set +e
+      for _ in $(seq 5 5 "$STOP_WAIT"); do
+        sleep 5
+        for pid in $flocked; do pkill -TERM -P "$pid"; done
+        kill $direct
+      done
       for pid in $flocked; do pkill -KILL -P "$pid"; done
       kill -KILL $direct
     ) >/dev/null 2>&1 &

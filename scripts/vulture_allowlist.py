@@ -58,6 +58,7 @@ tests.conftest.pytest_runtest_setup  # pytest hook
 tests.conftest.pytest_sessionfinish  # pytest hook
 tests.conftest.pytest_runtestloop  # pytest hook
 tests.conftest.pytest_configure  # pytest hook
+tests.conftest.pytest_keyboard_interrupt  # pytest hook
 replay.workers.work.tempdir  # tempfile reads it: where every temporary file of the worker goes
 replay.workers.work.unraisablehook  # sys.unraisablehook: Python calls it with each error it ignores
 tests.conftest.pytest_runtest_teardown  # pytest hook

@@ -31,24 +31,29 @@ def pytest_configure(config):
     signal.signal(signal.SIGTERM, interrupted)
 
 
-STOP_ASKED: list[int] = []  # the SIGTERM received, once
+ENDING: list[str] = []  # the session ends (pytest took the stop, or its tests are done)
 HOLDING: list[str] = []  # what runs that a KeyboardInterrupt would cut in half (a cluster's stop)
 DEFERRED: list[int] = []  # the stop asked while it ran, raised once it is done
 
 
 def interrupted(signum: int, _frame: object) -> None:
-    """Once: a second SIGTERM (a group's signal, then the test command's own) would cut the
-    teardown short, as it did the report of the first. Held while a cluster stops: cut there, the
-    rest of its daemons would be left running, out of the pool that stops them."""
+    """Raised until pytest has taken it: one raised where Python ignores errors (a finalizer) is
+    lost, and the test command signals again (scripts/test.sh). Not once the session ends: a
+    second signal would cut its teardown short, as one cut pytest's report of the first. Held while
+    a cluster stops: cut there, the rest of its daemons would be left running, out of the pool
+    that stops them."""
     if os.getpid() != SESSION_PID:  # a forked child that has not set its own: ends, as by default
         os._exit(128 + signum)
-    if STOP_ASKED:
+    if ENDING:
         return
-    STOP_ASKED.append(signum)
     if HOLDING:
         DEFERRED.append(signum)
         return
     raise KeyboardInterrupt
+
+
+def pytest_keyboard_interrupt():
+    ENDING.append("interrupted")
 
 
 @contextlib.contextmanager
@@ -59,7 +64,7 @@ def uninterrupted(what: str):
         yield
     finally:
         HOLDING.pop()
-        if DEFERRED and not HOLDING:
+        if DEFERRED and not HOLDING and not ENDING:
             DEFERRED.clear()
             raise KeyboardInterrupt
 
@@ -265,7 +270,9 @@ def pytest_runtestloop(session):
         background.session()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish():
+    ENDING.append("finished")  # its teardown runs to its end
     if "tests.replay.background" in sys.modules:
         sys.modules["tests.replay.background"].stop()
 

@@ -39,15 +39,19 @@ def test_a_red_run_keeps_its_status():
     assert run_with_the_scripts_trap("(exit 3)") == 3
 
 
-# A pytest process of the command: told to stop, it takes a second to end (its clusters' teardown),
-# or never ends (a teardown stuck on a hung cluster).
+# A pytest process of the command: told to stop, it takes a second to end (its clusters' teardown);
+# or it loses the first time it is told; or it never ends (a teardown stuck on a hung cluster).
 PYTEST = """
 import os, signal, sys, time
+told = []
 def stop(*_):
+    told.append(1)
+    if sys.argv[2] == "deaf-once" and len(told) == 1:
+        return  # lost, as a stop raised in a finalizer is
     time.sleep(1)
     open(sys.argv[1], "w").write("torn down")
     sys.exit(1)
-signal.signal(signal.SIGTERM, stop if sys.argv[2] == "slow" else signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN if sys.argv[2] == "stuck" else stop)
 os.write(1, f"ready {os.getpid()}\\n".encode())  # one write: the two never interleave
 time.sleep(60)
 """
@@ -81,9 +85,15 @@ def test_a_stopped_run_stops_its_processes_and_waits_for_their_teardown(tmp_path
     assert [(tmp_path / p).read_text() for p in ("flocked", "direct")] == ["torn down"] * 2
 
 
+def test_a_stop_that_was_lost_is_told_again(tmp_path):
+    status, seconds, _ = stopped_command(tmp_path, "deaf-once", 60)
+    assert status == 143 and seconds < 30
+    assert [(tmp_path / p).read_text() for p in ("flocked", "direct")] == ["torn down"] * 2
+
+
 def test_a_teardown_that_never_ends_is_killed_after_the_stop_wait(tmp_path):
-    status, seconds, pids = stopped_command(tmp_path, "stuck", 2)
-    assert status == 143 and 2 <= seconds < 20
+    status, seconds, pids = stopped_command(tmp_path, "stuck", 10)
+    assert status == 143 and 10 <= seconds < 30
     assert pids and not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
 
 
@@ -118,6 +128,43 @@ def test_a_pytest_session_told_to_stop_tears_its_session_fixtures_down(tmp_path)
         time.sleep(0.5)
         session.send_signal(signal.SIGTERM)  # the group's signal, then the test command's own
         assert session.wait(30) == 2  # interrupted, as by Ctrl-C
+    finally:
+        session.kill()
+    assert (tmp_path / "torn-down").exists()
+
+
+SWALLOWING_SESSION = """
+import pathlib, time, pytest
+MARKS = pathlib.Path(__file__).parent
+
+@pytest.fixture(scope="session")
+def cluster():
+    yield
+    (MARKS / "torn-down").touch()
+
+def test_long(cluster):
+    (MARKS / "started").touch()
+    try:
+        time.sleep(60)
+    except BaseException:  # lost, as a stop raised in a finalizer is
+        (MARKS / "swallowed").touch()
+    time.sleep(60)
+"""
+
+
+def test_a_session_whose_stop_was_lost_stops_when_told_again(tmp_path):
+    (tmp_path / "test_swallowing.py").write_text(SWALLOWING_SESSION)
+    session = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest", "-q", str(tmp_path)],
+        cwd=REPO, env={**os.environ, "CEPH_SCALE_RELEASES": "none"}, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for mark in ("started", "swallowed"):
+            deadline = time.monotonic() + 60
+            while not (tmp_path / mark).exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            session.send_signal(signal.SIGTERM)
+        assert session.wait(30) == 2
     finally:
         session.kill()
     assert (tmp_path / "torn-down").exists()
