@@ -113,17 +113,26 @@ def test_long(cluster):
 """
 
 
-def test_a_pytest_session_told_to_stop_tears_its_session_fixtures_down(tmp_path):
-    """tests/conftest.py: SIGTERM ends the session as Ctrl-C does, its clusters' teardown run."""
-    (tmp_path / "test_held.py").write_text(HELD_SESSION)
-    session = subprocess.Popen(
+def session_of(tmp_path: Path, test: str) -> subprocess.Popen:
+    """A pytest session of `test` (a test file's text) with this repository's tests/conftest.py."""
+    (tmp_path / "test_it.py").write_text(test)
+    return subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest", "-q", str(tmp_path)],
         cwd=REPO, env={**os.environ, "CEPH_SCALE_RELEASES": "none"}, stdout=subprocess.DEVNULL,
     )  # fmt: skip
+
+
+def made(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_a_pytest_session_told_to_stop_tears_its_session_fixtures_down(tmp_path):
+    """tests/conftest.py: SIGTERM ends the session as Ctrl-C does, its clusters' teardown run."""
+    session = session_of(tmp_path, HELD_SESSION)
     try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        made(tmp_path / "started")
         session.send_signal(signal.SIGTERM)
         time.sleep(0.5)
         session.send_signal(signal.SIGTERM)  # the group's signal, then the test command's own
@@ -153,16 +162,10 @@ def test_long(cluster):
 
 
 def test_a_session_whose_stop_was_lost_stops_when_told_again(tmp_path):
-    (tmp_path / "test_swallowing.py").write_text(SWALLOWING_SESSION)
-    session = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest", "-q", str(tmp_path)],
-        cwd=REPO, env={**os.environ, "CEPH_SCALE_RELEASES": "none"}, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    session = session_of(tmp_path, SWALLOWING_SESSION)
     try:
         for mark in ("started", "swallowed"):
-            deadline = time.monotonic() + 60
-            while not (tmp_path / mark).exists() and time.monotonic() < deadline:
-                time.sleep(0.1)
+            made(tmp_path / mark)
             session.send_signal(signal.SIGTERM)
         assert session.wait(30) == 2
     finally:
@@ -187,10 +190,9 @@ def test_a_cluster_stopping():
 def test_a_stop_asked_while_a_cluster_stops_comes_once_it_has_stopped(tmp_path):
     """Cut in the middle, a cluster's stop would leave the rest of its daemons running, out of the
     pool that stops them (tests/conftest.py Clusters.stop)."""
-    (tmp_path / "test_held_stop.py").write_text(HELD_STOP)
-    session = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest", "-q", str(tmp_path)],
-        cwd=REPO, env={**os.environ, "CEPH_SCALE_RELEASES": "none"}, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert session.returncode == 2, session.stdout[-2000:]
+    session = session_of(tmp_path, HELD_STOP)
+    try:
+        assert session.wait(60) == 2
+    finally:
+        session.kill()
     assert (tmp_path / "stopped whole").exists() and not (tmp_path / "went on").exists()
