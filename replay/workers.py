@@ -43,7 +43,6 @@ def work(names: list[str], out: str, parent: int) -> None:
     Its temporary files go in a directory of its own, removed whatever the step it stops in."""
     own = tempfile.mkdtemp(prefix="replay-worker-", dir=out)  # removed with `out` if it is killed
     tempfile.tempdir = own
-    code = 0
     stack = (Path(out) / f"{os.getpid()}.stack").open("w")
     try:
         faulthandler.register(STACK_SIGNAL, file=stack, all_threads=True)
@@ -62,17 +61,17 @@ def work(names: list[str], out: str, parent: int) -> None:
                 if stopping.STOPPING:  # an error of the unwinding itself: the worker stops all the same
                     raise stopping.Stopped(stopping.STOPPING[0]) from None
                 written(Path(out) / f"{name}.error", f"{type(e).__name__}: {e}".encode())
-    except stopping.Stopped as e:
-        code = 128 + e.args[0]
+    except stopping.Stopped:
+        pass  # raised only once a stop was received (STOPPING)
     finally:
         stopping.ended()
         shutil.rmtree(own, ignore_errors=True)
         faulthandler.unregister(STACK_SIGNAL)
         stack.close()
-    if stopping.STOPPING:  # a stop that came as the last replay ended ends the worker all the same
-        code = 128 + stopping.STOPPING[0]
-    if code:  # stopped: the process ends here, not in multiprocessing's own exit
-        os._exit(code)
+    # Stopped, even by a stop that came as the last replay ended: the process ends here, not in
+    # multiprocessing's own exit.
+    if stopping.STOPPING:
+        os._exit(128 + stopping.STOPPING[0])
 
 
 def replay_in_temp(name: str) -> Result:

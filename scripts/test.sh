@@ -99,10 +99,10 @@ fi
 # that the command stays within its budget on two cores (most of a cluster test is waiting on its
 # cluster: one process alone leaves the cores idle, and one for both newer releases, their tests
 # one after the other, was the run's longest by 8 minutes): Pacific's cluster tests, whose output
-# is the command's; each newer release's in a process of its own; the tests that start no cluster (unit, docs, the
-# replays, the promtool tests, and every release's tests that only read its packages: cephadm's,
-# the manager's Python) in the last, whose replays run in two workers of their own beside its
-# other tests (replay/workers.py).
+# is the command's; each newer release's in a process of its own; the tests that start no cluster
+# (unit, docs, the replays, the promtool tests, and every release's tests that only read its
+# packages: cephadm's, the manager's Python) in the last, whose replays run in two workers of
+# their own beside its other tests (replay/workers.py).
 # The others hold run/quiet.lock, shared, while they run. Pacific's heavy tests (tests/conftest.py)
 # come last: the bucket watch's cost, counted at Pacific's cluster, beside the others' last tests;
 # then the plunge run, which measures the cluster under load, takes the lock exclusively and so
