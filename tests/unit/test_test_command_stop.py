@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from cluster.helpers import wait_for
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = (REPO / "scripts" / "test.sh").read_text()
 
@@ -122,17 +124,11 @@ def session_of(tmp_path: Path, test: str) -> subprocess.Popen:
     )  # fmt: skip
 
 
-def made(path: Path) -> None:
-    deadline = time.monotonic() + 60
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-
-
 def test_a_pytest_session_told_to_stop_tears_its_session_fixtures_down(tmp_path):
     """tests/conftest.py: SIGTERM ends the session as Ctrl-C does, its clusters' teardown run."""
     session = session_of(tmp_path, HELD_SESSION)
     try:
-        made(tmp_path / "started")
+        wait_for((tmp_path / "started").exists, 60, 0.1, what="the test to start")
         session.send_signal(signal.SIGTERM)
         time.sleep(0.5)
         session.send_signal(signal.SIGTERM)  # the group's signal, then the test command's own
@@ -165,7 +161,7 @@ def test_a_session_whose_stop_was_lost_stops_when_told_again(tmp_path):
     session = session_of(tmp_path, SWALLOWING_SESSION)
     try:
         for mark in ("started", "swallowed"):
-            made(tmp_path / mark)
+            wait_for((tmp_path / mark).exists, 60, 0.1, what=mark)
             session.send_signal(signal.SIGTERM)
         assert session.wait(30) == 2
     finally:
