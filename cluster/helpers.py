@@ -29,21 +29,31 @@ def parse_size(text: str | int) -> int:
 def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 1.0, what: str = "condition") -> Any:
     """Call `predicate` until it returns something truthy (returned) or `timeout` seconds pass.
 
-    Exceptions from the predicate count as "not yet"; the last one is quoted in the TimeoutError.
+    Exceptions from the predicate count as "not yet". The TimeoutError says how the last call
+    ended, and quotes the last exception: an error from a minute before the end would mislead if
+    the calls since then answered "not yet".
     """
     end = time.monotonic() + timeout
     last: Exception | None = None
+    last_raised = False
     while True:
         try:
             value = predicate()
             if value:
                 return value
+            last_raised = False
         except Exception as e:  # not ready yet
-            last = e
+            last, last_raised = e, True
         if time.monotonic() >= end:
             break
         time.sleep(interval)
-    raise TimeoutError(f"timed out after {timeout:g}s waiting for {what}" + (f" (last error: {last})" if last else ""))
+    if last is None:
+        detail = ""
+    elif last_raised:
+        detail = f" (last error: {last})"
+    else:
+        detail = f" (the last call answered not yet; an earlier one failed: {last})"
+    raise TimeoutError(f"timed out after {timeout:g}s waiting for {what}{detail}")
 
 
 def parse_stamp(stamp: str) -> float:

@@ -380,7 +380,7 @@ class TestCluster(
         wait_for(self._pgs_clean, 120, interval=0.5, what="every PG active+clean")
         self.repeer_all()
         self._mark("re-peer")
-        wait_for(lambda: "ceph_osd_up" in self.mgr_metrics(10), 60, what="the mgr prometheus module")
+        self.await_prometheus(60)
         self._mark("prometheus")
         self.started_in = time.monotonic() - t0
         self._save_info()

@@ -558,6 +558,20 @@ def test_reshards_before_a_buckets_first_poll_are_counted(scale, ceph_cluster):
     assert scale.value("ceph_scale_rgw_reshard_events_total") == expected
 
 
+def test_the_wait_for_prometheus_follows_a_failover_it_was_not_told_of(ceph_cluster):
+    """Enabling a module respawns both managers and either may come back active: CI's Pacific
+    start once waited 60 s on the manager active before, which served the standby's empty page.
+    The wait reads the active manager at every try, so a failover it was not told of is followed."""
+    c = ceph_cluster
+    old = c.refresh_active_mgr()
+    c.ceph("mgr", "fail", old, fmt_json=False)
+    assert c.active_mgr == old  # the cluster object still names the failed manager
+    new = c.await_prometheus(90)
+    assert new != old and c.active_mgr == new
+    assert c.ceph("mgr", "stat", timeout=10)["active_name"] == new
+    assert "ceph_osd_up" in c.mgr_metrics(10)
+
+
 def test_reshard_queue_read_from_rados_matches_radosgw_admin(scale, ceph_cluster):
     c = ceph_cluster
     bucket = f"scale-queued-{int(time.time())}"
