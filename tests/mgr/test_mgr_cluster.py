@@ -175,10 +175,10 @@ def scale(ceph_cluster):
     c.ceph("mgr", "module", "enable", "scale", fmt_json=False)
     wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 120, what="an active manager")
     wait_until(lambda: "ceph_scale_build_info" in m.text(), 120, interval=2, what="the module's /metrics")
-    wait_until(lambda: prometheus_answers(c), 120, interval=2, what="the mgr prometheus module")
+    c.await_prometheus(120)  # of whichever manager the respawn made active
     yield m
     c.ceph("mgr", "module", "disable", "scale", fmt_json=False)  # respawns the active manager again
-    wait_until(lambda: prometheus_answers(c), 120, interval=2, what="the mgr prometheus module")
+    c.await_prometheus(120)
 
 
 def store_documented_rgw_keys(c) -> tuple[str, str]:
@@ -188,12 +188,6 @@ def store_documented_rgw_keys(c) -> tuple[str, str]:
     for key, value in zip(("rgw_access_key", "rgw_secret_key"), keys, strict=True):
         c.set_documented_config_key(MGR_DOC, f"mgr/scale/{key}", value)
     return keys
-
-
-def prometheus_answers(c) -> bool:
-    """The prometheus module of whichever manager is active now (a respawn can move it)."""
-    c.refresh_active_mgr()
-    return "ceph_osd_up" in c.mgr_metrics(10)
 
 
 def test_the_documented_install_loads_the_module(scale, ceph_cluster):
@@ -952,9 +946,7 @@ def test_the_sidecar_reads_counters_from_the_module_when_the_stock_one_excludes_
     exporter = None
     try:
         c.ceph("mgr", "fail", c.refresh_active_mgr(), fmt_json=False)
-        wait_until(lambda: c.ceph("mgr", "stat", timeout=10).get("available"), 90, what="an active manager")
-        c.refresh_active_mgr()
-        wait_until(lambda: "ceph_osd_up" in c.mgr_metrics(10), 90, what="the stock module on the new active mgr")
+        c.await_prometheus(90)  # the stock module on the new active mgr
         stock = c.mgr_metrics(10)
         assert 'ceph_daemon="osd.' in stock and "ceph_bluefs_" not in stock  # up/in, no counters
         exporter = Sidecar(c, scratch).start()
