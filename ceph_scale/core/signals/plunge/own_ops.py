@@ -13,13 +13,14 @@ them its own):
 
 - confirmed: the bucket's share of an op the clients still ask fell by at least
   `plunge_drop_ratio`;
-- ruled out: its share of none of those ops fell;
+- ruled out: its share of none of those ops fell, one of them at least judged;
 - an op is judged only where the bucket would have served MIN_EXPECTED_OPS of it over the interval
   at its usual share: fewer, and chance moves a share by more than the drop looked for;
 - unconfirmed, and said why: the counters were not read (the sidecar without the module, Reef's
   manager, the option off: an idle bucket has no counters either, RGW makes them at its first op),
   or not for this bucket (a tenant's, past the buckets read, not counted over a usual interval
-  before), or too few of its ops to judge.
+  before), or too few of its ops to judge, or none of the ops asked now asked over a usual interval
+  (clients that switched from reads to writes).
 """
 
 from __future__ import annotations
@@ -145,16 +146,18 @@ class OwnOps:
             shares = [s for x, y in usual if (s := _share(x, y, i)) is not None]
             now = _share(a, b, i)
             if now is None or not shares:
-                continue  # not asked now, or no interval before: not judged
+                continue  # not asked now, or not over a usual interval: not judged
             was = statistics.median(shares)
             if was * asked < MIN_EXPECTED_OPS:
                 few = True
                 continue
             fell[op] = (1 - now / was, was, now)
+        if few and not fell:
+            return Verdict(None, f"its own ops unconfirmed: fewer than {MIN_EXPECTED_OPS} to judge")
         if not fell:
-            if few:
-                return Verdict(None, f"its own ops unconfirmed: fewer than {MIN_EXPECTED_OPS} to judge")
-            return Verdict(False, "")
+            # Clients that switched from reads to writes as the bucket began to reshard: nothing
+            # its share could show is known, which rules out nothing.
+            return Verdict(None, "its own ops unconfirmed: none of the ops asked now was asked over a usual interval")
         op = max(fell, key=lambda o: (fell[o][0], o))
         if fell[op][0] < self.drop_ratio:
             return Verdict(False, "")

@@ -62,3 +62,59 @@ def test_the_current_queue_is_read_before_the_buckets_that_left_it():
     watched.at([ReshardEntry(f"old-{i}", "", f"zone.{i}", 11, 23) for i in range(120)], 0.0)
     order = watched.at([ReshardEntry("hot", "", "zone.hot", 11, 23)], WATCH_AFTER / 2)
     assert order[0] == "hot" and len(order) > MAX_BUCKETS
+
+
+def phased(until: float, rates) -> object:
+    """Reshard parts every POLL to `until`, read as the module reads them: `rates(t)` gives, for the
+    poll interval ending at t, each RGW's (PUT/s, GET/s) and the bucket x's (PUT/s, GET/s) on each
+    RGW; counts are the sums of those rates over the intervals."""
+    counts = {"total": [0.0, 0.0], "x": [0.0, 0.0]}
+    t = 0.0
+    while t <= until:
+        if t > 0:
+            rgw, bucket = rates(t)
+            for key, (put, get) in (("total", rgw), ("x", bucket)):
+                counts[key][0] += put * POLL
+                counts[key][1] += get * POLL
+
+        def read(rgw: str, bucket: str, counter: str, now: float = t) -> dict:
+            return {SECTION: [now, int(counts["x"][0 if counter == "put_obj_ops" else 1])]}
+
+        def total(rgw: str, path: str, now: float = t) -> dict:
+            return {path: [now, int(counts["total"][0 if path.endswith("put_obj_ops") else 1])]}
+
+        rows, unread = read_bucket_ops(read, total, RGWS, ["x"])
+        yield ReshardPart(t, (), rows, unread)
+        t += POLL
+
+
+def test_a_reshard_as_writes_follow_an_hour_of_reads_is_unconfirmed_not_ruled_out():
+    """The healthy month's clients switch between an hour of reads and an hour of writes, and a
+    bucket reshards as the writes come. Judged at the first poll of the writes, its usual share is
+    of reads (no PUT was asked before) and no GET is asked now: no op can be judged, so nothing is
+    known; it was read as ruled out, which dropped the reshard from a plunge's causes."""
+    switch = 3600.0
+
+    def rates(t: float):
+        if t <= switch:  # reads: x serves 5 % of them
+            return (0.0, PER_RGW), (0.0, 0.05 * PER_RGW)
+        return (PER_RGW, 0.0), (0.0, 0.0)  # writes: x's are held by its reshard
+
+    own = OwnOps(keep=7200, baseline=1800, drop_ratio=Thresholds().plunge_drop_ratio)
+    for part in phased(switch + POLL, rates):
+        own.observe(part)
+    verdict = own.judge("x", switch, switch + POLL, switch)
+    assert verdict.confirmed is None, verdict
+    assert verdict.text == "its own ops unconfirmed: none of the ops asked now was asked over a usual interval", verdict
+
+
+def test_a_bucket_whose_reads_held_through_the_switch_to_reads_is_ruled_out():
+    """The quiet case beside it: reads before and reads now, the bucket's share of them held."""
+
+    def rates(t: float):
+        return (0.0, PER_RGW), (0.0, 0.05 * PER_RGW)
+
+    own = OwnOps(keep=7200, baseline=1800, drop_ratio=Thresholds().plunge_drop_ratio)
+    for part in phased(3600 + POLL, rates):
+        own.observe(part)
+    assert own.judge("x", 3600, 3600 + POLL, 3600).confirmed is False
