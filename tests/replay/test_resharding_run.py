@@ -6,12 +6,11 @@ longer than the one before (the last holds its writes for 53 minutes).
 Budget: nothing pages; the shard-limit, queue and storm warnings stay quiet through every reshard,
 the longest included (it is in progress, not left behind); each reshard that starts within a PUT
 hour is a plunge to the RGW team within PLUNGE_WITHIN of its start, the longest held to its end
-as one notification. One gap is a strict xfail, passing the day it is mended.
+as one notification; the one that starts as a GET phase begins is a plunge in the mixed phase,
+whose writes it holds.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from replay.simulate import START
 from tests.replay.test_resharding import PLUNGE_WITHIN, plunges, reshards
@@ -48,16 +47,17 @@ def test_each_reshard_starting_in_a_put_hour_is_one_plunge_to_the_rgw_team(resha
         assert mine == ["ceph-scale-rgw"], resharding_run.offset(start)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reshard that starts as the GET phase begins holds the mixed phase's writes (half its PUTs, "
-    "14 min), and the detector has no level of PUTs for that phase to judge them by: no plunge",
-)
-def test_the_reshard_starting_as_the_get_phase_begins_is_a_plunge(resharding_run):
+def test_the_reshard_starting_as_the_get_phase_begins_is_one_plunge_in_the_mixed_phase(resharding_run):
+    """The GETs ask no PUT; the mixed load after them asks a fifth of its ops as PUTs, and the
+    reshard holds them. While it is in progress, the PUTs are judged against their own level
+    scaled by their demand (detect.held_put): one plunge to the RGW team, in the mixed phase."""
     notes = plunges(resharding_run)
-    for start, _ in reshards(resharding_run):
-        if not in_put_hour(start):
-            assert [n for n in notes if start <= n.start <= start + ROUND], resharding_run.offset(start)
+    others = [(start, end) for start, end in reshards(resharding_run) if not in_put_hour(start)]
+    assert len(others) == 1
+    start, end = others[0]
+    mine = [n for n in notes if start <= n.start <= end]
+    assert [n.receiver for n in mine] == ["ceph-scale-rgw"], resharding_run.offset(start)
+    assert (mine[0].start - START) % ROUND >= PUT_HOUR + 15 * 60, resharding_run.offset(mine[0].start)
 
 
 def test_the_longest_reshard_is_one_notification_held_to_its_end(resharding_run):

@@ -112,7 +112,7 @@ class PlungeState:
             past = [x for x, in_plunge in self.windows if not in_plunge and x.t <= w.t - th.plunge_window_seconds]
             base = self.levels.baseline(past, w.t, th)
         self.base = base
-        self.verdicts = judge(w, base, th) if base is not None else {}
+        self.verdicts = judge(w, base, th, self.evidence.reshards.held(w.t)) if base is not None else {}
         in_plunge = False
         if p is not None:
             going = still_down(self.verdicts, th)
@@ -261,8 +261,8 @@ def derive(given: SignalInput, state: PlungeState) -> list[Family]:
             PlungeCause(p.cause, p.evidence) if p is not None else None,
             {cause: state.counts[cause] for cause in ALL_CAUSES},
             state.demand_drops,
-            state.evidence.own_ops.summary(),
-            state.evidence.own_ops.counts_now,
+            state.evidence.reshards.own_ops.summary(),
+            state.evidence.reshards.own_ops.counts_now,
         )
     )
     return [active, demand, drop, clients, score, info, plunges, drops]

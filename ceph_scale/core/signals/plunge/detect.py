@@ -196,11 +196,15 @@ def _verdict(now: Window, base: Baseline, op: str, th: Thresholds) -> OpVerdict 
     return OpVerdict(op, drop, demand, kind)
 
 
-def judge(now: Window, base: Baseline, th: Thresholds) -> dict[str, OpVerdict]:
+def judge(now: Window, base: Baseline, th: Thresholds, held: float | None = None) -> dict[str, OpVerdict]:
     """A verdict for each op with a baseline of at least `plunge_min_ops_per_second`. An op that
     reads slower against its own level (Baseline.own), its clients asking it as much as then (their
     demand fell by less than a plunge's drop), is slower whatever the baseline's other phase says:
-    at a switch to PUT, the PUTs of the GET and mixed phases before are no measure of a stall."""
+    at a switch to PUT, the PUTs of the GET and mixed phases before are no measure of a stall.
+
+    `held`: a reshard that may hold writes is in progress (evidence.py), and the drop that makes
+    its hold a plunge. The PUTs are then judged against their own level scaled by their demand
+    now (held_put)."""
     out = {}
     for op in OPS:
         v = _verdict(now, base, op, th)
@@ -216,7 +220,31 @@ def judge(now: Window, base: Baseline, th: Thresholds) -> dict[str, OpVerdict]:
             and (op not in out or out[op].kind != CLUSTER)
         ):
             out[op] = mine
+    if held is not None and ("put" not in out or out["put"].kind != CLUSTER):
+        scaled = held_put(now, base.own.get("put", base), th)
+        if scaled is not None and scaled.drop >= held:
+            out["put"] = scaled
     return out
+
+
+# The least demand for an op, against its level, at which held_put judges it: a mixed load's
+# writes ask about 0.3 of a PUT hour's [000]; below a fifth, a demand estimate's noise (a gauge's
+# leaked floor, a window straddling a switch) moves the rate expected by more than a drop.
+HELD_MIN_DEMAND = 0.2
+
+
+def held_put(now: Window, level: Baseline, th: Thresholds) -> OpVerdict | None:
+    """The PUTs' drop against their level scaled by their clients' demand now, while a reshard may
+    hold writes. A phase that asks fewer PUTs (a mixed load after a PUT hour) completes fewer in
+    proportion (Little's law), so its drop reads near 0; a bucket whose writes are held keeps its
+    clients' PUTs in flight while they complete nothing, which reads as the share held. The RGW's
+    totals read the same for a phase whose PUTs are all slower, which is why this is judged only
+    while a reshard is in progress, and where its bucket's own ops do not confirm it, at twice the
+    drop (derive.py)."""
+    v = _verdict(now, level, "put", th)
+    if v is None or v.demand is None or v.demand < HELD_MIN_DEMAND:
+        return None
+    return OpVerdict("put", 1.0 - (1.0 - v.drop) / v.demand, v.demand, CLUSTER)
 
 
 def returning(demand_seen_at: dict[str, float], t: float, th: Thresholds, refresh: float) -> set[str]:

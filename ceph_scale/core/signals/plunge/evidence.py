@@ -6,10 +6,9 @@ for all of it). A condition counts only when it is new against the recent past, 
 polls over the baseline before the current window: a cluster that has had an OSD down for a week,
 or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
 
-- reshard: buckets the reshard signal saw reshard between two bucket polls, or entries of the
-  reshard queue being processed (which bucket, shards before and after) [000], more of them than
-  usual at a poll: at 100,000 buckets some bucket is nearly always resharding. A bucket whose own
-  ops did not fall is no cause; where they were not counted, that is said (plunge/own_ops.py);
+- reshard: buckets resharding, more of them than usual at a poll (plunge/reshard_cause.py): at
+  100,000 buckets some bucket is nearly always resharding. A bucket whose own ops did not fall
+  is no cause; where they were not counted, that is said (plunge/own_ops.py);
 - deep_scrub: PGs deep scrubbing now plus deep scrubs completed since the last PG poll (a scrub of
   a small PG lasts less than a poll), at least `plunge_deep_scrub_above_usual_ratio` times and one
   more than usual [001];
@@ -30,26 +29,21 @@ or scrubbed 28 PGs at a time all along [004], did not plunge for it now.
 
 from __future__ import annotations
 
-import statistics
 from collections import deque
 
 from ...config import Thresholds
-from ...snapshot import ReshardEntry, Snapshot, bucket_key
+from ...snapshot import Snapshot
 from ..degraded.derive import expected_drop
 from ..reshard.derive import ReshardState
-from ..reshard.running import being_processed
 from ..scrub.derive import ScrubState
 from .causes import Evidence
-from .own_ops import OwnOps, Verdict
+from .measure import Measure
 from .placement import Placement
+from .reshard_cause import ReshardEvidence
 from .slow_ops import bluestore_slow, slow_ops
 from .slow_osds import LatencyWindow, SlowHistory
 
 MIB = 1024**2
-RESHARDS_TOLD = 20  # in-progress queue entries told per poll: the rest would say nothing more
-# Buckets being processed kept per poll as subjects: RGW runs about one reshard per RGW at a time,
-# so more are stale entries, and the bound keeps 4 h of polls small.
-MAX_SUBJECTS = 1000
 # How long an OSD that stopped answering may stall the requests to its PGs before its peers have it
 # marked down: Ceph's osd_heartbeat_grace default (20 s), counted from the oldest unanswered
 # heartbeat, plus osd_heartbeat_interval's (6 s) for the second reporter. A hung OSD of the test
@@ -65,24 +59,6 @@ def percent(share: float) -> str:
     return f"{share:.1%}" if 0 < abs(share) < 0.1 else f"{share:.0%}"
 
 
-class Measure:
-    """(poll time, value) of one condition, kept for the baseline; its usual value."""
-
-    def __init__(self, keep: float) -> None:
-        self.keep = keep
-        self.points: deque[tuple[float, float]] = deque()
-
-    def add(self, t: float, value: float) -> None:
-        self.points.append((t, value))
-        while self.points and self.points[0][0] < t - self.keep:
-            self.points.popleft()
-
-    def usual(self, start: float, end: float) -> float:
-        """The median over [start, end]; 0 without polls there (a start with no history)."""
-        values = [v for t, v in self.points if start <= t <= end]
-        return statistics.median(values) if values else 0.0
-
-
 class EvidenceTracker:
     def __init__(self, th: Thresholds) -> None:
         self.window = th.plunge_window_seconds
@@ -93,18 +69,17 @@ class EvidenceTracker:
         self.polled: dict[str, float] = {}  # source part -> its last collection time
         self.measures: dict[str, Measure] = {}
         self.evidence: deque[Evidence] = deque()
-        self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.deep_completed: int | None = None
         self.down_before: set[int] | None = None  # the in OSDs down at the last OSD map poll
         self.spilled: deque[tuple[float, int, dict[int, int]]] = deque()  # (t, total, per OSD) over a window
         self.placement = Placement()
         self.latencies = LatencyWindow(th.plunge_slow_osd_factor, th.plunge_slow_osd_floor_seconds)
         self.slow_history = SlowHistory(self.keep)
-        self.own_ops = OwnOps(self.keep, self.baseline, th.plunge_drop_ratio)
+        self.reshards = ReshardEvidence(self.keep, self.baseline, self.window, th)
 
     # --- helpers
 
-    def _fresh(self, part: str, t: float) -> float | None:
+    def fresh(self, part: str, t: float) -> float | None:
         """The previous poll of `part` if `t` is a new one, else None."""
         before = self.polled.get(part)
         if before is not None and t <= before:
@@ -112,17 +87,18 @@ class EvidenceTracker:
         self.polled[part] = t
         return before if before is not None else t
 
-    def _usual(self, name: str, t: float, value: float) -> float:
-        """The usual value of a measure before this poll's window, or before the plunge in progress
-        (a cause that lasts is not its own usual state: a reshard of 53 minutes is the plunge's
-        cause to its end, though the baseline is 30 minutes), then record this poll."""
+    def usual(self, name: str, t: float, value: float, began: float | None = None) -> float:
+        """The usual value of a measure before this poll's window, or before the plunge in progress,
+        or before `began`, when what is measured began (a cause that lasts is not its own usual
+        state: a reshard of 53 minutes is the plunge's cause to its end, though the baseline is 30
+        minutes), then record this poll."""
         m = self.measures.setdefault(name, Measure(self.keep))
-        end = t - self.window if self.held_since is None else min(t - self.window, self.held_since)
+        end = min([t - self.window] + [x for x in (self.held_since, began) if x is not None])
         usual = m.usual(end - self.baseline, end)
         m.add(t, value)
         return usual
 
-    def _seen(
+    def seen(
         self, cause: str, start: float, end: float, text: str, effect: dict[str, float] | None = None,
         strength: float = 1.0, subject: str = "", also: frozenset[str] = frozenset(),
     ) -> None:  # fmt: skip
@@ -167,66 +143,16 @@ class EvidenceTracker:
         """Each cause's evidence in this snapshot, and in the states the reshard and scrub signals
         kept from it (the plunge signal declares both in its needs)."""
         self.placement.observe(snap)
-        self._reshard(snap, reshard)
+        self.reshards.observe(self, snap, reshard)
         self._scrub_and_recovery(snap, scrub, th)
         self._spillover(snap)
         self._osds(snap, th)
         self._slow(snap)
         self._slow_osds(snap)
 
-    def _reshard(self, snap: Snapshot, reshard: ReshardState | None) -> None:
-        # At 100,000 buckets some bucket is nearly always resharding [000, 004]: reshards count, as
-        # the other causes do, only when more buckets reshard than usually do at a poll.
-        if snap.reshard is not None:
-            self.own_ops.observe(snap.reshard)
-        recent = list(reshard.recent) if reshard is not None else []
-        done = [e for e in recent if e[1] > self.reshards_seen]
-        if recent:
-            self.reshards_seen = max(self.reshards_seen, max(e[1] for e in recent))
-        bucket_poll = reshard.seen_at if reshard is not None else 0.0
-        polled = bool(bucket_poll) and self._fresh("buckets", bucket_poll) is not None
-        if done or polled:
-            usual = self._usual("reshards_done", max([bucket_poll, *(e[1] for e in done)]), len(done))
-            if len(done) > usual:
-                for polled_before, t, bucket, old, new in done:
-                    own = self._own(bucket, polled_before, t)
-                    if own.confirmed is False:
-                        continue
-                    shards = f"{old} -> {new}" if old else f"to {new}"
-                    text = f"bucket {bucket} resharded {shards} shards ({len(done)} since the last poll, "
-                    text += f"usually {usual:g}); {own.text}"
-                    self._seen("reshard", polled_before, t, text, subject=bucket)
-        queue = snap.reshard
-        if queue is None or (before := self._fresh("reshard", queue.collected_at)) is None:
-            return
-        processed = being_processed(queue, snap.buckets)
-        usual = self._usual("reshards_running", queue.collected_at, len(processed))
-        if len(processed) <= usual:
-            return
-        # Every bucket being processed whose own ops may have fallen may be the one that holds a
-        # plunge (still_seen); the first are told, the rest kept as subjects of the first evidence.
-        judged = [(e, self._own(_bucket(e), before, queue.collected_at)) for e in processed[:MAX_SUBJECTS]]
-        judged = [(e, own) for e, own in judged if own.confirmed is not False]
-        untold = frozenset(_bucket(e) for e, _ in judged[RESHARDS_TOLD:])
-        for i, (e, own) in enumerate(judged[:RESHARDS_TOLD]):
-            bucket = _bucket(e)
-            text = (
-                f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
-                f"({len(processed)} resharding, usually {usual:g}); {own.text}"
-            )
-            self._seen(
-                "reshard", before, queue.collected_at, text, subject=bucket, also=untold if i == 0 else frozenset()
-            )
-
-    def _own(self, bucket: str, start: float, end: float) -> Verdict:
-        """The bucket's share of its RGWs' ops over [start, end] against its usual share before this
-        reshard was first judged (own_ops.py): a share, unlike the other measures, holds through
-        the plunge's other causes."""
-        return self.own_ops.judge(bucket, start, end, start)
-
     def _scrub_and_recovery(self, snap: Snapshot, scrub: ScrubState | None, th: Thresholds) -> None:
         pgs = snap.pgs
-        if pgs is None or scrub is None or (before := self._fresh("pgs", pgs.collected_at)) is None:
+        if pgs is None or scrub is None or (before := self.fresh("pgs", pgs.collected_at)) is None:
             return
         t = pgs.collected_at
         activity = getattr(scrub, "activity", {})
@@ -234,7 +160,7 @@ class EvidenceTracker:
         done = completed - self.deep_completed if self.deep_completed is not None else 0
         self.deep_completed = completed
         deep = activity.get("deep_scrub", 0) + max(0, done)
-        usual = self._usual("deep_scrub", t, deep)
+        usual = self.usual("deep_scrub", t, deep)
         if deep >= max(usual * th.plunge_deep_scrub_above_usual_ratio, usual + 1):
             told = f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})"
             osds, held = self.placement.scrubbing(snap)
@@ -246,19 +172,19 @@ class EvidenceTracker:
             else:
                 told += f", on {len(osds)} OSDs holding {held:,} RGW PGs"
             if told:
-                self._seen("deep_scrub", before, t, told, strength=deep)
+                self.seen("deep_scrub", before, t, told, strength=deep)
         moving = {k: activity.get(k, 0) for k in ("recovery", "backfill", "remapped")}
         recovering = sum(moving.values())
-        usual = self._usual("recovery", t, recovering)
+        usual = self.usual("recovery", t, recovering)
         if recovering > usual:
             told = ", ".join(f"{n} {k}" for k, n in moving.items() if n)
-            self._seen(
+            self.seen(
                 "recovery", before, t, f"{recovering} PGs moving data ({told}; usually {usual:g})", strength=recovering
             )  # fmt: skip
 
     def _spillover(self, snap: Snapshot) -> None:
         perf = snap.perf
-        if perf is None or not perf.bluefs or (before := self._fresh("perf", perf.collected_at)) is None:
+        if perf is None or not perf.bluefs or (before := self.fresh("perf", perf.collected_at)) is None:
             return
         t = perf.collected_at
         per_osd = {c.osd_id: c.slow_used_bytes for c in perf.bluefs}
@@ -277,7 +203,7 @@ class EvidenceTracker:
         if (total - total0) / (t - t0) <= max(0.0, usual):
             return
         osd, grew = max(((o, b - per_osd0.get(o, b)) for o, b in per_osd.items()), key=lambda x: (x[1], -x[0]))
-        self._seen(
+        self.seen(
             "spillover", before, t,
             f"BlueFS spilled +{(total - total0) / MIB:.0f} MiB in {t - t0:.0f} s, most on osd.{osd} "
             f"(+{grew / MIB:.0f} MiB, now {per_osd[osd] / MIB:.0f} MiB)",
@@ -286,7 +212,7 @@ class EvidenceTracker:
 
     def _osds(self, snap: Snapshot, th: Thresholds) -> None:
         osd_map = snap.osd_map
-        if osd_map is None or not osd_map.osds or (before := self._fresh("osd_map", osd_map.collected_at)) is None:
+        if osd_map is None or not osd_map.osds or (before := self.fresh("osd_map", osd_map.collected_at)) is None:
             return
         t = osd_map.collected_at
         osds = osd_map.osds
@@ -294,8 +220,8 @@ class EvidenceTracker:
         down = [o for o in holding if not o.up]
         out = [o for o in osds if not o.in_cluster]
         share = len(down) / len(holding) if holding else 0.0
-        usual_share = self._usual("down_share", t, share)
-        usual_out = self._usual("out", t, len(out))
+        usual_share = self.usual("down_share", t, share)
+        usual_out = self.usual("out", t, len(out))
         newly = [o for o in down if self.down_before is not None and o.osd_id not in self.down_before]
         self.down_before = {o.osd_id for o in down}
         why = self.placement.unknown(t)
@@ -315,33 +241,33 @@ class EvidenceTracker:
                 # The table is the steady state once the OSD is marked down. Before that, for up to
                 # OSD_STALL_BEFORE_DOWN, every request to its PGs waits, and closed-loop clients pile
                 # onto them: the stall can take any share of the ops, however few OSDs it is.
-                self._seen(
+                self.seen(
                     "osds_down", before - OSD_STALL_BEFORE_DOWN, t,
                     told + f"requests to their PGs waited until marked down, then {table}",
                     STALL,
                     strength=share,
                 )  # fmt: skip
             else:
-                self._seen("osds_down", before, t, told + table, effect, strength=share)
+                self.seen("osds_down", before, t, told + table, effect, strength=share)
         elif len(out) > usual_out:
             # Out and up, it serves its PGs until their data has moved: what slows the clients is
             # the data moving (recovery), which starts at once, before a PG poll may show it.
             named = ", ".join(o.ceph_daemon for o in out[:3]) + (f" and {len(out) - 3} more" if len(out) > 3 else "")
-            self._seen("recovery", before, t, f"{named} out ({len(out)} of {len(osds)} OSDs): their data moves")
+            self.seen("recovery", before, t, f"{named} out ({len(out)} of {len(osds)} OSDs): their data moves")
         elif len(out) < usual_out:
             # Back in: the data moves to it.
             back = usual_out - len(out)
             told = f"{back:g} OSD(s) back in ({len(out)} of {len(osds)} out): data moves to them"
-            self._seen("recovery", before, t, told)
+            self.seen("recovery", before, t, told)
         full = sorted(
             ((o.used_bytes / o.size_bytes, o) for o in osds if o.up and o.in_cluster and o.size_bytes > 0),
             key=lambda x: (-x[0], x[1].osd_id),
         )
         past = [(r, o) for r, o in full if r >= th.fill_target_ratio]
-        usual = self._usual("past_target", t, len(past))
+        usual = self.usual("past_target", t, len(past))
         if len(past) > usual:
             ratio, o = past[0]
-            self._seen(
+            self.seen(
                 "fill", before, t,
                 f"{len(past)} OSD(s) past the {th.fill_target_ratio:.0%} fill target, fullest {o.ceph_daemon} "
                 f"at {ratio:.0%}",
@@ -350,29 +276,29 @@ class EvidenceTracker:
 
     def _slow(self, snap: Snapshot) -> None:
         health = snap.health
-        if health is None or (before := self._fresh("health", health.collected_at)) is None:
+        if health is None or (before := self.fresh("health", health.collected_at)) is None:
             return
         t = health.collected_at
         seen = slow_ops(health)
         ops = (seen.ops if seen.ops is not None else 1) if seen is not None else 0
-        usual = self._usual("slow_ops", t, ops)
+        usual = self.usual("slow_ops", t, ops)
         if seen is not None and ops > usual:
             # The requests slow now and not at the last poll were sent after the complaint time
             # before it (else they would have been counted then); they have waited since.
-            self._seen(
+            self.seen(
                 "slow_ops", before - OSD_OP_COMPLAINT_TIME, t, seen.told() + f" (usually {usual:g})", STALL,
                 strength=ops,
             )  # fmt: skip
         slow_osds = bluestore_slow(health)
-        usual = self._usual("bluestore_slow", t, slow_osds)
+        usual = self.usual("bluestore_slow", t, slow_osds)
         if slow_osds > usual:
             # Told after SLOW_OPS where both are raised (strength 0): the study gave it no number.
             told = f"BLUESTORE_SLOW_OP_ALERT: {slow_osds} OSD(s) saw slow BlueStore operations (usually {usual:g})"
-            self._seen("slow_ops", before, t, told, strength=0.0)
+            self.seen("slow_ops", before, t, told, strength=0.0)
 
     def _slow_osds(self, snap: Snapshot) -> None:
         perf = snap.perf
-        if perf is None or (before := self._fresh("osd_latency", perf.collected_at)) is None:
+        if perf is None or (before := self.fresh("osd_latency", perf.collected_at)) is None:
             return
         t = perf.collected_at
         classes = {o.osd_id: o.device_class for o in snap.osd_map.osds} if snap.osd_map is not None else {}
@@ -384,7 +310,7 @@ class EvidenceTracker:
         # The OSDs slow through most of the baseline are its usual state: named after the new ones.
         chronic = self.slow_history.usual(t - self.window - self.baseline, t - self.window)
         self.slow_history.add(t, {s.osd_id for s in slow})
-        usual = self._usual("slow_osds", t, len(slow))
+        usual = self.usual("slow_osds", t, len(slow))
         if len(slow) <= usual:
             return
         slow.sort(key=lambda s: (s.osd_id in chronic, -s.ratio, s.osd_id))
@@ -392,9 +318,4 @@ class EvidenceTracker:
         more = f" and {len(slow) - 1} more" if len(slow) > 1 else ""
         told = f"{slow[0].told()}{more} ({len(slow)} slow OSD(s), usually {usual:g}), {confirmed}"
         # Unmeasured by the study: how much one slow OSD takes depends on how many requests touch it.
-        self._seen("slow_ops", before, t, told, strength=slow[0].ratio)
-
-
-def _bucket(e: ReshardEntry) -> str:
-    """The bucket as the bucket poll's evidence names it (Bucket.key)."""
-    return bucket_key(e.tenant, e.bucket)
+        self.seen("slow_ops", before, t, told, strength=slow[0].ratio)

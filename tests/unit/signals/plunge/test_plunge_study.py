@@ -11,7 +11,7 @@ import pytest
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.snapshot import ReshardEntry
-from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, StudyCluster, rounds
+from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, PUT_LATENCY, StudyCluster, rounds
 
 STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % [issue: one OSD of 318 stalled]
 DEGRADED = dataclasses.replace(PUT, slowdown=1.01)  # 1 of 318 down: -1 % PUT [004]
@@ -268,6 +268,50 @@ def test_a_node_down_for_rounds_is_one_plunge_that_becomes_the_new_level():
     baseline = c.th.plunge_baseline_seconds
     assert on - failed <= 120 and off - on <= baseline + c.th.plunge_window_seconds, (on - failed, off - on)
     assert c.plunges() == {"osds_down": 1}
+
+
+# The mixed load with its bucket's writes held by a reshard: each PUT takes twice as long.
+MIXED_HELD = dataclasses.replace(MIXED, put_latency=2 * PUT_LATENCY)
+
+
+def resharded_as_get_begins(c: StudyCluster, held: bool, resharding: bool = True) -> StudyCluster:
+    """A round, a PUT hour, then the GET phase with the bucket resharding from its start, and the
+    mixed phase with the bucket's writes held (`held`) or not; then the rest of the rounds."""
+    rounds(c, 1).run(3600, PUT)
+    c.resharding = RESHARDING if resharding else ()
+    c.run(900, GET).run(900, MIXED_HELD if held else MIXED)
+    c.resharding = ()
+    return rounds(c, 1)
+
+
+def test_a_reshard_as_the_get_phase_begins_holding_the_mixed_loads_writes_is_a_plunge():
+    """The resharding run's reshard that starts as the GET phase begins [000]: the GETs ask no
+    PUT, the mixed load after them asks a fifth of its ops as PUTs, and those the reshard holds.
+    Against the PUTs' own level scaled by their demand, half of them are held: one plunge, blamed
+    on the reshard, in the mixed phase, over with it."""
+    c = resharded_as_get_begins(StudyCluster(), held=True)
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    mixed = 5400 + 3600 + 900  # the first round, the PUT hour, the GET phase
+    on, off = spans[0]
+    assert mixed < on <= mixed + 300 and off <= mixed + 900 + 120, (on - mixed, off - mixed)
+    assert c.plunges() == {"reshard": 1}
+
+
+def test_the_same_round_with_the_mixed_loads_writes_not_held_is_no_plunge():
+    """The quiet case beside it: the bucket reshards through the GET and mixed phases, its writes
+    not held (the clients' switch from PUT to GET, and to the mixed load, is theirs)."""
+    c = resharded_as_get_begins(StudyCluster(), held=False)
+    assert c.plunge_windows() == 0
+    assert c.plunges() == {}
+
+
+def test_mixed_writes_twice_as_slow_with_no_reshard_in_progress_are_not_judged_against_the_put_hour():
+    """What the RGW's totals read for a held bucket, they read for a mixed phase whose PUTs are
+    all twice as slow: without a reshard that may hold them, the mixed phase is judged by the
+    baseline, where its PUTs asked less; a cause comes first (detect.held_put)."""
+    c = resharded_as_get_begins(StudyCluster(), held=True, resharding=False)
+    assert c.plunges() == {}
 
 
 def test_a_reshard_held_across_the_switch_to_get_is_one_plunge_and_the_rounds_go_on():

@@ -171,3 +171,29 @@ def test_the_one_bucket_usually_resharding_is_no_cause():
     c.resharding = queued("idle")
     info = named(c)
     assert info["cause"] == "none", info
+
+
+def test_a_reshard_in_progress_for_longer_than_half_the_baseline_is_still_named():
+    """Three buckets resharding for twice the baseline before the cluster slows: their own polls
+    are not their usual state (the usual count is from before they began), so the reshard is still
+    named when the drop comes; it dropped out once they filled half the baseline."""
+    c = SynthStudy()
+    c.resharding = queued("s3bench-0000001")
+    c.run(450, PUT)
+    c.resharding = queued(*HOT)
+    c.run(2 * c.th.plunge_baseline_seconds, PUT)
+    info = named(c)
+    assert info["cause"] == "reshard", info
+    assert info["evidence"].startswith("bucket hot-0 resharding 11 -> 23 shards (3 resharding, usually 1); "), info
+
+
+def test_buckets_that_finished_resharding_long_ago_are_the_usual_count_again():
+    """The quiet case beside it: three buckets resharded for twice the baseline, then finished;
+    one bucket resharding now, as three usually were over the last baseline, is no cause."""
+    c = SynthStudy()
+    c.resharding = queued(*HOT)
+    c.run(2 * c.th.plunge_baseline_seconds, PUT)
+    c.resharding = queued("idle")
+    c.run(2 * c.th.plunge_baseline_seconds, PUT)
+    info = named(c)
+    assert info["cause"] == "none", info
