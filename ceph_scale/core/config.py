@@ -290,6 +290,22 @@ class Thresholds:
         "A drop is the clients' (no cluster fault) when their demand (ops in flight, requests) fell by at "
         "least this share of the ops' own drop.",
     )
+    plunge_held_unconfirmed_ratio: float = _setting(
+        0.4,
+        0.01,
+        1.0,
+        "While a reshard that may hold writes is in progress, PUTs below their own level scaled by their "
+        "demand by this share make a plunge where the bucket's own ops do not confirm the reshard "
+        "(plunge_drop_ratio where they do): a mixed phase whose PUTs are all slower reads the same.",
+    )
+    plunge_held_min_demand: float = _setting(
+        0.2,
+        0.01,
+        1.0,
+        "The least demand for PUTs, against their own level, at which a reshard's hold is judged (a mixed "
+        "load's writes ask about 0.3 of a PUT hour's [000]): below it, noise moves the rate expected by more "
+        "than a drop.",
+    )
     plunge_deep_scrub_above_usual_ratio: float = _setting(
         1.5,
         1.0,

@@ -54,9 +54,12 @@ class Load:
     put_size: int = 64 * KB
     get_size: int = 64 * KB
     slowdown: float = 1.0  # each op takes this many times as long (a slower cluster)
+    other_latency: float = OTHER_LATENCY
 
     def rates(self, in_flight: float) -> dict[str, float]:
-        busy = self.slowdown * (self.put * self.put_latency + self.get * self.get_latency + self.other * OTHER_LATENCY)
+        busy = self.slowdown * (
+            self.put * self.put_latency + self.get * self.get_latency + self.other * self.other_latency
+        )
         total = in_flight / busy
         return {"put": total * self.put, "get": total * self.get, "other": total * self.other}
 

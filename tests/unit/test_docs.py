@@ -124,6 +124,7 @@ CITE_THE_EFFECT_ONLY = {
     "plunge_deep_scrub_above_usual_ratio": "deep-scrub storms cut ops [001]; the multiple is a detector's choice",
     "plunge_slow_osd_factor": "an EC write waits for its slowest chunk [003]; the multiple is a detector's choice",
     "plunge_cause_hold_seconds": "a reshard held the writes 53 minutes [000]; the 4 hours are a detector's choice",
+    "plunge_held_min_demand": "the mixed load's share of writes [000]; the least demand judged is a detector's choice",
 }
 
 

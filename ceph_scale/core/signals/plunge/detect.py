@@ -227,24 +227,21 @@ def judge(now: Window, base: Baseline, th: Thresholds, held: float | None = None
     return out
 
 
-# The least demand for an op, against its level, at which held_put judges it: a mixed load's
-# writes ask about 0.3 of a PUT hour's [000]; below a fifth, a demand estimate's noise (a gauge's
-# leaked floor, a window straddling a switch) moves the rate expected by more than a drop.
-HELD_MIN_DEMAND = 0.2
-
-
 def held_put(now: Window, level: Baseline, th: Thresholds) -> OpVerdict | None:
     """The PUTs' drop against their level scaled by their clients' demand now, while a reshard may
     hold writes. A phase that asks fewer PUTs (a mixed load after a PUT hour) completes fewer in
     proportion (Little's law), so its drop reads near 0; a bucket whose writes are held keeps its
-    clients' PUTs in flight while they complete nothing, which reads as the share held. The RGW's
-    totals read the same for a phase whose PUTs are all slower, which is why this is judged only
-    while a reshard is in progress, and where its bucket's own ops do not confirm it, at twice the
-    drop (derive.py)."""
+    clients' PUTs waiting, each taking longer, which reads as the share held. The demand is the
+    PUTs' own seconds in flight per second, not the requests in the RGWs: the mixed load's lists
+    and deletes are in flight beside them, where a PUT hour had none. The RGWs' totals read the
+    same for a phase whose PUTs are all slower, which is why this is judged only while a reshard
+    is in progress, and at `plunge_held_unconfirmed_ratio` where its bucket's own ops do not
+    confirm it (reshard_cause.py)."""
     v = _verdict(now, level, "put", th)
-    if v is None or v.demand is None or v.demand < HELD_MIN_DEMAND:
+    demand = _ratio(now.busy.get("put"), level.busy.get("put"))
+    if v is None or demand is None or demand < th.plunge_held_min_demand:
         return None
-    return OpVerdict("put", 1.0 - (1.0 - v.drop) / v.demand, v.demand, CLUSTER)
+    return OpVerdict("put", 1.0 - (1.0 - v.drop) / demand, demand, CLUSTER)
 
 
 def returning(demand_seen_at: dict[str, float], t: float, th: Thresholds, refresh: float) -> set[str]:

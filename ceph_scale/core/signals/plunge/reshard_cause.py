@@ -3,8 +3,8 @@ signal saw reshard between two bucket polls, or entries of the reshard queue bei
 (which bucket, shards before and after) [000], more of them than usual at a poll: at 100,000
 buckets some bucket is nearly always resharding [000, 004]. A bucket whose own ops did not fall is
 no cause; where they were not counted, that is said (own_ops.py). A reshard in progress is judged
-against the count from before it began, however long it holds; while one is, the detector judges
-the PUTs against their own level scaled by their demand (detect.held_put, `held`)."""
+against the count from before it began, for up to `plunge_cause_hold_seconds`; while one is, the
+detector judges the PUTs against their own level scaled by their demand (detect.held_put, `held`)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ class Ledger(Protocol):
 
 class ReshardEvidence:
     def __init__(self, keep: float, baseline: float, window: float, th: Thresholds) -> None:
-        self.window, self.drop_ratio = window, th.plunge_drop_ratio
+        self.window, self.hold = window, th.plunge_cause_hold_seconds
+        self.confirmed_ratio, self.unconfirmed_ratio = th.plunge_drop_ratio, th.plunge_held_unconfirmed_ratio
         self.own_ops = OwnOps(keep, baseline, th.plunge_drop_ratio)
         self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.processing_since: dict[str, float] = {}  # bucket -> the poll before it was first seen resharding
@@ -47,13 +48,14 @@ class ReshardEvidence:
     def held(self, t: float) -> float | None:
         """The drop that makes a hold of writes a plunge, while a reshard seen at the last poll of
         the queue may hold them (detect.held_put): `plunge_drop_ratio` where its bucket's own ops
-        confirm it, twice that where nothing does. None: none, or its source no longer polled."""
+        confirm it, `plunge_held_unconfirmed_ratio` where nothing does. None: none, or its source
+        no longer polled."""
         if self.holding is None:
             return None
         before, seen, confirmed = self.holding
         if t > seen + (seen - before) + self.window:
             return None
-        return self.drop_ratio * (1 if confirmed else 2)
+        return self.confirmed_ratio if confirmed else self.unconfirmed_ratio
 
     def observe(self, ledger: Ledger, snap: Snapshot, reshard: ReshardState | None) -> None:
         """The reshards in this snapshot (the queue's, and those the reshard signal saw between two
@@ -88,7 +90,9 @@ class ReshardEvidence:
         # count, or a reshard holding writes longer than half the baseline would drop out.
         now = {_bucket(e) for e in processed}
         self.processing_since = {b: self.processing_since.get(b, before) for b in now}
-        began = min(self.processing_since.values(), default=None)
+        # Up to `plunge_cause_hold_seconds`, as long as a reshard may hold a plunge: an entry left
+        # in progress (a stuck reshard, or a stale entry) is then the usual count again.
+        began = min((s for s in self.processing_since.values() if queue.collected_at - s <= self.hold), default=None)
         usual = ledger.usual("reshards_running", queue.collected_at, len(processed), began)
         if len(processed) <= usual:
             return

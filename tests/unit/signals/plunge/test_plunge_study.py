@@ -314,6 +314,35 @@ def test_mixed_writes_twice_as_slow_with_no_reshard_in_progress_are_not_judged_a
     assert c.plunges() == {}
 
 
+@pytest.mark.parametrize("other_latency", [0.1, 1.0])
+def test_a_reshard_in_progress_through_healthy_rounds_is_no_plunge_however_slow_the_lists(other_latency):
+    """A bucket resharding through two healthy rounds, its writes not held, the mixed load's lists
+    and deletes taking up to a second each. They are in flight beside the PUTs, and a PUT hour had
+    none: counted as the PUTs' demand, they read as held PUTs (a plunge in each mixed phase at 0.7 s
+    and more). The PUTs' own seconds in flight are their demand."""
+    c = rounds(StudyCluster(), 1)
+    c.resharding = RESHARDING
+    mixed = dataclasses.replace(MIXED, other_latency=other_latency)
+    for _ in range(2):
+        c.run(3600, PUT).run(900, GET).run(900, mixed)
+    assert c.plunge_windows() == 0
+    assert c.plunges() == {}
+
+
+def test_an_entry_left_in_progress_past_plunge_cause_hold_seconds_is_the_usual_count_again():
+    """A queue entry left in progress (a stuck reshard, or a stale entry) through three healthy
+    rounds, past `plunge_cause_hold_seconds` (4 h): as long as a reshard may hold a plunge, no
+    longer. Then it is the usual count, and a mixed phase whose PUTs are all twice as slow is
+    judged by the baseline, as with no reshard (it read as held writes for good)."""
+    c = rounds(StudyCluster(), 1)
+    c.resharding = RESHARDING
+    rounds(c, 3)
+    assert c.t - 5400 > c.th.plunge_cause_hold_seconds
+    assert c.plunges() == {}
+    c.run(3600, PUT).run(900, GET).run(900, MIXED_HELD)
+    assert c.plunges() == {}
+
+
 def test_a_reshard_held_across_the_switch_to_get_is_one_plunge_and_the_rounds_go_on():
     """The reshard starts 30 minutes into the PUT hour and runs 53: the PUT hour ends within it,
     the clients' switch to GET ends the plunge, and two more rounds pass without one."""
