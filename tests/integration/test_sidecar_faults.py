@@ -30,7 +30,12 @@ def sources(exporter) -> dict[str, float]:
 
 
 def all_sources_ok(exporter) -> bool:
-    return set(sources(exporter).values()) == {1.0}
+    """Every source read at its last try; else an error naming those that failed, which a wait
+    quotes when it times out (CI's run once gave only "every source with an OSD down")."""
+    failing = {name: value for name, value in sorted(sources(exporter).items()) if value != 1.0}
+    if failing:
+        raise AssertionError(f"sources failing: {failing}")
+    return True
 
 
 def assert_fresh(exporter, names, slack: float = 6.0) -> None:
