@@ -75,7 +75,7 @@ class EvidenceTracker:
         self.placement = Placement()
         self.latencies = LatencyWindow(th.plunge_slow_osd_factor, th.plunge_slow_osd_floor_seconds)
         self.slow_history = SlowHistory(self.keep)
-        self.reshards = ReshardEvidence(self.keep, self.baseline, self.window, th)
+        self.reshards = ReshardEvidence(self.keep, th)
 
     # --- helpers
 

@@ -35,10 +35,11 @@ class Ledger(Protocol):
 
 
 class ReshardEvidence:
-    def __init__(self, keep: float, baseline: float, window: float, th: Thresholds) -> None:
-        self.window, self.hold = window, th.plunge_cause_hold_seconds
+    def __init__(self, keep: float, th: Thresholds) -> None:
+        """`keep`: how long the tracker keeps its polls (evidence.py), the bucket counts kept as long."""
+        self.window, self.hold = th.plunge_window_seconds, th.plunge_cause_hold_seconds
         self.confirmed_ratio, self.unconfirmed_ratio = th.plunge_drop_ratio, th.plunge_held_unconfirmed_ratio
-        self.own_ops = OwnOps(keep, baseline, th.plunge_drop_ratio)
+        self.own_ops = OwnOps(keep, th.plunge_baseline_seconds, th.plunge_drop_ratio)
         self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.processing_since: dict[str, float] = {}  # bucket -> the poll before it was first seen resharding
         # (previous poll, poll, confirmed by its own ops) of reshards in progress, more than usual,
