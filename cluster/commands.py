@@ -12,6 +12,8 @@ import os
 import re
 import shlex
 import subprocess
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -175,9 +177,21 @@ class ClusterCommands(ClusterHost):
             return out
 
     def mgr_metrics(self, timeout: float = 30) -> str:
-        """The text of the mgr prometheus module's /metrics."""
-        with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
-            return r.read().decode()
+        """The text of the mgr prometheus module's /metrics, asked again while its server refuses
+        for at most `timeout` seconds in all.
+
+        Tentacle's module restarts its server on any change of a manager option (`config_notify`,
+        `mgr/scale/*` included), and it refuses for up to 10 s while it waits for its port: a test
+        that set an option a moment before would otherwise read that restart as a failure."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
+                    return r.read().decode()
+            except urllib.error.URLError as e:
+                if not isinstance(e.reason, ConnectionRefusedError) or time.monotonic() + 0.5 > deadline:
+                    raise
+            time.sleep(0.5)
 
     def set_config(self, settings: list[tuple[str, str, str]]) -> None:
         """Set (who, option, value) triples (values without spaces) in the config database with one

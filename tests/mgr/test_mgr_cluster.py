@@ -566,6 +566,22 @@ def test_the_wait_for_prometheus_follows_a_failover_it_was_not_told_of(ceph_clus
     assert "ceph_osd_up" in c.mgr_metrics(10)
 
 
+def test_the_stock_modules_metrics_are_read_through_its_restart_after_an_option_change(scale, ceph_cluster):
+    """Any change of a manager option restarts the prometheus module's server (its config_notify),
+    ours included; Tentacle's refuses for up to 10 s while it waits for its port. CI's Tentacle once
+    refused right after the wait had seen it serve. The harness's read asks again through it."""
+    c = ceph_cluster
+    c.await_prometheus(90)
+    scale.set("rgw_top_buckets", 51)
+    try:
+        end = time.monotonic() + 15  # the restart begins a moment after the change
+        while time.monotonic() < end:
+            assert "ceph_osd_up" in c.mgr_metrics(30)
+            time.sleep(0.2)
+    finally:
+        scale.set("rgw_top_buckets", 50)
+
+
 def test_reshard_queue_read_from_rados_matches_radosgw_admin(scale, ceph_cluster):
     c = ceph_cluster
     bucket = f"scale-queued-{int(time.time())}"
