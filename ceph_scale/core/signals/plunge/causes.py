@@ -57,9 +57,21 @@ class Evidence:
     strength: float = 1.0  # how much was seen (PGs scrubbing, bytes spilled): the strongest is told
     subject: str = ""  # what it is about where there can be several (a bucket)
     also: frozenset[str] = frozenset()  # more subjects seen at the same poll, not told
+    # A reshard in progress whose bucket's own ops did not confirm it: the poll it was first seen at.
+    onset: float | None = None
 
     def subjects(self) -> frozenset[str]:
         return self.also | {self.subject}
+
+
+def made_the_drop(e: Evidence, start: float, window: float, reads_fell: bool) -> bool:
+    """Whether `e` may have made a drop that began at `start`. A reshard blocks writes to its bucket,
+    not reads [Ceph's dynamic resharding docs], and one in progress since more than a window before
+    the drop began, nothing confirming it (`onset`), made no drop then. It may hold the writes
+    later (a mixed phase that asks them, detect.held_put; or a reshard that blocks writes only at
+    its end), but a drop of the GETs too is not its doing: an OSD's stall in the mixed phase is not
+    named after a bucket resharding since the GET phase."""
+    return not reads_fell or e.onset is None or e.onset >= start - window
 
 
 @dataclass(frozen=True)

@@ -100,9 +100,9 @@ class EvidenceTracker:
 
     def seen(
         self, cause: str, start: float, end: float, text: str, effect: dict[str, float] | None = None,
-        strength: float = 1.0, subject: str = "", also: frozenset[str] = frozenset(),
+        strength: float = 1.0, subject: str = "", also: frozenset[str] = frozenset(), onset: float | None = None,
     ) -> None:  # fmt: skip
-        self.evidence.append(Evidence(cause, start, end, text, effect, strength, subject, also))
+        self.evidence.append(Evidence(cause, start, end, text, effect, strength, subject, also, onset))
 
     def current(self, now: float) -> list[Evidence]:
         while self.evidence and self.evidence[0].end < now - self.keep:

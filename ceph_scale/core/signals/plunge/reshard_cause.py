@@ -31,7 +31,7 @@ class Ledger(Protocol):
     def usual(self, name: str, t: float, value: float, began: float | None = None) -> float: ...
 
     def seen(self, cause: str, start: float, end: float, text: str, *, subject: str = "",
-             also: frozenset[str] = frozenset()) -> None: ...  # fmt: skip
+             also: frozenset[str] = frozenset(), onset: float | None = None) -> None: ...  # fmt: skip
 
 
 class ReshardEvidence:
@@ -42,6 +42,7 @@ class ReshardEvidence:
         self.own_ops = OwnOps(keep, th.plunge_baseline_seconds, th.plunge_drop_ratio)
         self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.processing_since: dict[str, float] = {}  # bucket -> the poll before it was first seen resharding
+        self.first_seen: dict[str, float] = {}  # bucket -> the poll it was first seen resharding at
         # (previous poll, poll, confirmed by its own ops) of reshards in progress, more than usual,
         # at the last poll of the queue, none ruled out: what may hold writes now
         self.holding: tuple[float, float, bool] | None = None
@@ -91,6 +92,7 @@ class ReshardEvidence:
         # count, or a reshard holding writes longer than half the baseline would drop out.
         now = {_bucket(e) for e in processed}
         self.processing_since = {b: self.processing_since.get(b, before) for b in now}
+        self.first_seen = {b: self.first_seen.get(b, queue.collected_at) for b in now}
         # Up to `plunge_cause_hold_seconds`, as long as a reshard may hold a plunge: an entry left
         # in progress (a stuck reshard, or a stale entry) is then the usual count again.
         began = min((s for s in self.processing_since.values() if queue.collected_at - s <= self.hold), default=None)
@@ -110,9 +112,10 @@ class ReshardEvidence:
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
                 f"({len(processed)} resharding, usually {usual:g}); {own.text}"
             )
-            ledger.seen(
-                "reshard", before, queue.collected_at, text, subject=bucket, also=untold if i == 0 else frozenset()
-            )
+            # Unconfirmed and long in progress, it is no cause of a drop of the reads (causes.made_the_drop).
+            onset = None if own.confirmed else self.first_seen[bucket]
+            also = untold if i == 0 else frozenset()
+            ledger.seen("reshard", before, queue.collected_at, text, subject=bucket, also=also, onset=onset)
 
     def _own(self, bucket: str, start: float, end: float) -> Verdict:
         """The bucket's share of its RGWs' ops over [start, end] against its usual share before this
