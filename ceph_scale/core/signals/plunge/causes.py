@@ -17,7 +17,7 @@ a 60 % plunge).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 # Ties go to the earlier: an OSD down is the root of the slow ops of the requests to its PGs.
@@ -64,14 +64,16 @@ class Evidence:
         return self.also | {self.subject}
 
 
-def made_the_drop(e: Evidence, start: float, window: float, reads_fell: bool) -> bool:
-    """Whether `e` may have made a drop that began at `start`. A reshard blocks writes to its bucket,
-    not reads [Ceph's dynamic resharding docs], and one in progress since more than a window before
-    the drop began, nothing confirming it (`onset`), made no drop then. It may hold the writes
-    later (a mixed phase that asks them, detect.held_put; or a reshard that blocks writes only at
-    its end), but a drop of the GETs too is not its doing: an OSD's stall in the mixed phase is not
-    named after a bucket resharding since the GET phase."""
-    return not reads_fell or e.onset is None or e.onset >= start - window
+def yields(e: Evidence, start: float, window: float, reads_fell: bool) -> bool:
+    """Whether `e` yields to any other cause seen during a drop that began at `start`. A reshard
+    blocks writes to its bucket, not reads [Ceph's dynamic resharding docs], and reshards in progress
+    since more than a window before the drop began, nothing confirming them (`onset`: the poll since
+    which as many buckets were resharding), made no drop then. They may hold the writes later (a
+    mixed phase that asks them, detect.held_put; or a reshard that blocks writes only at its end),
+    but where the GETs fell too, another cause seen made the drop: an OSD's stall in the mixed
+    phase is not named after buckets resharding since the GET phase. Seen alone, they are still
+    named (the writes they may hold)."""
+    return reads_fell and e.onset is not None and e.onset < start - window
 
 
 @dataclass(frozen=True)
@@ -108,18 +110,28 @@ def explained(effect: dict[str, float] | None, drops: dict[str, float]) -> float
     return min(1.0, effect.get(op, 0.0) / drop)
 
 
-def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[Evidence]) -> list[Candidate]:
+def rank(
+    start: float,
+    end: float,
+    drops: dict[str, float],
+    evidence: Iterable[Evidence],
+    yielding: Callable[[Evidence], bool] = lambda e: False,
+) -> list[Candidate]:
     """The causes active during [start, end], best first; empty: no known cause.
-    drops: the plunge's largest drop per op."""
+    drops: the plunge's largest drop per op. A cause all of whose evidence is `yielding` (yields)
+    scores no more than the best of the other causes, and loses a tie to it."""
     by_cause: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_cause.setdefault(e.cause, []).append(e)
     out = []
+    yielded = set()
     for cause in CAUSES:
         seen = [e for e in by_cause.get(cause, ()) if e.end > start and e.start < end]
         share = overlap(((e.start, e.end) for e in seen), start, end)
         if share <= 0:
             continue
+        if all(yielding(e) for e in seen):
+            yielded.add(cause)
         # The drop compared is the plunge's largest, whenever it was: what explained it counts.
         each = {id(e): explained(e.effect or STUDY_EFFECT.get(cause), drops) for e in seen}
         known = [x for x in each.values() if x is not None]
@@ -131,7 +143,8 @@ def rank(start: float, end: float, drops: dict[str, float], evidence: Iterable[E
         out.append(Candidate(cause, share * weight, share, share_explained, text))
     by_name = {c.cause: c for c in out}
     following = set()
-    for symptom, roots in FOLLOWS.items():
+    roots_of = {**FOLLOWS, **{cause: tuple(c for c in by_name if c != cause) for cause in yielded}}
+    for symptom, roots in roots_of.items():
         active = [by_name[r].score for r in roots if r in by_name]
         if symptom in by_name and active:
             by_name[symptom] = replace(by_name[symptom], score=min(by_name[symptom].score, max(active)))

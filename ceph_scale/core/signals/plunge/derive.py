@@ -40,7 +40,7 @@ from ...families import Family, counter, gauge
 from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
-from .causes import CAUSES, HELD_CAUSES, NO_KNOWN_CAUSE, Candidate, made_the_drop, rank
+from .causes import CAUSES, HELD_CAUSES, NO_KNOWN_CAUSE, Candidate, rank, yields
 from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning, still_down
 from .evidence import EvidenceTracker
 from .levels import OpLevels
@@ -188,8 +188,9 @@ class PlungeState:
         end = p.end if p.end is not None else now
         reads_fell = p.peak.get("get", 0.0) >= th.plunge_drop_ratio
         window = th.plunge_window_seconds
-        evidence = [e for e in self.evidence.current(now) if made_the_drop(e, p.start, window, reads_fell)]
-        p.candidates = rank(p.start, end, p.peak, evidence)
+        p.candidates = rank(
+            p.start, end, p.peak, self.evidence.current(now), lambda e: yields(e, p.start, window, reads_fell)
+        )
         if p.end is not None and now >= p.end + th.plunge_window_seconds:
             self._count(p)
 

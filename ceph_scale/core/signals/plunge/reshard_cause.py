@@ -42,7 +42,8 @@ class ReshardEvidence:
         self.own_ops = OwnOps(keep, th.plunge_baseline_seconds, th.plunge_drop_ratio)
         self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.processing_since: dict[str, float] = {}  # bucket -> the poll before it was first seen resharding
-        self.first_seen: dict[str, float] = {}  # bucket -> the poll it was first seen resharding at
+        # k -> the first poll of the run of polls that each saw k buckets or more being processed
+        self.level_since: dict[int, float] = {}
         # (previous poll, poll, confirmed by its own ops) of reshards in progress, more than usual,
         # at the last poll of the queue, none ruled out: what may hold writes now
         self.holding: tuple[float, float, bool] | None = None
@@ -92,7 +93,10 @@ class ReshardEvidence:
         # count, or a reshard holding writes longer than half the baseline would drop out.
         now = {_bucket(e) for e in processed}
         self.processing_since = {b: self.processing_since.get(b, before) for b in now}
-        self.first_seen = {b: self.first_seen.get(b, queue.collected_at) for b in now}
+        # Since when this many buckets have been resharding: at 100,000 buckets another bucket
+        # reshards at each poll, and a count above usual for an hour is no new reshard for it.
+        level = min(len(processed), MAX_SUBJECTS)
+        self.level_since = {k: self.level_since.get(k, queue.collected_at) for k in range(1, level + 1)}
         # Up to `plunge_cause_hold_seconds`, as long as a reshard may hold a plunge: an entry left
         # in progress (a stuck reshard, or a stale entry) is then the usual count again.
         began = min((s for s in self.processing_since.values() if queue.collected_at - s <= self.hold), default=None)
@@ -112,8 +116,8 @@ class ReshardEvidence:
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
                 f"({len(processed)} resharding, usually {usual:g}); {own.text}"
             )
-            # Unconfirmed and long in progress, it is no cause of a drop of the reads (causes.made_the_drop).
-            onset = None if own.confirmed else self.first_seen[bucket]
+            # Unconfirmed and long in progress, it yields where the reads fell too (causes.yields).
+            onset = None if own.confirmed else self.level_since[level]
             also = untold if i == 0 else frozenset()
             ledger.seen("reshard", before, queue.collected_at, text, subject=bucket, also=also, onset=onset)
 
