@@ -57,7 +57,8 @@ class Evidence:
     strength: float = 1.0  # how much was seen (PGs scrubbing, bytes spilled): the strongest is told
     subject: str = ""  # what it is about where there can be several (a bucket)
     also: frozenset[str] = frozenset()  # more subjects seen at the same poll, not told
-    # A reshard in progress whose bucket's own ops did not confirm it: the poll it was first seen at.
+    # A reshard in progress whose bucket's own ops did not confirm it: since when reshards have been
+    # (reshard_cause.ReshardEvidence._onset).
     onset: float | None = None
 
     def subjects(self) -> frozenset[str]:
@@ -67,8 +68,8 @@ class Evidence:
 def yields(e: Evidence, start: float, window: float, reads_fell: bool) -> bool:
     """Whether `e` yields to any other cause seen during a drop that began at `start`. A reshard
     blocks writes to its bucket, not reads [Ceph's dynamic resharding docs], and reshards in progress
-    since more than a window before the drop began, nothing confirming them (`onset`: the poll since
-    which as many buckets were resharding), made no drop then. They may hold the writes later (a
+    since more than a window before the drop began, nothing confirming them (`onset`), made no drop
+    then. They may hold the writes later (a
     mixed phase that asks them, detect.held_put; or a reshard that blocks writes only at its end),
     but where the GETs fell too, another cause seen made the drop: an OSD's stall in the mixed
     phase is not named after buckets resharding since the GET phase. Seen alone, they are still

@@ -42,8 +42,12 @@ class ReshardEvidence:
         self.own_ops = OwnOps(keep, th.plunge_baseline_seconds, th.plunge_drop_ratio)
         self.reshards_seen = 0.0  # time of the latest reshard event taken from the reshard signal
         self.processing_since: dict[str, float] = {}  # bucket -> the poll before it was first seen resharding
-        # k -> the first poll of the run of polls that each saw k buckets or more being processed
-        self.level_since: dict[int, float] = {}
+        self.first_seen: dict[str, float] = {}  # bucket -> the poll it was first seen resharding at
+        # The first poll of the run of polls with more buckets resharding than usual (a gap of up to
+        # a window within it: a queue read one entry short, or no idle bucket at that poll), and
+        # the last of them.
+        self.run_since: float | None = None
+        self.run_last: float | None = None
         # (previous poll, poll, confirmed by its own ops) of reshards in progress, more than usual,
         # at the last poll of the queue, none ruled out: what may hold writes now
         self.holding: tuple[float, float, bool] | None = None
@@ -93,16 +97,17 @@ class ReshardEvidence:
         # count, or a reshard holding writes longer than half the baseline would drop out.
         now = {_bucket(e) for e in processed}
         self.processing_since = {b: self.processing_since.get(b, before) for b in now}
-        # Since when this many buckets have been resharding: at 100,000 buckets another bucket
-        # reshards at each poll, and a count above usual for an hour is no new reshard for it.
-        level = min(len(processed), MAX_SUBJECTS)
-        self.level_since = {k: self.level_since.get(k, queue.collected_at) for k in range(1, level + 1)}
+        self.first_seen = {b: self.first_seen.get(b, queue.collected_at) for b in now}
         # Up to `plunge_cause_hold_seconds`, as long as a reshard may hold a plunge: an entry left
         # in progress (a stuck reshard, or a stale entry) is then the usual count again.
         began = min((s for s in self.processing_since.values() if queue.collected_at - s <= self.hold), default=None)
         usual = ledger.usual("reshards_running", queue.collected_at, len(processed), began)
         if len(processed) <= usual:
             return
+        t = queue.collected_at
+        if self.run_last is None or t - self.run_last > self.window:
+            self.run_since = t
+        self.run_last = t
         # Every bucket being processed whose own ops may have fallen may be the one that holds a
         # plunge (still_seen); the first are told, the rest kept as subjects of the first evidence.
         judged = [(e, self._own(_bucket(e), before, queue.collected_at)) for e in processed[:MAX_SUBJECTS]]
@@ -116,10 +121,19 @@ class ReshardEvidence:
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
                 f"({len(processed)} resharding, usually {usual:g}); {own.text}"
             )
-            # Unconfirmed and long in progress, it yields where the reads fell too (causes.yields).
-            onset = None if own.confirmed else self.level_since[level]
+            onset = None if own.confirmed else self._onset(bucket, t)
             also = untold if i == 0 else frozenset()
             ledger.seen("reshard", before, queue.collected_at, text, subject=bucket, also=also, onset=onset)
+
+    def _onset(self, bucket: str, t: float) -> float:
+        """Since when reshards have been in progress, for a bucket's evidence (causes.yields): the
+        run of polls with more buckets resharding than usual, not the bucket, since at 100,000
+        buckets another bucket is new in the queue at each poll; but a bucket seen at two polls or
+        more since it was first seen, where that was later (a hot bucket that begins to reshard as
+        an idle one leaves the queue, the count unchanged)."""
+        first = self.first_seen[bucket]
+        since = self.run_since if self.run_since is not None else t
+        return first if since < first < t else since
 
     def _own(self, bucket: str, start: float, end: float) -> Verdict:
         """The bucket's share of its RGWs' ops over [start, end] against its usual share before this

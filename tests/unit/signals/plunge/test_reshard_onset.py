@@ -7,6 +7,9 @@ named for the writes it may hold."""
 from __future__ import annotations
 
 import dataclasses
+import random
+
+import pytest
 
 from ceph_scale.core.snapshot import ReshardEntry
 from tests.unit.signals.plunge.test_plunge_study import MIXED_HELD, RESHARDING, plunge_spans
@@ -102,3 +105,77 @@ def test_a_reshard_holding_the_mixed_phases_writes_keeps_its_plunge_through_a_bl
     rounds(c, 1)
     assert c.plunges() == {"reshard": 1}
     assert len([s for s in plunge_spans(c) if s[0] >= mixed - 60]) == 1
+
+
+class Uneven(Churning):
+    """A less regular churn: 0, 1 or 2 idle buckets at a poll (1 usual), drawn from a fixed seed;
+    `dips`: polls at which the queue read lists one entry fewer; `hot`: a bucket that begins to
+    reshard, in place of the idle ones at the same polls (`replace`) or beside them."""
+
+    def __init__(self, seed: int, idle: tuple[int, ...] = (0, 1, 2)) -> None:
+        super().__init__()
+        self.rng = random.Random(seed)
+        self.idle = idle
+        self.dips: set[int] = set()
+        self.hot = False
+        self.replace = False
+
+    def run(self, seconds: float, load: Load) -> StudyCluster:
+        for _ in range(round(seconds / 15)):
+            self.polls += 1
+            idle = [
+                ReshardEntry(f"idle-{self.polls:06d}-{i}", "", f"zone.{self.polls}.{i}", 11, 23, True)
+                for i in range(self.rng.choice(self.idle))
+            ]
+            if self.hot and self.replace:
+                idle = []
+            entries = idle + [ReshardEntry("stuck", "", "zone.stuck", 11, 23, True)] * self.stuck
+            entries += [ReshardEntry("hot", "", "zone.hot", 16, 512, True)] * self.hot
+            self.resharding = tuple(entries[1:] if self.polls in self.dips else entries)
+            StudyCluster.run(self, 15, load)
+        return self
+
+
+def uneven_until_the_stall(seed: int, phase: Load, idle: tuple[int, ...] = (0, 1, 2)) -> Uneven:
+    c = Uneven(seed, idle)
+    rounds(c, 1)
+    c.stuck = True
+    c.run(3600, PUT)
+    if phase is MIXED:
+        c.run(900, GET)
+    c.run(300, phase)
+    return c
+
+
+CHURNS = [((1,), 0), *(((0, 1, 2), seed) for seed in range(4))]
+
+
+@pytest.mark.parametrize(("idle", "seed"), CHURNS, ids=["even", *(f"uneven-{seed}" for seed in range(4))])
+@pytest.mark.parametrize("phase", [GET, MIXED], ids=["get", "mixed"])
+def test_an_uneven_churn_and_a_queue_read_one_entry_short_do_not_make_old_reshards_new(idle, seed, phase):
+    """The reviewer's cases: one, or 0 to 2, idle buckets at each poll beside the stuck entry, and a
+    queue read one entry short at the poll after the mark-down. The run of polls with more reshards
+    than usual goes on through gaps of up to a window: an OSD's stall in the GET or mixed phase is
+    blamed on the OSD, and counted so."""
+    c = uneven_until_the_stall(seed, phase, idle)
+    c.dips = {c.polls + 4}  # the stall's 30 s, the mark-down, the poll after it
+    stall = dataclasses.replace(phase, slowdown=1 / 0.3)
+    named = [cause for cause in causes_after_mark_down(c, stall) if cause is not None]  # once read
+    assert len(named) >= 4 and set(named) == {"osds_down"}, named
+    c.run(900, dataclasses.replace(phase, slowdown=1.01))
+    assert c.plunges() == {"osds_down": 1}
+
+
+@pytest.mark.parametrize("replace", [True, False], ids=["in place of the idle ones", "beside them"])
+def test_a_hot_bucket_that_begins_as_an_osd_stalls_is_a_full_candidate_from_its_second_poll(replace):
+    """The reviewer's case: on top of the churn, a hot bucket (16 -> 512 shards) begins to reshard as
+    one OSD stalls; in place of the idle buckets, the count does not move. Seen at two polls, its
+    own first poll is its onset: it may have made the drop, and is not capped below the OSD."""
+    c = uneven_until_the_stall(0, MIXED, idle=(1,))  # one idle bucket at each poll
+    c.hot, c.replace = True, replace
+    causes_after_mark_down(c, STALL_MIXED, polls=2)
+    plunge = c.state.signals["plunge"].plunge
+    assert plunge is not None
+    reshard = [x for x in plunge.candidates if x.cause == "reshard"]
+    assert reshard and reshard[0].explained is not None
+    assert reshard[0].score == pytest.approx(reshard[0].overlap * (1 + reshard[0].explained) / 2)
