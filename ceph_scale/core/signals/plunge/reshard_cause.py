@@ -105,7 +105,9 @@ class ReshardEvidence:
         if len(processed) <= usual:
             return
         t = queue.collected_at
-        if self.run_last is None or t - self.run_last > self.window:
+        # A gap of a window, or of one read missed at the queue's own interval (60 s by default,
+        # each read a little later than the last: a window alone would break the run at every read).
+        if self.run_last is None or t - self.run_last > self.window + 2 * (t - before):
             self.run_since = t
         self.run_last = t
         # Every bucket being processed whose own ops may have fallen may be the one that holds a
@@ -121,7 +123,10 @@ class ReshardEvidence:
                 f"bucket {bucket} resharding {e.old_num_shards} -> {e.new_num_shards} shards "
                 f"({len(processed)} resharding, usually {usual:g}); {own.text}"
             )
-            onset = None if own.confirmed else self._onset(bucket, t)
+            # The first evidence speaks for the buckets not told too: the latest of their onsets.
+            mine = judged[RESHARDS_TOLD:] if i == 0 else []
+            onsets = [None if o.confirmed else self._onset(_bucket(x), t) for x, o in [(e, own), *mine]]
+            onset = None if None in onsets else max(x for x in onsets if x is not None)
             also = untold if i == 0 else frozenset()
             ledger.seen("reshard", before, queue.collected_at, text, subject=bucket, also=also, onset=onset)
 

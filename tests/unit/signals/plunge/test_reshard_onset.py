@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from ceph_scale.core.snapshot import ReshardEntry
+from ceph_scale.core.snapshot import ReshardEntry, ReshardPart, Snapshot
 from tests.unit.signals.plunge.test_plunge_study import MIXED_HELD, RESHARDING, plunge_spans
 from tests.unit.study_rounds import GET, GET_LATENCY, MIXED, PUT, Load, StudyCluster, rounds
 
@@ -119,6 +119,8 @@ class Uneven(Churning):
         self.dips: set[int] = set()
         self.hot = False
         self.replace = False
+        self.stuck_entries = 1
+        self.hot_first = False
 
     def run(self, seconds: float, load: Load) -> StudyCluster:
         for _ in range(round(seconds / 15)):
@@ -129,8 +131,10 @@ class Uneven(Churning):
             ]
             if self.hot and self.replace:
                 idle = []
-            entries = idle + [ReshardEntry("stuck", "", "zone.stuck", 11, 23, True)] * self.stuck
-            entries += [ReshardEntry("hot", "", "zone.hot", 16, 512, True)] * self.hot
+            stuck = [ReshardEntry(f"stuck-{i}", "", f"zone.stuck{i}", 11, 23, True) for i in range(self.stuck_entries)]
+            entries = idle + stuck * self.stuck
+            hot = [ReshardEntry("hot", "", "zone.hot", 16, 512, True)] * self.hot
+            entries = hot + entries if self.hot_first else entries + hot
             self.resharding = tuple(entries[1:] if self.polls in self.dips else entries)
             StudyCluster.run(self, 15, load)
         return self
@@ -173,6 +177,65 @@ def test_a_hot_bucket_that_begins_as_an_osd_stalls_is_a_full_candidate_from_its_
     own first poll is its onset: it may have made the drop, and is not capped below the OSD."""
     c = uneven_until_the_stall(0, MIXED, idle=(1,))  # one idle bucket at each poll
     c.hot, c.replace = True, replace
+    causes_after_mark_down(c, STALL_MIXED, polls=2)
+    plunge = c.state.signals["plunge"].plunge
+    assert plunge is not None
+    reshard = [x for x in plunge.candidates if x.cause == "reshard"]
+    assert reshard and reshard[0].explained is not None
+    assert reshard[0].score == pytest.approx(reshard[0].overlap * (1 + reshard[0].explained) / 2)
+
+
+class SlowQueue(Uneven):
+    """The reshard queue read every `every` polls of 15 s, as the sidecar reads it every
+    `rgw_interval` (60 s by default), while the RGW counters are read every 15 s."""
+
+    def __init__(self, every: int, late: float) -> None:
+        super().__init__(0, idle=(1,))
+        self.every, self.late = every, late
+        self.queue: ReshardPart | None = None
+        self.reads = 0
+
+    def snapshot(self) -> Snapshot:
+        snap = super().snapshot()
+        if snap.reshard is not None and (self.queue is None or self.polls % self.every == 0):
+            self.reads += 1
+            # Each read `late` seconds later than the last, within the 15 s before the snapshot.
+            at = snap.reshard.collected_at - 15 + self.late * (self.reads % 29)
+            self.queue = dataclasses.replace(snap.reshard, collected_at=at)
+        return dataclasses.replace(snap, reshard=self.queue)
+
+
+@pytest.mark.parametrize(("every", "late"), [(4, 0.0), (4, 0.5), (5, 0.0)], ids=["60 s", "60.5 s", "75 s"])
+def test_a_queue_read_less_often_than_a_window_keeps_its_run_of_reshards(every, late):
+    """The queue read every 60 s (the default rgw_interval; each read a little later than the last,
+    as the sidecar's loop sleeps at least its interval) or 75 s, reads a window or more apart: the
+    run of polls with more reshards than usual goes on from one read to the next, so an OSD's stall
+    in the mixed phase, the stuck entry in the queue since the PUT hour, is blamed on the OSD."""
+    c = SlowQueue(every, late)
+    rounds(c, 1)
+    c.stuck = True
+    began = c.t
+    c.run(3600, PUT).run(900, GET).run(300, MIXED)
+    seen = [e for e in c.state.signals["plunge"].evidence.current(c.t) if e.cause == "reshard"]
+    assert seen and seen[-1].onset is not None and seen[-1].onset <= began + 15 * every, (began, seen[-1])
+    named = [cause for cause in causes_after_mark_down(c, STALL_MIXED, polls=8) if cause is not None]
+    assert len(named) >= 6 and named[-4:] == ["osds_down"] * 4, named
+    c.run(900, dataclasses.replace(MIXED, slowdown=1.01))
+    assert c.plunges() == {"osds_down": 1}
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["listed first", "listed past the 20 told"])
+def test_a_hot_bucket_listed_past_the_buckets_told_is_a_full_candidate_too(first):
+    """The reviewer's case: 24 entries stuck in progress since the PUT hour beside the churn, then a
+    hot bucket begins as one OSD stalls. Listed past the 20 buckets told, it is a subject of the
+    first evidence, which speaks for it too (the latest onset of its buckets): a full candidate
+    from its second poll, as where it is listed first."""
+    c = Uneven(0, idle=(1,))
+    c.stuck_entries = 24
+    rounds(c, 1)
+    c.stuck = True
+    c.run(3600, PUT).run(900, GET).run(300, MIXED)
+    c.hot, c.hot_first = True, first
     causes_after_mark_down(c, STALL_MIXED, polls=2)
     plunge = c.state.signals["plunge"].plunge
     assert plunge is not None
