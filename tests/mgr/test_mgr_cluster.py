@@ -13,7 +13,9 @@ Ordered: the scenarios run in file order and each leaves the module serving.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -564,6 +566,20 @@ def test_the_wait_for_prometheus_follows_a_failover_it_was_not_told_of(ceph_clus
     assert new != old and c.active_mgr == new
     assert c.ceph("mgr", "stat", timeout=10)["active_name"] == new
     assert "ceph_osd_up" in c.mgr_metrics(10)
+
+
+def test_a_manager_that_died_is_started_again_before_a_failover(ceph_cluster):
+    """Pacific's manager once aborted as it became active (cephx, `FAILED ceph_assert(ckh)`), and
+    every later failover had no standby to go to. As its service unit would, the harness starts a
+    dead manager again, and the failover goes on."""
+    c = ceph_cluster
+    old = c.refresh_active_mgr()
+    standby = next(f"mgr.{i}" for i in c.mgr_ids if i != old)
+    os.kill(c.pids[standby], signal.SIGKILL)
+    wait_until(lambda: not c.running()[standby], 10, what=f"{standby} to die")
+    with pytest.warns(UserWarning, match=f"{standby} had died"):
+        new = c.fail_mgr()
+    assert f"mgr.{new}" == standby and c.running()[f"mgr.{old}"]
 
 
 def test_the_stock_modules_metrics_are_read_through_its_restart_after_an_option_change(scale, ceph_cluster):

@@ -30,6 +30,15 @@ def causes_after_mark_down(c: StudyCluster, stall: Load, polls: int = 5) -> list
     return causes
 
 
+def assert_a_full_reshard_candidate(c: StudyCluster) -> None:
+    """The reshard is a candidate of the plunge on, its score not capped (causes.yields)."""
+    plunge = c.state.signals["plunge"].plunge
+    assert plunge is not None
+    reshard = [x for x in plunge.candidates if x.cause == "reshard"]
+    assert reshard and reshard[0].explained is not None
+    assert reshard[0].score == pytest.approx(reshard[0].overlap * (1 + reshard[0].explained) / 2)
+
+
 def test_an_osd_stall_in_a_mixed_phase_is_blamed_on_it_not_on_a_reshard_in_progress_since_the_get_phase():
     """A bucket resharding since the GET phase began, its writes not held; 5 minutes into the mixed
     phase one OSD of 318 stalls every op by 70 %. The reshard was in progress for 20 minutes with no
@@ -50,10 +59,7 @@ def test_a_reshard_that_begins_as_an_osd_stalls_is_still_a_candidate():
     c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET).run(300, MIXED)
     c.resharding = RESHARDING
     causes_after_mark_down(c, STALL_MIXED, polls=1)
-    plunge = c.state.signals["plunge"].plunge
-    assert plunge is not None
-    reshard = [x for x in plunge.candidates if x.cause == "reshard"]
-    assert reshard and reshard[0].score == reshard[0].overlap * (1 + reshard[0].explained) / 2  # not capped
+    assert_a_full_reshard_candidate(c)
 
 
 class Churning(StudyCluster):
@@ -178,11 +184,7 @@ def test_a_hot_bucket_that_begins_as_an_osd_stalls_is_a_full_candidate_from_its_
     c = uneven_until_the_stall(0, MIXED, idle=(1,))  # one idle bucket at each poll
     c.hot, c.replace = True, replace
     causes_after_mark_down(c, STALL_MIXED, polls=2)
-    plunge = c.state.signals["plunge"].plunge
-    assert plunge is not None
-    reshard = [x for x in plunge.candidates if x.cause == "reshard"]
-    assert reshard and reshard[0].explained is not None
-    assert reshard[0].score == pytest.approx(reshard[0].overlap * (1 + reshard[0].explained) / 2)
+    assert_a_full_reshard_candidate(c)
 
 
 class SlowQueue(Uneven):
@@ -237,8 +239,4 @@ def test_a_hot_bucket_listed_past_the_buckets_told_is_a_full_candidate_too(first
     c.run(3600, PUT).run(900, GET).run(300, MIXED)
     c.hot, c.hot_first = True, first
     causes_after_mark_down(c, STALL_MIXED, polls=2)
-    plunge = c.state.signals["plunge"].plunge
-    assert plunge is not None
-    reshard = [x for x in plunge.candidates if x.cause == "reshard"]
-    assert reshard and reshard[0].explained is not None
-    assert reshard[0].score == pytest.approx(reshard[0].overlap * (1 + reshard[0].explained) / 2)
+    assert_a_full_reshard_candidate(c)
