@@ -186,7 +186,8 @@ class ClusterCommands(ClusterHost):
         deadline = time.monotonic() + timeout
         while True:
             try:
-                with urllib.request.urlopen(self.mgr_prometheus_url, timeout=timeout) as r:
+                left = max(0.5, deadline - time.monotonic())
+                with urllib.request.urlopen(self.mgr_prometheus_url, timeout=left) as r:
                     return r.read().decode()
             except urllib.error.URLError as e:
                 if not isinstance(e.reason, ConnectionRefusedError) or time.monotonic() + 0.5 > deadline:

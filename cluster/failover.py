@@ -41,18 +41,23 @@ class ManagerFailover(ClusterHost):
         Pacific 16.2.15's manager once aborted as it became active after a module's enable,
         verifying a peer's authorizer (`FAILED ceph_assert(ckh)` in auth/Crypto.h, after
         "verify_authorizer global_id mismatch"): every later failover then had no standby."""
-        dead = [i for i in self.mgr_ids if not self.running().get(f"mgr.{i}")]
+        running = self.running()
+        dead = [i for i in self.mgr_ids if not running.get(f"mgr.{i}")]
         if not dead:
             return []
+
+        def standbys() -> dict[str, int]:
+            return {s["name"]: s["gid"] for s in self.ceph("mgr", "dump", timeout=10).get("standbys", [])}
+
         # The monitor lists a dead standby until its beacon grace runs out: the new process has a gid of its own.
-        stale = {s["name"]: s["gid"] for s in self.ceph("mgr", "dump", timeout=10).get("standbys", [])}
+        stale = standbys()
         for ident in dead:
             warnings.warn(f"mgr.{ident} had died (see {self.dir}/log/mgr.{ident}.log); started again", stacklevel=2)
             self.start_daemon(f"mgr.{ident}")
 
         def back() -> bool:
-            standbys = {s["name"]: s["gid"] for s in self.ceph("mgr", "dump", timeout=10).get("standbys", [])}
-            return all(i in standbys and standbys[i] != stale.get(i) for i in dead if i != self.active_mgr)
+            now = standbys()
+            return all(i in now and now[i] != stale.get(i) for i in dead if i != self.active_mgr)
 
         wait_for(back, timeout, what=f"mgr {', '.join(dead)} back as a standby")
         return [f"mgr.{i}" for i in dead]

@@ -92,19 +92,19 @@ class ReshardEvidence:
         if queue is None or (before := ledger.fresh("reshard", queue.collected_at)) is None:
             return
         self.holding = None
+        t = queue.collected_at
         processed = being_processed(queue, snap.buckets)
         # A reshard in progress since before the drop: its polls before the drop are not the usual
         # count, or a reshard holding writes longer than half the baseline would drop out.
         now = {_bucket(e) for e in processed}
         self.processing_since = {b: self.processing_since.get(b, before) for b in now}
-        self.first_seen = {b: self.first_seen.get(b, queue.collected_at) for b in now}
+        self.first_seen = {b: self.first_seen.get(b, t) for b in now}
         # Up to `plunge_cause_hold_seconds`, as long as a reshard may hold a plunge: an entry left
         # in progress (a stuck reshard, or a stale entry) is then the usual count again.
-        began = min((s for s in self.processing_since.values() if queue.collected_at - s <= self.hold), default=None)
-        usual = ledger.usual("reshards_running", queue.collected_at, len(processed), began)
+        began = min((s for s in self.processing_since.values() if t - s <= self.hold), default=None)
+        usual = ledger.usual("reshards_running", t, len(processed), began)
         if len(processed) <= usual:
             return
-        t = queue.collected_at
         # A gap of a window, or of one read missed at the queue's own interval (60 s by default,
         # each read a little later than the last: a window alone would break the run at every read).
         if self.run_last is None or t - self.run_last > self.window + 2 * (t - before):
@@ -112,10 +112,10 @@ class ReshardEvidence:
         self.run_last = t
         # Every bucket being processed whose own ops may have fallen may be the one that holds a
         # plunge (still_seen); the first are told, the rest kept as subjects of the first evidence.
-        judged = [(e, self._own(_bucket(e), before, queue.collected_at)) for e in processed[:MAX_SUBJECTS]]
+        judged = [(e, self._own(_bucket(e), before, t)) for e in processed[:MAX_SUBJECTS]]
         judged = [(e, own) for e, own in judged if own.confirmed is not False]
         if judged:
-            self.holding = (before, queue.collected_at, any(own.confirmed for _, own in judged))
+            self.holding = (before, t, any(own.confirmed for _, own in judged))
         untold = frozenset(_bucket(e) for e, _ in judged[RESHARDS_TOLD:])
         for i, (e, own) in enumerate(judged[:RESHARDS_TOLD]):
             bucket = _bucket(e)
@@ -128,7 +128,7 @@ class ReshardEvidence:
             onsets = [None if o.confirmed else self._onset(_bucket(x), t) for x, o in [(e, own), *mine]]
             onset = None if None in onsets else max(x for x in onsets if x is not None)
             also = untold if i == 0 else frozenset()
-            ledger.seen("reshard", before, queue.collected_at, text, subject=bucket, also=also, onset=onset)
+            ledger.seen("reshard", before, t, text, subject=bucket, also=also, onset=onset)
 
     def _onset(self, bucket: str, t: float) -> float:
         """Since when reshards have been in progress, for a bucket's evidence (causes.yields): the

@@ -62,34 +62,12 @@ def test_a_reshard_that_begins_as_an_osd_stalls_is_still_a_candidate():
     assert_a_full_reshard_candidate(c)
 
 
-class Churning(StudyCluster):
-    """100,000 buckets: a different idle bucket in the queue at every poll, as usual, and `stuck`
-    (an entry in progress for hours) beside it when set."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.stuck = False
-        self.polls = 0
-
-    def run(self, seconds: float, load: Load) -> StudyCluster:
-        for _ in range(round(seconds / 15)):
-            self.polls += 1
-            idle = ReshardEntry(f"idle-{self.polls:06d}", "", f"zone.{self.polls}", 11, 23, True)
-            stuck = (ReshardEntry("stuck", "", "zone.stuck", 11, 23, True),) if self.stuck else ()
-            self.resharding = (idle, *stuck)
-            super().run(15, load)
-        return self
-
-
 def test_with_another_bucket_resharding_at_every_poll_the_count_not_the_bucket_tells_how_long():
     """The reviewer's case at 100,000 buckets: a different idle bucket resharding at every poll and
     one entry in progress since the PUT hour began, two where one is usual. The bucket told is new
     at each poll, but the count has been above usual for 80 minutes: an OSD's stall in the mixed
     phase is blamed on the OSD, and counted so."""
-    c = Churning()
-    rounds(c, 1)
-    c.stuck = True
-    c.run(3600, PUT).run(900, GET).run(300, MIXED)
+    c = uneven_until_the_stall(0, MIXED, idle=(1,))  # one idle bucket at each poll
     assert causes_after_mark_down(c, STALL_MIXED) == ["osds_down"] * 5
     c.run(900, MIXED)
     assert c.plunges() == {"osds_down": 1}
@@ -113,13 +91,16 @@ def test_a_reshard_holding_the_mixed_phases_writes_keeps_its_plunge_through_a_bl
     assert len([s for s in plunge_spans(c) if s[0] >= mixed - 60]) == 1
 
 
-class Uneven(Churning):
-    """A less regular churn: 0, 1 or 2 idle buckets at a poll (1 usual), drawn from a fixed seed;
+class Uneven(StudyCluster):
+    """100,000 buckets: at each poll new idle buckets in the queue, as many as drawn from `idle` with
+    a fixed seed (one usual), and `stuck` entries in progress for hours beside them when set;
     `dips`: polls at which the queue read lists one entry fewer; `hot`: a bucket that begins to
     reshard, in place of the idle ones at the same polls (`replace`) or beside them."""
 
     def __init__(self, seed: int, idle: tuple[int, ...] = (0, 1, 2)) -> None:
         super().__init__()
+        self.stuck = False
+        self.polls = 0
         self.rng = random.Random(seed)
         self.idle = idle
         self.dips: set[int] = set()
