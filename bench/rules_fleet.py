@@ -37,6 +37,7 @@ QUIET_GAUGES: dict[str, object] = {
     "ceph_scale_bluefs_spillover_osds": 0.0,
     "ceph_scale_cluster_bluefs_spilled_bytes": 0.0,
     "ceph_scale_bluefs_spilled_bytes": 0.0,
+    "ceph_scale_bluefs_spilled_top_bytes": 0.0,
     "ceph_scale_bluefs_oversized_osds": 0.0,
     "ceph_scale_bluefs_db_share_below_min_osds": 0.0,
     "ceph_scale_bluefs_db_next_level_seconds": 90 * DAY,

@@ -30,3 +30,47 @@ def test_the_soonest_spill_list_shows_the_osds_still_ahead_when_half_already_spi
     for labels, seconds in soonest.items():
         osd_id = int(dict(labels)["ceph_daemon"].removeprefix("osd."))
         assert seconds > 0 and osd_id % 2 == 0, (labels, seconds)  # odd ids spill in this state
+
+
+def _spilling(spilled_of) -> dict:
+    """The spilled-top family of the study's 318-OSD snapshot, with spilled_of(osd_id) bytes each."""
+    from dataclasses import replace
+
+    from ceph_scale.core.signals.signal_input import SignalInput
+    from ceph_scale.core.signals.spillover.derive import SpilloverState, derive
+    from ceph_scale.core.snapshot import BlueFsCounters
+    from tests.unit.study_snapshot import study_snapshot
+
+    th = Thresholds()
+    snap = study_snapshot(1000.0)
+    assert snap.perf is not None
+    bluefs = tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9, spilled_of(i), 0) for i in range(318))
+    snap = replace(snap, perf=replace(snap.perf, bluefs=bluefs))
+    families = derive(SignalInput(snap, th, 100_000), SpilloverState(th))
+    return {
+        "top": samples(families, "ceph_scale_bluefs_spilled_top_bytes"),
+        "all": samples(families, "ceph_scale_bluefs_spilled_bytes"),
+        "count": samples(families, "ceph_scale_bluefs_spillover_osds"),
+    }
+
+
+def test_the_osds_that_spill_most_are_the_top_k_of_296_spilling_of_318():
+    """The 10B cluster: 296 of 318 OSDs spill, by different amounts; the alert's annotation reads
+    these few series rather than all 318 (the dearest annotation of a fleet's rules)."""
+    got = _spilling(lambda i: 0 if i < 22 else (i * 7919 % 997 + 1) * 10**7)
+    assert got["count"] == {(): 296}
+    spilling = {labels: v for labels, v in got["all"].items() if v > 0}
+    largest = sorted(spilling.items(), key=lambda kv: -kv[1])[: Thresholds().osd_top_hot]
+    assert len(got["top"]) == Thresholds().osd_top_hot
+    assert got["top"] == dict(largest)
+
+
+def test_no_osd_is_listed_among_those_that_spill_most_while_none_spills():
+    got = _spilling(lambda i: 0)
+    assert got["count"] == {(): 0}
+    assert got["top"] == {}
+
+
+def test_fewer_spilling_osds_than_k_are_all_listed():
+    got = _spilling(lambda i: (i + 1) * 10**9 if i in (5, 300) else 0)
+    assert got["top"] == {(("ceph_daemon", "osd.5"),): 6 * 10**9, (("ceph_daemon", "osd.300"),): 301 * 10**9}
