@@ -74,3 +74,39 @@ def test_no_osd_is_listed_among_those_that_spill_most_while_none_spills():
 def test_fewer_spilling_osds_than_k_are_all_listed():
     got = _spilling(lambda i: (i + 1) * 10**9 if i in (5, 300) else 0)
     assert got["top"] == {(("ceph_daemon", "osd.5"),): 6 * 10**9, (("ceph_daemon", "osd.300"),): 301 * 10**9}
+
+
+def test_the_smallest_db_shares_below_the_minimum_are_the_bottom_k_of_318():
+    """DB shares from 1 % to 6.1 % over the 318 OSDs: the alert's annotation reads the K smallest
+    of those below bluefs_db_share_min_ratio (4 %) from these few series, not all 318."""
+    from dataclasses import replace
+
+    from ceph_scale.core.signals.signal_input import SignalInput
+    from ceph_scale.core.signals.spillover.derive import SpilloverState, derive
+    from ceph_scale.core.snapshot import BlueFsCounters
+    from tests.unit.study_snapshot import study_snapshot
+
+    th = Thresholds()
+    snap = study_snapshot(1000.0)
+    assert snap.perf is not None
+    # DBs of 160 GB to 973 GB, in no order of OSD id: 1 % to 6.1 % of the 16 TB data devices.
+    db = [int((100 + (i * 7919 % 318) * 1.6) * 1.6 * 10**9) for i in range(318)]
+    bluefs = tuple(BlueFsCounters(i, db[i], 10**9, 0, 0) for i in range(318))
+    snap = replace(snap, perf=replace(snap.perf, bluefs=bluefs))
+    families = derive(SignalInput(snap, th, 100_000), SpilloverState(th))
+    shares = samples(families, "ceph_scale_bluefs_db_share_ratio")
+    below = sorted((v, labels) for labels, v in shares.items() if v < th.bluefs_db_share_min_ratio)
+    assert len(below) > th.osd_top_hot
+    assert samples(families, "ceph_scale_bluefs_db_share_below_min_osds") == {(): len(below)}
+    assert samples(families, "ceph_scale_bluefs_db_share_smallest_ratio") == {
+        labels: v for v, labels in below[: th.osd_top_hot]
+    }
+    whole = replace(
+        snap, perf=replace(snap.perf, bluefs=tuple(BlueFsCounters(i, 10**12, 10**9, 0, 0) for i in range(318)))
+    )
+    assert (
+        samples(
+            derive(SignalInput(whole, th, 100_000), SpilloverState(th)), "ceph_scale_bluefs_db_share_smallest_ratio"
+        )
+        == {}
+    )
