@@ -188,10 +188,7 @@ class Thresholds:
     rate_window_seconds: int = _setting(300, 10, 86400, "Window over which the exporter computes its own op rates.")
     osd_hotspot_ratio: float = _setting(2.0, 1.0, 1000.0, "An OSD above this multiple of the mean op rate is hot.")
     osd_top_hot: int = _setting(
-        10,
-        0,
-        1000,
-        "OSDs listed in each top-K family: the hottest, the soonest next levels, the most spilled, the smallest DB shares.",
+        10, 0, 1000, "OSDs in each top-K family: the hottest, soonest next levels, most spilled, smallest DB shares."
     )
     # The study's baseline is per HDD OSD [004]; clusters that name their CRUSH device
     # classes otherwise (hdd_archive, big) say which classes are HDDs.
