@@ -111,6 +111,9 @@ class OwnOps:
         for points in self.points.values():
             while points and points[0][0] < t - self.keep:
                 points.popleft()
+        # A bucket judged longer ago than the polls are kept begins a new reshard when judged again
+        # (SAME_RESHARD is shorter): at 100,000 buckets another is judged at nearly every poll.
+        self.judged = {b: spans for b, spans in self.judged.items() if spans[1] >= t - self.keep}
 
     def summary(self) -> str:
         """Whether a reshard named as a cause is confirmed, for the status."""

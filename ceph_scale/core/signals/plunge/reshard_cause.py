@@ -2,7 +2,8 @@
 signal saw reshard between two bucket polls, or entries of the reshard queue being processed
 (which bucket, shards before and after) [000], more of them than usual at a poll: at 100,000
 buckets some bucket is nearly always resharding [000, 004]. A bucket whose own ops did not fall is
-no cause; where they were not counted, that is said (own_ops.py). A reshard in progress is judged
+no cause; where they were not counted, that is said (own_ops.py); one whose own ops fell is a
+cause at the usual count too. A reshard in progress is judged
 against the count from before it began, for up to `plunge_cause_hold_seconds`; while one is, the
 detector judges the PUTs against their own level scaled by their demand (detect.held_put, `held`)."""
 
@@ -103,18 +104,24 @@ class ReshardEvidence:
         # in progress (a stuck reshard, or a stale entry) is then the usual count again.
         began = min((s for s in self.processing_since.values() if t - s <= self.hold), default=None)
         usual = ledger.usual("reshards_running", t, len(processed), began)
-        if len(processed) <= usual:
-            return
-        # A gap of a window, or of one read missed at the queue's own interval (60 s by default,
-        # each read a little later than the last: a window alone would break the run at every read).
-        if self.run_last is None or t - self.run_last > self.window + 2 * (t - before):
-            self.run_since = t
-        self.run_last = t
+        more = len(processed) > usual
+        if more:
+            # A gap of a window, or of one read missed at the queue's own interval (60 s by default,
+            # each read a little later than the last: a window alone would break the run at every read).
+            if self.run_last is None or t - self.run_last > self.window + 2 * (t - before):
+                self.run_since = t
+            self.run_last = t
         # Every bucket being processed whose own ops may have fallen may be the one that holds a
         # plunge (still_seen); the first are told, the rest kept as subjects of the first evidence.
+        # At the usual count, only a bucket whose own ops fell: a hot bucket that begins to reshard
+        # as an idle one leaves the queue leaves the count as it was.
         judged = [(e, self._own(_bucket(e), before, t)) for e in processed[:MAX_SUBJECTS]]
-        judged = [(e, own) for e, own in judged if own.confirmed is not False]
-        if judged:
+        judged = [(e, own) for e, own in judged if own.confirmed or (more and own.confirmed is None)]
+        if not judged:
+            return
+        # At the usual count no hold of writes is judged (detect.held_put): a bucket whose share fell
+        # because the clients wrote elsewhere (a mixed phase) would make the phase a plunge.
+        if more:
             self.holding = (before, t, any(own.confirmed for _, own in judged))
         untold = frozenset(_bucket(e) for e, _ in judged[RESHARDS_TOLD:])
         for i, (e, own) in enumerate(judged[:RESHARDS_TOLD]):
@@ -125,18 +132,22 @@ class ReshardEvidence:
             )
             # The first evidence speaks for the buckets not told too: the latest of their onsets.
             mine = judged[RESHARDS_TOLD:] if i == 0 else []
-            onsets = [None if o.confirmed else self._onset(_bucket(x), t) for x, o in [(e, own), *mine]]
+            onsets = [self._onset(_bucket(x), t, more) for x, _ in [(e, own), *mine]]
             onset = None if None in onsets else max(x for x in onsets if x is not None)
             also = untold if i == 0 else frozenset()
             ledger.seen("reshard", before, t, text, subject=bucket, also=also, onset=onset)
 
-    def _onset(self, bucket: str, t: float) -> float:
+    def _onset(self, bucket: str, t: float, more: bool) -> float:
         """Since when reshards have been in progress, for a bucket's evidence (causes.yields): the
         run of polls with more buckets resharding than usual, not the bucket, since at 100,000
         buckets another bucket is new in the queue at each poll; but a bucket seen at two polls or
         more since it was first seen, where that was later (a hot bucket that begins to reshard as
-        an idle one leaves the queue, the count unchanged)."""
+        an idle one leaves the queue, the count unchanged), or at the usual count (`more` false).
+        A reshard blocks writes, not reads: one whose own ops fell since long before the drop
+        explains no fall of the GETs either."""
         first = self.first_seen[bucket]
+        if not more:
+            return first if first < t else t
         since = self.run_since if self.run_since is not None else t
         return first if since < first < t else since
 

@@ -173,6 +173,38 @@ def test_the_one_bucket_usually_resharding_is_no_cause():
     assert info["cause"] == "none", info
 
 
+def one_bucket_then_another(c: Counted, own: float) -> Counted:
+    """One bucket of 100,000 resharding at every poll, as usual; then a written bucket begins to
+    reshard as that one leaves the queue: the count stays as usual. Its own PUTs go on at `own`."""
+    c.own = {"hot-0": 300.0}
+    c.resharding = queued("s3bench-0000001") + queued("hot-0", processing=False)
+    c.run(450, PUT)
+    c.resharding = queued("hot-0")
+    c.own = {"hot-0": own}
+    return c
+
+
+def test_a_hot_bucket_whose_writes_fell_is_named_where_it_replaces_the_usual_reshard():
+    info = named(one_bucket_then_another(Counted(), own=0.0))
+    assert info["cause"] == "reshard", info
+    assert info["evidence"] == (
+        "bucket hot-0 resharding 11 -> 23 shards (1 resharding, usually 1); its share of the PUTs fell from 1.7% to 0%"
+    ), info
+
+
+def test_a_hot_bucket_whose_writes_held_is_no_cause_where_it_replaces_the_usual_reshard():
+    c = one_bucket_then_another(Counted(), own=300.0)
+    info = named(c)
+    assert info["cause"] == "none", info
+    assert c.value("ceph_scale_s3_plunge_cause_score", cause="reshard") is None
+
+
+def test_a_bucket_not_counted_that_replaces_the_usual_reshard_is_no_cause():
+    """The usual count, and nothing to confirm the bucket's reshard by: an idle bucket's turn."""
+    info = named(one_bucket_then_another(Counted(unread=NOT_COUNTED), own=0.0))
+    assert info["cause"] == "none", info
+
+
 def test_a_reshard_in_progress_for_longer_than_half_the_baseline_is_still_named():
     """Three buckets resharding for twice the baseline before the cluster slows: their own polls
     are not their usual state (the usual count is from before they began), so the reshard is still

@@ -1,0 +1,135 @@
+"""A counted bucket that begins to reshard as an idle one leaves the queue: the count of buckets
+resharding stays as usual, and its own ops are what tell. At the 10B study's scale under the 1B
+study's hourly rounds (tests/unit/study_rounds.py: 318 HDD OSDs, 12 RGWs, the default 60 s
+window and 1,800 s baseline), with a new idle bucket in the queue at every poll, as at 100,000
+buckets, and RGWs that count each bucket's PUTs (Tentacle's `rgw_bucket_counters_cache`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ceph_scale.core.queued_bucket_ops import ALL_BUCKETS
+from ceph_scale.core.snapshot import BucketOps, ReshardEntry, Snapshot
+from tests.unit.study_rounds import GET, MIXED, POLL, PUT, RGWS, Load, StudyCluster, rounds
+
+HOT = "hot-0"
+SHARE = 0.017  # of the PUTs: one written bucket of many
+
+
+def entry(name: str, processing: bool = True) -> ReshardEntry:
+    return ReshardEntry(name, "", f"zone.{name}", 11, 23, processing)
+
+
+class CountedRounds(StudyCluster):
+    """`share`: bucket -> its share of the cluster's PUTs now, counted per RGW; an idle bucket (no
+    counters) new in the queue at every poll, unless `hot` buckets are processed in its place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.share: dict[str, float] = {HOT: SHARE}
+        self.counts: dict[tuple[str, str], float] = {}
+        self.hot: list[str] = []
+        self.queued: list[str] = []
+        self.polls = 0
+
+    def run(self, seconds: float, load: Load) -> CountedRounds:
+        for _ in range(round(seconds / POLL)):
+            self.polls += 1
+            put_rate = load.rates(self.in_flight)["put"]
+            for bucket, share in self.share.items():
+                for r in range(RGWS):
+                    key = (str(4000 + r), bucket)
+                    self.counts[key] = self.counts.get(key, 0.0) + share * put_rate / RGWS * POLL
+            idle = [] if self.hot else [entry(f"idle-{self.polls:06d}")]
+            self.resharding = tuple(idle + [entry(h) for h in self.hot] + [entry(q, False) for q in self.queued])
+            StudyCluster.run(self, POLL, load)
+        return self
+
+    def snapshot(self) -> Snapshot:
+        snap = super().snapshot()
+        c = self.counters
+        totals = tuple(
+            BucketOps(str(4000 + r), ALL_BUCKETS, int(c["put"] / RGWS), int(c["get"] / RGWS)) for r in range(RGWS)
+        )
+        ops = totals + tuple(BucketOps(r, b, int(n), 0) for (r, b), n in sorted(self.counts.items()))
+        assert snap.reshard is not None
+        return dataclasses.replace(
+            snap, reshard=dataclasses.replace(snap.reshard, bucket_ops=ops, bucket_ops_unread="")
+        )
+
+    def cause(self) -> str | None:
+        info = self.info()
+        return info["cause"] if info else None
+
+
+def test_a_hot_bucket_resharding_from_the_get_phase_makes_no_plunge_when_the_mixed_clients_write_elsewhere():
+    """Its share of the PUTs falls from the PUT hour's 1.7 % to 0 because the mixed phase's clients
+    write other buckets, with every PUT 1.3x slower than in the PUT hour: its own ops confirm a
+    fall, but no hold of the writes is judged at the usual count (it made a plunge of the whole
+    mixed phase)."""
+    c = CountedRounds()
+    rounds(c, 1)
+    c.run(3300, PUT)
+    c.queued = [HOT]
+    c.run(300, PUT)
+    c.queued, c.hot = [], [HOT]
+    c.share = {HOT: 0.0}
+    c.run(900, GET)
+    c.run(900, dataclasses.replace(MIXED, slowdown=1.3))
+    told = [e for e in c.state.signals["plunge"].evidence.current(c.t) if e.cause == "reshard"]
+    assert told and "its share of the PUTs fell from 1.7% to 0%" in told[-1].text, told
+    assert c.plunges() == {}, c.plunges()
+
+
+def test_a_hot_bucket_whose_writes_are_held_at_the_usual_count_is_named_while_its_plunge_lasts():
+    """53 minutes of a reshard of a bucket of 1.7 % of the PUTs, its writes held, every PUT twice as
+    slow, the count of buckets resharding as usual: one plunge, named reshard."""
+    c = CountedRounds()
+    rounds(c, 1)
+    c.run(240, PUT)
+    c.queued = [HOT]
+    c.run(60, PUT)
+    c.queued, c.hot = [], [HOT]
+    c.share = {HOT: 0.0}
+    c.run(20 * 60, dataclasses.replace(PUT, slowdown=2.0))
+    assert c.cause() == "reshard", c.info()
+    assert "its share of the PUTs fell from 1.7% to 0%" in (c.info() or {})["evidence"]
+    c.run(33 * 60, dataclasses.replace(PUT, slowdown=2.0))
+    c.hot, c.share = [], {HOT: SHARE}
+    c.run(600, PUT)
+    assert c.plunges() == {"reshard": 1.0}, c.plunges()
+    assert c.value("ceph_scale_s3_plunge_active") == 0
+
+
+def test_an_osd_stall_in_the_mixed_phase_is_named_over_a_hot_bucket_resharding_since_before():
+    """The bucket's writes held for 5 minutes at the usual count when one OSD of 318 stalls every op
+    by 70 %, the GETs too: a reshard blocks writes, not reads, so the OSD is named from its
+    mark-down on (the reshard was named to the stall's end)."""
+    c = CountedRounds()
+    rounds(c, 1)
+    c.run(3600, PUT).run(900, GET)
+    c.hot, c.share = [HOT], {HOT: 0.0}
+    c.run(300, MIXED)
+    stall = dataclasses.replace(MIXED, slowdown=1 / 0.3)
+    c.run(30, stall)
+    c.down(5)
+    causes = []
+    for _ in range(5):
+        c.run(15, stall)
+        causes.append(c.cause())
+    assert causes[1:] == ["osds_down"] * 4, causes
+
+
+def test_the_buckets_judged_are_kept_no_longer_than_the_polls():
+    """A new bucket judged at nearly every poll at 100,000 buckets: what OwnOps keeps of its
+    judgements is bounded by the polls it keeps (4.5 h by default), not by every bucket ever
+    resharded: 40 counted buckets resharding in each half hour for 6 hours."""
+    c = CountedRounds()
+    for i in range(12):
+        c.share = {f"w-{i}-{j}": 0.001 for j in range(40)}
+        c.hot = list(c.share)
+        c.run(1800, PUT)
+    evidence = c.state.signals["plunge"].evidence
+    judged = evidence.reshards.own_ops.judged
+    assert 0 < len(judged) < 12 * 40, len(judged)
+    assert all(last >= c.t - evidence.keep for _, last in judged.values())
