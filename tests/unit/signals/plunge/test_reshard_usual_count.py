@@ -62,18 +62,25 @@ class CountedRounds(StudyCluster):
         return info["cause"] if info else None
 
 
+def held_from(put_seconds: float, queued_seconds: float) -> CountedRounds:
+    """A round, then `put_seconds` of PUTs and the bucket queued for `queued_seconds` more; then
+    processed in place of the idle bucket, its writes held."""
+    c = CountedRounds()
+    rounds(c, 1)
+    c.run(put_seconds, PUT)
+    c.queued = [HOT]
+    c.run(queued_seconds, PUT)
+    c.queued, c.hot = [], [HOT]
+    c.share = {HOT: 0.0}
+    return c
+
+
 def test_a_hot_bucket_resharding_from_the_get_phase_makes_no_plunge_when_the_mixed_clients_write_elsewhere():
     """Its share of the PUTs falls from the PUT hour's 1.7 % to 0 because the mixed phase's clients
     write other buckets, with every PUT 1.3x slower than in the PUT hour: its own ops confirm a
     fall, but no hold of the writes is judged at the usual count (it made a plunge of the whole
     mixed phase)."""
-    c = CountedRounds()
-    rounds(c, 1)
-    c.run(3300, PUT)
-    c.queued = [HOT]
-    c.run(300, PUT)
-    c.queued, c.hot = [], [HOT]
-    c.share = {HOT: 0.0}
+    c = held_from(3300, 300)
     c.run(900, GET)
     c.run(900, dataclasses.replace(MIXED, slowdown=1.3))
     told = [e for e in c.state.signals["plunge"].evidence.current(c.t) if e.cause == "reshard"]
@@ -84,13 +91,7 @@ def test_a_hot_bucket_resharding_from_the_get_phase_makes_no_plunge_when_the_mix
 def test_a_hot_bucket_whose_writes_are_held_at_the_usual_count_is_named_while_its_plunge_lasts():
     """53 minutes of a reshard of a bucket of 1.7 % of the PUTs, its writes held, every PUT twice as
     slow, the count of buckets resharding as usual: one plunge, named reshard."""
-    c = CountedRounds()
-    rounds(c, 1)
-    c.run(240, PUT)
-    c.queued = [HOT]
-    c.run(60, PUT)
-    c.queued, c.hot = [], [HOT]
-    c.share = {HOT: 0.0}
+    c = held_from(240, 60)
     c.run(20 * 60, dataclasses.replace(PUT, slowdown=2.0))
     assert c.cause() == "reshard", c.info()
     assert "its share of the PUTs fell from 1.7% to 0%" in (c.info() or {})["evidence"]
