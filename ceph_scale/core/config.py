@@ -187,9 +187,7 @@ class Thresholds:
     baseline_get_bytes_per_hdd: float = _setting(37e6, 1.0, 1e12, "128 MB S3 GET bytes/s per HDD OSD (37 MB/s) [004].")
     rate_window_seconds: int = _setting(300, 10, 86400, "Window over which the exporter computes its own op rates.")
     osd_hotspot_ratio: float = _setting(2.0, 1.0, 1000.0, "An OSD above this multiple of the mean op rate is hot.")
-    osd_top_hot: int = _setting(
-        10, 0, 1000, "OSDs in each top-K family: the hottest, soonest next levels, most spilled, smallest DB shares."
-    )
+    osd_top_hot: int = _setting(10, 0, 1000, "OSDs per top-K family: hottest, next level, most spilled, low DB share.")
     # The study's baseline is per HDD OSD [004]; clusters that name their CRUSH device
     # classes otherwise (hdd_archive, big) say which classes are HDDs.
     hdd_device_classes: str = _names_setting(
