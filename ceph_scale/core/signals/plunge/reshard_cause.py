@@ -132,7 +132,8 @@ class ReshardEvidence:
             )
             # The first evidence speaks for the buckets not told too: the latest of their onsets.
             mine = judged[RESHARDS_TOLD:] if i == 0 else []
-            onsets = [self._onset(_bucket(x), t, more) for x, _ in [(e, own), *mine]]
+            # Above the usual count a reshard its own ops confirm holds its plunge to its end: no onset.
+            onsets = [None if o.confirmed and more else self._onset(_bucket(x), t, more) for x, o in [(e, own), *mine]]
             onset = None if None in onsets else max(x for x in onsets if x is not None)
             also = untold if i == 0 else frozenset()
             ledger.seen("reshard", before, t, text, subject=bucket, also=also, onset=onset)
@@ -143,8 +144,8 @@ class ReshardEvidence:
         buckets another bucket is new in the queue at each poll; but a bucket seen at two polls or
         more since it was first seen, where that was later (a hot bucket that begins to reshard as
         an idle one leaves the queue, the count unchanged), or at the usual count (`more` false).
-        A reshard blocks writes, not reads: one whose own ops fell since long before the drop
-        explains no fall of the GETs either."""
+        A reshard blocks writes, not reads: one whose own ops fell at the usual count since long
+        before the drop explains no fall of the GETs either."""
         first = self.first_seen[bucket]
         if not more:
             return first if first < t else t

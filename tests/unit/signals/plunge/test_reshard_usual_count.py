@@ -10,7 +10,7 @@ import dataclasses
 
 from ceph_scale.core.queued_bucket_ops import ALL_BUCKETS
 from ceph_scale.core.snapshot import BucketOps, ReshardEntry, Snapshot
-from tests.unit.study_rounds import GET, MIXED, POLL, PUT, RGWS, Load, StudyCluster, rounds
+from tests.unit.study_rounds import GET, GET_LATENCY, MIXED, POLL, PUT, PUT_LATENCY, RGWS, Load, StudyCluster, rounds
 
 HOT = "hot-0"
 SHARE = 0.017  # of the PUTs: one written bucket of many
@@ -30,6 +30,7 @@ class CountedRounds(StudyCluster):
         self.counts: dict[tuple[str, str], float] = {}
         self.hot: list[str] = []
         self.queued: list[str] = []
+        self.beside = False  # the hot buckets beside the idle one (more than usual), not in its place
         self.polls = 0
 
     def run(self, seconds: float, load: Load) -> CountedRounds:
@@ -40,7 +41,7 @@ class CountedRounds(StudyCluster):
                 for r in range(RGWS):
                     key = (str(4000 + r), bucket)
                     self.counts[key] = self.counts.get(key, 0.0) + share * put_rate / RGWS * POLL
-            idle = [] if self.hot else [entry(f"idle-{self.polls:06d}")]
+            idle = [] if self.hot and not self.beside else [entry(f"idle-{self.polls:06d}")]
             self.resharding = tuple(idle + [entry(h) for h in self.hot] + [entry(q, False) for q in self.queued])
             StudyCluster.run(self, POLL, load)
         return self
@@ -119,6 +120,28 @@ def test_an_osd_stall_in_the_mixed_phase_is_named_over_a_hot_bucket_resharding_s
         c.run(15, stall)
         causes.append(c.cause())
     assert causes[1:] == ["osds_down"] * 4, causes
+
+
+def test_a_reshard_its_own_ops_confirm_above_the_usual_count_keeps_its_plunge_through_a_get_blip_and_an_osd():
+    """A bucket of half the PUTs resharding beside the idle one since the GET phase holds the mixed
+    phase's writes (PUTs twice as slow): one plunge, named reshard to its end, though 5 minutes in
+    the GETs run twice as slow for 2 minutes while one OSD of 318 is down (it was counted osds_down
+    once confirmed reshards took an onset above the usual count too)."""
+    c = CountedRounds()
+    c.share, c.beside = {HOT: 0.5}, True
+    rounds(c, 1)
+    c.run(3600, PUT)
+    c.hot, c.share = [HOT], {HOT: 0.0}
+    held = dataclasses.replace(MIXED, put_latency=2 * PUT_LATENCY)
+    c.run(900, GET).run(300, held)
+    c.down(5)
+    c.run(120, dataclasses.replace(held, get_latency=2 * GET_LATENCY))
+    c.osds[5] = dataclasses.replace(c.osds[5], up=True)
+    c.run(480, held)
+    assert c.cause() == "reshard", c.info()
+    c.hot, c.share = [], {HOT: 0.5}
+    rounds(c, 1)
+    assert c.plunges() == {"reshard": 1.0}, c.plunges()
 
 
 def test_the_buckets_judged_are_kept_no_longer_than_the_polls():
