@@ -68,11 +68,12 @@ class Evidence:
 def yields(e: Evidence, start: float, window: float, reads_fell: bool) -> bool:
     """Whether `e` yields to any other cause seen during a drop that began at `start`. A reshard
     blocks writes to its bucket, not reads [Ceph's dynamic resharding docs], and reshards in progress
-    since more than a window before the drop began (`onset`), their own ops fallen or not, made no
-    drop then. They may hold the writes later (a mixed phase that asks them, detect.held_put; or a
-    reshard that blocks writes only at its end), but where the GETs fell too, another cause seen
-    made the drop: an OSD's stall in the mixed phase is not named after buckets resharding since
-    the GET phase. Seen alone, they are still named (the writes they may hold)."""
+    since more than a window before the drop began (`onset`; none for a reshard its own ops confirm
+    above the usual count, which holds its plunge to its end) made no drop then. They may hold the
+    writes later (a mixed phase that asks them, detect.held_put; or a reshard that blocks writes
+    only at its end), but where the GETs fell too, another cause seen made the drop: an OSD's stall
+    in the mixed phase is not named after buckets resharding since the GET phase. Seen alone, they
+    are still named (the writes they may hold)."""
     return reads_fell and e.onset is not None and e.onset < start - window
 
 
