@@ -148,7 +148,7 @@ class ReshardEvidence:
         before the drop explains no fall of the GETs either."""
         first = self.first_seen[bucket]
         if not more:
-            return first if first < t else t
+            return first
         since = self.run_since if self.run_since is not None else t
         return first if since < first < t else since
 

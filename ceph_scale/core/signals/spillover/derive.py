@@ -80,8 +80,8 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     state.db_used.update(perf.collected_at, {c.osd_id: c.db_used_bytes + c.slow_used_bytes for c, _ in dedicated})
 
     state.slopes = {}
-    spill_count = spill_sum = share_below = 0
     eta: list[tuple[float, str]] = []
+    below: list[tuple[float, str]] = []  # the DB shares under bluefs_db_share_min_ratio
     judged: list[DbOsd] = []
     for c, osd in dedicated:
         daemon = f"osd.{c.osd_id}"
@@ -90,16 +90,13 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
         db_used.add(c.db_used_bytes, daemon)
         usable_bytes = usable_db_bytes(c.db_total_bytes, th)
         usable.add(usable_bytes, daemon)
-        if c.slow_used_bytes > 0:
-            spill_count += 1
-            spill_sum += c.slow_used_bytes
         data_bytes = (osd.data_device_bytes or osd.size_bytes) if osd else 0
         ratio: float | None = None
         if data_bytes > 0 and c.db_total_bytes > 0:
             ratio = c.db_total_bytes / data_bytes
             share.add(ratio, daemon)
             if ratio < th.bluefs_db_share_min_ratio:
-                share_below += 1
+                below.append((ratio, daemon))
         judged.append(DbOsd(daemon, c.slow_used_bytes, c.db_total_bytes, c.db_used_bytes, usable_bytes, ratio))
         # Already spilling: counted by bluefs_spillover_osds, not listed here, so that the
         # top-K keeps showing the OSDs still ahead when most spill (296 of 318 at 10B [004]).
@@ -117,10 +114,11 @@ def derive(given: SignalInput, state: SpilloverState) -> list[Family]:
     # The alerts name the OSDs that spill most, and the smallest DB shares, from these few series,
     # not from every OSD's: at 100 clusters of 318 OSDs, that read was 1.8 ms an alert, every round.
     most = sorted((d for d in judged if d.spilled_bytes > 0), key=lambda d: (-d.spilled_bytes, d.ceph_daemon))
+    spill_count, spill_sum = len(most), sum(d.spilled_bytes for d in most)
     for d in most[: th.osd_top_hot]:
         spilled_top.add(d.spilled_bytes, d.ceph_daemon)
-    below = [(d.db_share_ratio, d.ceph_daemon) for d in judged if d.db_share_ratio is not None]
-    for ratio_of, daemon in sorted(r for r in below if r[0] < th.bluefs_db_share_min_ratio)[: th.osd_top_hot]:
+    share_below = len(below)
+    for ratio_of, daemon in sorted(below)[: th.osd_top_hot]:
         share_smallest.add(ratio_of, daemon)
     for seconds, daemon in eta[: th.osd_top_hot]:
         next_level.add(seconds, daemon)

@@ -32,8 +32,9 @@ def test_the_soonest_spill_list_shows_the_osds_still_ahead_when_half_already_spi
         assert seconds > 0 and osd_id % 2 == 0, (labels, seconds)  # odd ids spill in this state
 
 
-def _spilling(spilled_of) -> dict:
-    """The spilled-top family of the study's 318-OSD snapshot, with spilled_of(osd_id) bytes each."""
+def _derived(counters_of) -> list:
+    """The spillover families of the study's 318-OSD snapshot (16 TB data devices), with
+    counters_of(osd_id) -> (DB size, DB used, spilled) bytes for each OSD."""
     from dataclasses import replace
 
     from ceph_scale.core.signals.signal_input import SignalInput
@@ -44,9 +45,19 @@ def _spilling(spilled_of) -> dict:
     th = Thresholds()
     snap = study_snapshot(1000.0)
     assert snap.perf is not None
-    bluefs = tuple(BlueFsCounters(i, 440 * 10**9, 100 * 10**9, spilled_of(i), 0) for i in range(318))
+
+    def counters(i: int) -> BlueFsCounters:
+        size, used, spilled = counters_of(i)
+        return BlueFsCounters(i, size, used, spilled, 0)
+
+    bluefs = tuple(counters(i) for i in range(318))
     snap = replace(snap, perf=replace(snap.perf, bluefs=bluefs))
-    families = derive(SignalInput(snap, th, 100_000), SpilloverState(th))
+    return derive(SignalInput(snap, th, 100_000), SpilloverState(th))
+
+
+def _spilling(spilled_of) -> dict:
+    """The spilled-top family of the study's 318-OSD snapshot, with spilled_of(osd_id) bytes each."""
+    families = _derived(lambda i: (440 * 10**9, 100 * 10**9, spilled_of(i)))
     return {
         "top": samples(families, "ceph_scale_bluefs_spilled_top_bytes"),
         "all": samples(families, "ceph_scale_bluefs_spilled_bytes"),
@@ -79,21 +90,9 @@ def test_fewer_spilling_osds_than_k_are_all_listed():
 def test_the_smallest_db_shares_below_the_minimum_are_the_bottom_k_of_318():
     """DB shares from 1 % to 6.1 % over the 318 OSDs: the alert's annotation reads the K smallest
     of those below bluefs_db_share_min_ratio (4 %) from these few series, not all 318."""
-    from dataclasses import replace
-
-    from ceph_scale.core.signals.signal_input import SignalInput
-    from ceph_scale.core.signals.spillover.derive import SpilloverState, derive
-    from ceph_scale.core.snapshot import BlueFsCounters
-    from tests.unit.study_snapshot import study_snapshot
-
     th = Thresholds()
-    snap = study_snapshot(1000.0)
-    assert snap.perf is not None
     # DBs of 160 GB to 973 GB, in no order of OSD id: 1 % to 6.1 % of the 16 TB data devices.
-    db = [int((100 + (i * 7919 % 318) * 1.6) * 1.6 * 10**9) for i in range(318)]
-    bluefs = tuple(BlueFsCounters(i, db[i], 10**9, 0, 0) for i in range(318))
-    snap = replace(snap, perf=replace(snap.perf, bluefs=bluefs))
-    families = derive(SignalInput(snap, th, 100_000), SpilloverState(th))
+    families = _derived(lambda i: (int((100 + (i * 7919 % 318) * 1.6) * 1.6 * 10**9), 10**9, 0))
     shares = samples(families, "ceph_scale_bluefs_db_share_ratio")
     below = sorted((v, labels) for labels, v in shares.items() if v < th.bluefs_db_share_min_ratio)
     assert len(below) > th.osd_top_hot
@@ -101,12 +100,5 @@ def test_the_smallest_db_shares_below_the_minimum_are_the_bottom_k_of_318():
     assert samples(families, "ceph_scale_bluefs_db_share_smallest_ratio") == {
         labels: v for v, labels in below[: th.osd_top_hot]
     }
-    whole = replace(
-        snap, perf=replace(snap.perf, bluefs=tuple(BlueFsCounters(i, 10**12, 10**9, 0, 0) for i in range(318)))
-    )
-    assert (
-        samples(
-            derive(SignalInput(whole, th, 100_000), SpilloverState(th)), "ceph_scale_bluefs_db_share_smallest_ratio"
-        )
-        == {}
-    )
+    whole = _derived(lambda i: (10**12, 10**9, 0))
+    assert samples(whole, "ceph_scale_bluefs_db_share_smallest_ratio") == {}
