@@ -12,8 +12,11 @@ share (the median of its intervals over the baseline before this reshard was fir
 them its own):
 
 - confirmed: the bucket's share of an op the clients still ask fell by at least
-  `plunge_drop_ratio`;
-- ruled out: its share of none of those ops fell, one of them at least judged;
+  `plunge_drop_ratio`, and by more than its usual swing (SWING_SPREADS robust standard deviations
+  of its usual intervals' shares, where there are MIN_SWING_INTERVALS of them): a bucket whose
+  rate moves 15 % from poll to poll falls 20 % by chance at about one poll in 14;
+- ruled out: its share of none of those ops fell by `plunge_drop_ratio`, one of them at least
+  judged; a fall past that but within the usual swing is unconfirmed, and said so;
 - an op is judged only where the bucket would have served MIN_EXPECTED_OPS of it over the interval
   at its usual share: fewer, and chance moves a share by more than the drop looked for;
 - unconfirmed, and said why: the counters were not read (the sidecar without the module, Reef's
@@ -38,6 +41,15 @@ OPS = ("put", "get")
 # Poisson count of 400 moves by 5 % (one standard deviation), a quarter of the 20 % drop looked for
 # (at 100, a bucket whose share held read as fallen at 1 % of polls).
 MIN_EXPECTED_OPS = 400
+# A fall is confirmed only past this many robust standard deviations (1.4826 x the median absolute
+# deviation) of the bucket's usual shares, relative to their median: where its shares vary
+# normally, one interval in 30,000 falls that far by chance, and half the bucket's level is
+# confirmed as held for a bucket whose rate moves up to 12 % a poll (at 3 deviations, 0.25 % of
+# a 15 %-bursty bucket's polls were confirmed by chance, the deviation being estimated from 30).
+SWING_SPREADS = 4.0
+# Fewer usual intervals than this tell no swing (a median absolute deviation of 2 or 3 is noise):
+# the fall is judged against `plunge_drop_ratio` alone, as a Poisson count of MIN_EXPECTED_OPS.
+MIN_SWING_INTERVALS = 8
 # A bucket judged again within this long of its last judgement is the same reshard (reshard polls
 # are a minute apart): its usual share stays the one from before that reshard was first judged.
 SAME_RESHARD = 300.0
@@ -142,7 +154,7 @@ class OwnOps:
         if not before or not after or not usual:
             return Verdict(None, "its own ops unconfirmed: not counted over the interval and a usual one before")
         a, b = before[-1], after[-1]
-        fell: dict[str, tuple[float, float, float]] = {}  # op -> (fall, usual share, share now)
+        fell: dict[str, tuple[float, float, float, float]] = {}  # op -> (fall, usual share, now, swing)
         few = False
         for i, op in enumerate(OPS):
             asked = b[3 + i] - a[3 + i]
@@ -154,18 +166,31 @@ class OwnOps:
             if was * asked < MIN_EXPECTED_OPS:
                 few = True
                 continue
-            fell[op] = (1 - now / was, was, now)
+            fell[op] = (1 - now / was, was, now, _swing(shares, was))
         if few and not fell:
             return Verdict(None, f"its own ops unconfirmed: fewer than {MIN_EXPECTED_OPS} to judge")
         if not fell:
             # Clients that switched from reads to writes as the bucket began to reshard: nothing
             # its share could show is known, which rules out nothing.
             return Verdict(None, "its own ops unconfirmed: none of the ops asked now was asked over a usual interval")
-        op = max(fell, key=lambda o: (fell[o][0], o))
-        if fell[op][0] < self.drop_ratio:
+        # The op that fell most past the drop and its swing, else the one that fell most.
+        op = max(fell, key=lambda o: (self.drop_ratio <= fell[o][0] > fell[o][3], fell[o][0], o))
+        fall, was, now, swing = fell[op]
+        if fall < self.drop_ratio:
             return Verdict(False, "")
-        _, was, now = fell[op]
-        return Verdict(True, f"its share of the {op.upper()}s fell from {_pct(was)} to {_pct(now)}")
+        seen = f"its share of the {op.upper()}s fell from {_pct(was)} to {_pct(now)}"
+        if fall <= swing:
+            return Verdict(None, f"its own ops unconfirmed: {seen}, within its usual swing of {swing:.0%}")
+        return Verdict(True, seen)
+
+
+def _swing(shares: list[float], was: float) -> float:
+    """How far the bucket's share falls by chance, relative to its median `was`: SWING_SPREADS robust
+    standard deviations of its usual intervals' shares; 0 where too few intervals tell it."""
+    if len(shares) < MIN_SWING_INTERVALS:
+        return 0.0
+    mad = statistics.median(abs(s - was) for s in shares)
+    return SWING_SPREADS * 1.4826 * mad / was
 
 
 def _share(a: Point, b: Point, op: int) -> float | None:

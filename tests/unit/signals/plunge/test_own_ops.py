@@ -5,8 +5,11 @@ queue first (core/queued_bucket_ops.py)."""
 
 from __future__ import annotations
 
+import random
+
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.queued_bucket_ops import MAX_BUCKETS, SECTION, WATCH_AFTER, WatchedBuckets, read_bucket_ops
+from ceph_scale.core.signals.plunge import own_ops
 from ceph_scale.core.signals.plunge.own_ops import OwnOps
 from ceph_scale.core.snapshot import ReshardEntry, ReshardPart
 
@@ -118,3 +121,55 @@ def test_a_bucket_whose_reads_held_through_the_switch_to_reads_is_ruled_out():
     for part in phased(3600 + POLL, rates):
         own.observe(part)
     assert own.judge("x", 3600, 3600 + POLL, 3600).confirmed is False
+
+
+def bursty(until: float, held: tuple[float, float] = (0.0, 0.0), kept: float = 0.0, seed: int = 27):
+    """Writes only, the bucket x at 5 % of them with its rate moving 15 % from poll to poll (a
+    bucket of few large clients), its share times `kept` over the `held` span."""
+    rng = random.Random(seed)
+
+    def rates(t: float):
+        share = 0.05 * rng.lognormvariate(0.0, 0.15)
+        if held[0] < t <= held[1]:
+            share *= kept
+        return (PER_RGW, 0.0), (share * PER_RGW, 0.0)
+
+    return phased(until, rates)
+
+
+def judged_every(parts, every: float, from_t: float) -> list:
+    """The verdict on x at each `every` seconds from `from_t`, over the poll before it, each a new
+    reshard (judged more than SAME_RESHARD apart)."""
+    own = OwnOps(keep=7200, baseline=1800, drop_ratio=Thresholds().plunge_drop_ratio)
+    verdicts = []
+    for part in parts:
+        own.observe(part)
+        t = part.collected_at
+        if t >= from_t and (t - from_t) % every == 0:
+            verdicts.append(own.judge("x", t - POLL, t, t - POLL))
+    return verdicts
+
+
+def test_a_bucket_whose_rate_moves_15_percent_a_poll_confirms_no_chance_fall(monkeypatch):
+    """The review at study scale: such a bucket fell 20 % by chance at 8-11 % of its polls, each
+    then read as its reshard holding its writes. Judged against its usual swing, 400 of its polls
+    over 40 hours confirm none at more than 1 %; the same polls judged against the drop alone
+    confirm over 5 % (the case is the review's)."""
+    verdicts = judged_every(bursty(40 * 3600), 360.0, 1800.0)
+    confirmed = sum(v.confirmed is True for v in verdicts)
+    assert len(verdicts) >= 390 and confirmed <= len(verdicts) // 100, (confirmed, len(verdicts))
+    swung = [v for v in verdicts if "within its usual swing" in v.text]
+    assert swung and all(v.confirmed is None for v in swung), swung[:1]
+    monkeypatch.setattr(own_ops, "MIN_SWING_INTERVALS", 10**6)
+    alone = judged_every(bursty(40 * 3600), 360.0, 1800.0)
+    assert sum(v.confirmed is True for v in alone) > len(alone) // 20
+
+
+def test_the_same_bursty_bucket_whose_writes_are_held_is_confirmed():
+    """The firing case beside it: its writes held by its reshard for three minutes, in each of
+    ten hours, its share of the PUTs falling to nothing."""
+    for hour in range(1, 11):
+        start = hour * 3600.0
+        verdicts = judged_every(bursty(start + 180, (start, start + 180), 0.0, seed=hour), 60.0, start + 60)
+        assert [v.confirmed for v in verdicts] == [True, True, True], (hour, verdicts)
+        assert verdicts[-1].text.startswith("its share of the PUTs fell from ") and verdicts[-1].text.endswith(" to 0%")
