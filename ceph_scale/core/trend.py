@@ -10,7 +10,8 @@ counters' four totals share their times).
 `fit` judges a history before its growth is used (docs/runway.md, "How a forecast is judged"):
 at least MIN_POINTS over `min_span`; a 95 % interval from Student's t on the slope and the
 residuals; a one-off step (a delete wave) set aside, repeated drops (a lifecycle sawtooth) read
-as the peaks' net growth, and a change of rate between the older and the newer third detected,
+as the peaks' net growth (a drop over consecutive points is one), a change lasting to now
+fitted on its own points, and a change of rate between the older and the newer third detected,
 the recent slope then used.
 """
 
@@ -125,6 +126,29 @@ def steps(points: Sequence[tuple[float, float]]) -> list[tuple[int, float]]:
     return out if len(out) <= len(rates) * MAX_STEP_SHARE else []
 
 
+def events(found: list[tuple[int, float]]) -> list[list[tuple[int, float]]]:
+    """The steps grouped into events: consecutive intervals changing the same way are one (a delete
+    wave of 500 M objects takes hours, several of the trend's points)."""
+    runs: list[list[tuple[int, float]]] = []
+    for i, excess in found:
+        if runs and runs[-1][-1][0] == i - 1 and (runs[-1][-1][1] < 0) == (excess < 0):
+            runs[-1].append((i, excess))
+        else:
+            runs.append([(i, excess)])
+    return runs
+
+
+def since_change(points: Sequence[tuple[float, float]], min_span: float, faster: bool) -> Fit | None:
+    """The growth since a change of rate that lasts to now, once its points alone are enough to fit
+    (MIN_POINTS over `min_span`); None: they are not."""
+    span = points[-1][0] - points[0][0]
+    fitted = line(points) if len(points) >= MIN_POINTS and span >= min_span else None
+    if fitted is None:
+        return None
+    f = interval(fitted, "steady", span)
+    return Fit(f.slope, span, False, f.low, f.high, f.level_error, 0.0, "accelerating" if faster else "slowing")
+
+
 def without(points: Sequence[tuple[float, float]], found: list[tuple[int, float]]) -> list[tuple[float, float]]:
     """The points with each step's excess taken out of every later point."""
     shift = dict(found)
@@ -163,10 +187,17 @@ def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
     span = points[-1][0] - points[0][0]
     if span <= 0 or span < min_span:
         return None
-    found = steps(points)
-    drops = [s for s in found if s[1] < 0]
-    if len(drops) >= 2:
-        return sawtooth(points, found, span)
+    runs = events(steps(points))
+    if runs and len(runs[-1]) >= 2 and runs[-1][-1][0] == len(points) - 1:
+        # A change over two or more intervals that lasts to now is the rate now, not a step
+        # (growth that stopped a day ago is not set aside to leave the old growth).
+        changed = since_change(points[runs[-1][0][0] - 1 :], min_span, runs[-1][0][1] > 0)
+        if changed is not None:
+            return changed
+        runs = runs[:-1]  # too short to fit alone: the thirds judge it
+    if len([run for run in runs if run[0][1] < 0]) >= 2:
+        return sawtooth(points, runs, span)
+    found = [s for run in runs for s in run]
     adjusted = without(points, found) if found else list(points)
     whole = line(adjusted, len(found))
     if whole is None:
@@ -191,11 +222,12 @@ def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
                0.0, trend)  # fmt: skip
 
 
-def sawtooth(points: Sequence[tuple[float, float]], found: list[tuple[int, float]], span: float) -> Fit | None:
+def sawtooth(points: Sequence[tuple[float, float]], runs: list[list[tuple[int, float]]], span: float) -> Fit | None:
     """Repeated drops (lifecycle expiry, periodic deletes): the net growth is that of the
     peaks before each drop; the interval runs from no growth at all (or the peaks' decline) to
     the growth between drops, which is what returns if the deletes stop."""
-    peaks = [points[i - 1] for i, excess in found if excess < 0]
+    peaks = [points[run[0][0] - 1] for run in runs if run[0][1] < 0]
+    found = [s for run in runs for s in run]
     between = line(without(points, found), len(found))
     if between is None:
         return None

@@ -109,3 +109,50 @@ def test_never_only_when_the_interval_holds_no_growth():
     rising = [(t, v + 1e9 * t / HOUR) for t, v in points]
     r = fill(rising, 1e15)
     assert math.isfinite(r.seconds) and math.isfinite(r.latest)
+
+
+def week(used) -> list[tuple[float, float]]:
+    return [(i * STEP, used(i * STEP)) for i in range(97)]
+
+
+@pytest.mark.parametrize("hours", [4.0, 14.0])
+def test_a_delete_wave_over_hours_is_one_step_not_repeated_drops(hours):
+    # At the study's scale 5 % of 10 B objects is 500 M deletes, about 14 h at 10,000 a second: the
+    # wave spans several of the trend's points. Each of its intervals read as a drop of its own, so
+    # the week read as a lifecycle sawtooth: "never (not growing)", its true runway 23 days.
+    level = 7e14
+
+    def used(t: float) -> float:
+        done = min(1.0, max(0.0, (t - 5 * DAY) / (hours * HOUR)))
+        return level * (1 + 0.005 * t / DAY) - 0.05 * level * done
+
+    points = week(used)
+    r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
+    assert r.shape == "step", r.shape
+    assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
+    assert "never" not in render.runway_line(r, 180 * DAY)
+
+
+def test_a_rebalance_hump_is_set_aside_not_read_as_repeated_drops():
+    # 0.3 %/day, and a rebalance that holds 3 % more raw use for a day (12 h up, 12 h down) at day
+    # 4: read "never (not growing)" while 59.7 days were left at the growth around it.
+    level = 7e14
+
+    def used(t: float) -> float:
+        d = t / DAY
+        return level * (1 + 0.003 * d) + (0.03 * level * (1 - abs(d - 4.5) / 0.5) if 4.0 <= d < 5.0 else 0.0)
+
+    points = week(used)
+    total = (points[-1][1] + 59.7 * 0.003 * level) / 0.8
+    r = fill(points, total)
+    assert r.shape == "step", r.shape
+    assert r.seconds == pytest.approx(59.7 * DAY, rel=0.01)
+
+
+def test_growth_that_stopped_a_day_ago_is_not_set_aside_as_a_step():
+    # The quiet case beside the waves: 0.5 %/day for six days, then flat. The flat day's intervals
+    # are a change of rate that lasts to now, not a step: its runway is not the old growth's.
+    level = 7e14
+    points = week(lambda t: level * (1 + 0.005 * min(t / DAY, 6.0)))
+    r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
+    assert r.shape != "step" and r.seconds == math.inf, (r.shape, r.seconds)
