@@ -220,3 +220,31 @@ def test_the_plan_in_json_and_text_says_the_same():
     text = render.as_text(advice, "c1")
     assert "RGW instances: 12 now, 22 needed" in text and "374 by ops" in text and "318 now;" in text
     assert "db_levels" in text and "reached now" in text
+
+
+def test_the_fullest_osd_is_named_whatever_the_growth():
+    # 318 OSDs from 40 % (osd.0) to 78 % full (osd.317), the raw growth within noise: every OSD's
+    # runway was "never", and the first OSD kept, the emptiest; its earliest end, 17.4 days, was
+    # shown where the fullest OSD's is 0.4 days.
+    fills = tuple(OsdFill(f"osd.{i}", int(16 * TB * (0.40 + 0.38 * i / 317)), 16 * TB) for i in range(318))
+    used = sum(o.used_bytes for o in fills)
+    noise = Growth(used, 0.0, 7 * DAY, True, -1e9, 2e9, 0.0, 0.0, "noise")
+    r = runway.fill_osd(measured(raw_used=noise, osd_fill=fills), Thresholds())
+    assert r.detail == "osd.317 first" and r.seconds == math.inf
+    share = fills[-1].used_bytes / used
+    assert r.earliest == pytest.approx((0.8 * 16 * TB - fills[-1].used_bytes) / (2e9 * share), rel=1e-6)
+    # Growing, the same OSD, as before.
+    growing = runway.fill_osd(measured(raw_used=Growth(used, 1e9, 7 * DAY, True), osd_fill=fills), Thresholds())
+    assert growing.detail == "osd.317 first" and math.isfinite(growing.seconds)
+
+
+def test_the_db_with_least_room_is_named_where_none_grows():
+    dbs = tuple(
+        OsdDb(f"osd.{i}", 80 * 10**9, int((20 + i) * 10**9), 0, 16 * TB, Growth((20 + i) * 10**9, 0.0, DAY, True))
+        for i in range(40)
+    )
+    th = Thresholds()
+    r = runway.db_levels(measured(dbs=dbs), th)
+    # The least room to the DB's whole levels (or, past them, to the device): not the first DB.
+    least = min(dbs, key=lambda d: runway.db_limit(d.db_bytes, d.used_bytes, th) - d.used_bytes)
+    assert least.daemon != "osd.0" and r.seconds == math.inf and r.detail == f"{least.daemon} first", r

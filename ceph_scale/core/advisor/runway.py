@@ -86,19 +86,19 @@ def fill_osd(m: Measured, th: Thresholds) -> Runway:
     g = m.raw_used
     if g is None or not m.osd_fill:
         return Runway("fill_osd", None, 0.0, None, "no OSD fill data")
+    # The OSD with the least room for its share of the growth: first whatever the growth (one not
+    # growing beyond noise is "never" for every OSD, and its interval's end is the fullest's).
     best: tuple[float, str, float, float] | None = None
     held = sum(o.used_bytes for o in m.osd_fill)
     for o in m.osd_fill:
         left = th.fill_target_ratio * o.size_bytes - o.used_bytes
         if left <= 0:
             return judged("fill_osd", 0.0, g, f"{o.daemon} is past the fill target")
-        if g.rate is None:
-            continue
         share = o.used_bytes / held if held > 0 else 1 / len(m.osd_fill)
-        seconds = until(left, g.rate * share)
-        if seconds is not None and (best is None or seconds < best[0]):
-            best = (seconds, o.daemon, left, share)
-    if best is None:
+        room = left / share if share > 0 else math.inf
+        if best is None or room < best[0]:
+            best = (room, o.daemon, left, share)
+    if best is None or g.rate is None:
         return Runway("fill_osd", None, 0.0, None, "no raw growth fitted yet")
     return judged("fill_osd", best[2], g, f"{best[1]} first", best[3])
 
@@ -116,15 +116,16 @@ def db_levels(m: Measured, th: Thresholds) -> Runway:
     spilling = [d for d in m.dbs if d.spilled_bytes > 0]
     if spilling:
         return Runway("db_levels", 0.0, 0.0, None, f"{len(spilling)} of {len(m.dbs)} OSDs spill now")
-    best: tuple[float, str, Growth, float] | None = None
+    best: tuple[float, float, str, Growth] | None = None
     for d in m.dbs:
         left = db_limit(d.db_bytes, d.used_bytes, th) - d.used_bytes
         seconds = until(left, d.growth.rate)
-        if seconds is not None and (best is None or seconds < best[0]):
-            best = (seconds, d.daemon, d.growth, left)
+        # Where none grows (all "never"), the DB with the least room left.
+        if seconds is not None and (best is None or (seconds, left) < best[:2]):
+            best = (seconds, left, d.daemon, d.growth)
     if best is None:
         return Runway("db_levels", None, 0.0, None, "no DB growth fitted yet")
-    return judged("db_levels", best[3], best[2], f"{best[1]} first")
+    return judged("db_levels", best[1], best[3], f"{best[2]} first")
 
 
 def mix(m: Measured, weights: dict[str, float]) -> Growth:
