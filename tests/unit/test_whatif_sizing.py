@@ -202,3 +202,28 @@ def test_the_docs_table_is_made_from_these_specs():
     assert f"| RGWs | {ten.rgws} (12 with" in doc and f"| {one.rgws} | 7, then 14 |" in doc
     lost = sized(TEN_B + ",days=0,hdds_per_host=53")
     assert f"takes {lost.hdds}\nHDDs on {lost.hosts} hosts" in doc
+
+
+def test_buckets_of_the_advised_size_keep_rgws_default_shards():
+    # 100 K objects need 2 shards at rgw_max_objs_per_shard, but RGW makes a new bucket with 11
+    # (the Tentacle captures' buckets: tests/fixtures/tentacle/bucket_stats_queued.json): the
+    # sizing advised "2 index shards each", fewer than the buckets get unasked.
+    z = sized(TEN_B + ",days=0")
+    assert z.shards_per_bucket == whatif.RGW_DEFAULT_INDEX_SHARDS == 11
+    # A bucket past what 11 shards hold is still pre-sharded to more.
+    assert sized(TEN_B + ",days=0,objects_per_bucket=3e6").shards_per_bucket > 11
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "objects=1e300,object_size=5TiB,ec=4+2",
+        "objects=1e9,object_size=64KiB,ec=4+2,put_ops=1e300",
+        "objects=1e30,object_size=64KiB,replicas=3,hdds_per_host=12",
+    ],
+)
+def test_a_cluster_past_the_osd_maps_ids_is_one_line_not_a_crash(text):
+    # objects=1e300 raised OverflowError, a traceback where the docs promise one line.
+    with pytest.raises(ConfigError, match="past the OSD map's 32-bit OSD ids") as e:
+        whatif_render.report(text, TH)
+    assert "\n" not in str(e.value)

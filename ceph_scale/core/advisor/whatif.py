@@ -25,6 +25,12 @@ from .whatif_spec import SizeSpec
 DAY = 86400.0
 EC_STRIPE_UNIT = 4096  # osd_pool_erasure_code_stripe_unit: each EC chunk is a whole number of these
 RGW_STRIPE = 4 * 2**20  # rgw_obj_stripe_size: RGW stores an object as RADOS objects of at most this
+# The index shards RGW gives a new bucket unasked (the zonegroup's bucket_index_max_shards; the
+# Tentacle captures' buckets have 11): a bucket is never sized below them.
+RGW_DEFAULT_INDEX_SHARDS = 11
+# OSD ids are 32-bit signed integers (the OSD map's max_osd): no cluster has more OSDs.
+MAX_OSDS = 2**31 - 1
+PAST_OSD_IDS = "past the OSD map's 32-bit OSD ids"
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,8 @@ def size(spec: SizeSpec, th: Thresholds) -> Sizing:
     per_object = whole * raw_bytes(RGW_STRIPE, spec.data_chunks, spec.width, spec.min_alloc)
     per_object += raw_bytes(tail, spec.data_chunks, spec.width, spec.min_alloc) if tail > 0 else 0
     raw = at_target * per_object
+    if not raw <= MAX_OSDS * spec.hdd_bytes:
+        raise ConfigError(f"--size-for: {at_target:,.3g} objects take {raw:,.3g} raw bytes, {PAST_OSD_IDS}")
     phases = load(spec, put_ops, get_ops=spec.get_ops)
 
     def needs(lost: float) -> tuple[int, int]:
@@ -139,6 +147,10 @@ def size(spec: SizeSpec, th: Thresholds) -> Sizing:
         return fill, max(0, *(n or 0 for n in ops))
 
     hdds, hosts = holding(spec, needs)
+    if hdds > MAX_OSDS:
+        raise ConfigError(
+            f"--size-for: {hdds:,.3g} HDD OSDs for {put_ops:,.3g} PUT/s and {spec.get_ops:,.3g} GET/s, {PAST_OSD_IDS}"
+        )
     lost = 1 / hosts if hosts else 0.0
     by_fill, by_ops = needs(lost)
     if max(by_fill, by_ops) < hdds == spec.width:
@@ -166,7 +178,7 @@ def size(spec: SizeSpec, th: Thresholds) -> Sizing:
         )
     limit, max_shards = th.rgw_max_objs_per_shard, th.plan_rgw_max_dynamic_shards
     per_bucket = min(spec.objects_per_bucket, at_target)
-    shards = preshard(per_bucket, 1, limit, th.rgw_preshard_fill_ratio, max_shards)
+    shards = preshard(per_bucket, RGW_DEFAULT_INDEX_SHARDS, limit, th.rgw_preshard_fill_ratio, max_shards)
     if shards >= max_shards and per_bucket / shards > limit * th.rgw_preshard_fill_ratio:
         bounded["shards_per_bucket"] = (
             f"held to rgw_max_dynamic_shards {max_shards}: use more buckets "
