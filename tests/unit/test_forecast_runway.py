@@ -63,7 +63,7 @@ def test_a_delete_wave_is_a_step_not_the_trend():
     assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
     assert r.shape == "step" and math.isfinite(r.latest)  # "never" is not within the interval
     assert r.earliest <= r.seconds <= r.latest
-    assert "never" not in render.runway_line(r, 180 * DAY)
+    assert "never" not in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
 
 
 def test_accelerating_growth_is_detected_and_the_runway_is_the_recent_one():
@@ -80,7 +80,7 @@ def test_accelerating_growth_is_detected_and_the_runway_is_the_recent_one():
     assert r.steady is False and r.shape == "accelerating"
     assert r.seconds == pytest.approx(truth * DAY, rel=0.02)
     assert r.earliest <= truth * DAY <= r.latest
-    assert "accelerating" in render.runway_line(r, 180 * DAY)
+    assert "accelerating" in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
 
 
 def test_a_lifecycle_sawtooth_is_no_net_growth_with_a_wide_interval():
@@ -130,7 +130,7 @@ def test_a_delete_wave_over_hours_is_one_step_not_repeated_drops(hours):
     r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
     assert r.shape == "step", r.shape
     assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
-    assert "never" not in render.runway_line(r, 180 * DAY)
+    assert "never" not in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
 
 
 def test_a_rebalance_hump_is_set_aside_not_read_as_repeated_drops():
@@ -156,3 +156,17 @@ def test_growth_that_stopped_a_day_ago_is_not_set_aside_as_a_step():
     points = week(lambda t: level * (1 + 0.005 * min(t / DAY, 6.0)))
     r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
     assert r.shape != "step" and r.seconds == math.inf, (r.shape, r.seconds)
+
+
+def test_a_runway_from_hours_of_history_is_called_a_guess_where_its_plan_is_withheld():
+    # Hourly `--once --plan` from cron: at its 4th run, 3 hours of history gave "59.4 days ...
+    # steady", a 475x extrapolation the plan withholds and the Runway board greys; said so now.
+    level = 7e14
+    hourly = [(i * HOUR, level * (1 + 0.0002 * i)) for i in range(4)]
+    r = fill(hourly, (hourly[-1][1] + 59.4 * 24 * 0.0002 * level) / 0.8)
+    line = render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
+    assert r.seconds == pytest.approx(59.4 * DAY, rel=0.01) and "a guess: short of the 6.0 days" in line, line
+    # The same growth over a week (at the 96 points the trend keeps) is no guess.
+    weekly = [(i * STEP, level * (1 + 0.0002 * i * STEP / HOUR)) for i in range(97)]
+    r = fill(weekly, (weekly[-1][1] + 59.4 * 24 * 0.0002 * level) / 0.8)
+    assert "a guess" not in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)

@@ -166,6 +166,9 @@ class Plan:
     buckets_due: int | None
     buckets_top: tuple[BucketDue, ...]
     notes: tuple[str, ...]
+    # plan_max_extrapolation: a runway fitted over less than horizon / this is a guess, as the
+    # figures sized on such a growth are withheld.
+    max_extrapolation: float
     # figure -> why it is not shown (a short or unsteady fit behind it): hdd_by_fill, hdd_by_ops,
     # db_per_osd, rgw_instances, pool_pgs, bucket_shards; either HDD figure withholds the HDDs to
     # add. figure -> the bound it was held to (physics, Ceph's limits): hdd_osds, db_per_osd,

@@ -145,13 +145,16 @@ def gb(n: float | None) -> str:
     return "n/a" if n is None else f"{n / 1e9:,.1f} GB"
 
 
-def runway_line(r: Runway, horizon: float) -> str:
+def runway_line(r: Runway, horizon: float, max_extrapolation: float) -> str:
     flag = " <" if r.seconds is not None and r.seconds < horizon else ""
     fitted = f", fitted over {duration(r.span)}" if r.span > 0 else ""
     if r.span > 0 and r.steady is not None:
         fitted += ", steady" if r.steady else ", NOT steady"
     if r.shape in SHAPES:
         fitted += f", {SHAPES[r.shape]}"
+    if 0 < r.span * max_extrapolation < horizon and r.seconds not in (None, 0.0):
+        # As the Runway board and CephScaleRunwayShort say, and as the plan withholds its figures.
+        fitted += f"; a guess: short of the {duration(horizon / max_extrapolation)} a {duration(horizon)} target needs"
     interval = ""
     if r.seconds not in (None, 0.0) and r.earliest is not None and r.latest is not None and r.earliest < r.latest:
         latest = "never" if math.isinf(r.latest) else duration(r.latest)
@@ -220,7 +223,7 @@ def plan_lines(p: Plan) -> list[str]:
 def as_text(advice: Advice, cluster: str = "") -> str:
     p = advice.plan
     out = [f"Runway to the target date ({p.horizon / DAY:g} days), cluster {cluster or '?'}"]
-    out += [runway_line(r, p.horizon) for r in advice.runways]
+    out += [runway_line(r, p.horizon, p.max_extrapolation) for r in advice.runways]
     out += [
         "",
         f"Plan to hold it with {p.failure_domain_osds} OSD(s) lost "

@@ -252,6 +252,7 @@ def plan(m: Measured, th: Thresholds) -> Plan:
         withheld=held_back,
         bounded=bounded,
         buckets_over_advised=m.buckets_over_advised,
+        max_extrapolation=th.plan_max_extrapolation,
         **db,
     )
 
