@@ -248,3 +248,22 @@ def test_the_db_with_least_room_is_named_where_none_grows():
     # The least room to the DB's whole levels (or, past them, to the device): not the first DB.
     least = min(dbs, key=lambda d: runway.db_limit(d.db_bytes, d.used_bytes, th) - d.used_bytes)
     assert least.daemon != "osd.0" and r.seconds == math.inf and r.detail == f"{least.daemon} first", r
+
+
+def test_the_s3_load_compounds_as_its_gets_do_beside_steady_puts():
+    # GETs doubling weekly, PUTs steady: the mixed load took the PUTs' shape and compounding ("no
+    # growth beyond noise", 5.4 days where the truth is 4.31).
+    week = 7 * DAY
+    k = math.log(2) / week
+    gets = 15_740.0
+    m = measured(
+        s3={
+            "put_ops": Growth(3000.0, 0.0, week, True, -0.01, 0.01, 0.0, 0.0, "noise"),
+            "get_ops": Growth(gets, gets * k, week, False, gets * k, gets * k, 0.0, k, "accelerating"),
+        },
+    )
+    g = runway.mix(m, {"put_ops": 1 / 60 / 318, "get_ops": 1 / 90 / 318})
+    assert g.shape == "accelerating" and g.acceleration == pytest.approx(k)
+    truth = week * math.log2((318 - 3000 / 60) * 90 / gets)
+    seconds, earliest, latest = runway.reach(1 - g.now, g)
+    assert seconds == pytest.approx(truth, rel=0.01) and earliest <= truth <= latest

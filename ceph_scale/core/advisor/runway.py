@@ -129,8 +129,8 @@ def db_levels(m: Measured, th: Thresholds) -> Runway:
 
 
 def mix(m: Measured, weights: dict[str, float]) -> Growth:
-    """A weighted sum of the S3 growths: its level, rate and interval (half-widths add: never
-    narrower than its parts)."""
+    """A weighted sum of the S3 growths: its level, rate, interval (half-widths add: never narrower
+    than its parts) and compounding."""
     parts = [(m.s3[name], w) for name, w in weights.items()]
     fitted = all(g.rate is not None for g, _ in parts)
 
@@ -139,7 +139,13 @@ def mix(m: Measured, weights: dict[str, float]) -> Growth:
 
     if not fitted:
         return Growth(total(lambda g: g.now))
-    put = m.s3["put_ops"]
+    # The sum compounds at its parts' relative rates weighted by their growth (GETs doubling weekly
+    # beside steady PUTs compound the load as the GETs do), and takes the shape of the part that
+    # leads it: one that compounds, else the one growing most.
+    growing = [(g, w * (g.rate or 0.0)) for g, w in parts]
+    rate = sum(r for _, r in growing)
+    acceleration = sum(r * g.acceleration for g, r in growing) / rate if rate > 0 else 0.0
+    lead = max(growing, key=lambda p: (p[0].acceleration > 0 and p[1] > 0, abs(p[1])))[0]
     return Growth(
         total(lambda g: g.now),
         total(lambda g: g.rate),
@@ -148,8 +154,8 @@ def mix(m: Measured, weights: dict[str, float]) -> Growth:
         total(lambda g: g.rate if g.low is None else g.low),
         total(lambda g: g.rate if g.high is None else g.high),
         total(lambda g: g.level_error),
-        put.acceleration,
-        put.shape,
+        max(0.0, acceleration),
+        lead.shape,
     )
 
 
