@@ -210,3 +210,33 @@ def test_the_rgw_board_and_the_plan_recommend_the_same_shards_held_to_rgw_max_dy
     assert recommended_shards(500_000_000, 100_000, TH.rgw_preshard_fill_ratio) > TH.plan_rgw_max_dynamic_shards
     assert board == preshard(500_000_000, 11, 100_000, TH.rgw_preshard_fill_ratio, TH.plan_rgw_max_dynamic_shards)
     assert board == TH.plan_rgw_max_dynamic_shards
+
+
+def test_pgs_of_all_pools_together_within_mon_max_pg_per_osd():
+    # Two replicated pools of equal raw use at an operator's mon_target_pg_per_osd of 200 on 356
+    # OSDs: each rounded to 16,384 PGs, 276 PG replicas an OSD together, past the 250 Ceph allows.
+    pools = (PoolPgs(1, "a", 1024, 3, 100 * TB, 1), PoolPgs(2, "b", 1024, 3, 100 * TB, 1))
+    m = measured(
+        pools=pools, osds_in=356, hdd_osds=356, target_pg_per_osd=200, raw_used=Growth(200 * TB, 0.0, 7 * DAY, True)
+    )
+    plan = advise(m, TH).plan
+    replicas = sum(x.planned_pgs * 3 for x in plan.pools)
+    assert replicas <= TH.plan_mon_max_pg_per_osd * 356, [x.planned_pgs for x in plan.pools]
+    assert sorted(x.planned_pgs for x in plan.pools) == [8192, 16384]  # the most halved, the rest kept
+    assert "mon_max_pg_per_osd 250" in plan.bounded["pool_pgs"]
+    # At the default target of 100 they fit as they are: nothing held.
+    quiet = advise(dataclasses.replace(m, target_pg_per_osd=100), TH).plan
+    assert "pool_pgs" not in quiet.bounded and sum(x.planned_pgs * 3 for x in quiet.pools) <= 250 * 356
+
+
+def test_pgs_are_sized_for_the_hdds_the_plan_shows_not_those_it_withholds(tenb):
+    # The 10B plan withholds its HDDs to add (minutes of history at 180 days): its pools were sized
+    # for them, and 131,072 PGs exported, 2,473 PG replicas an OSD of today's.
+    plan = tenb["state"].advice.plan
+    assert "hdd_by_fill" in plan.withheld and "pool_pgs" not in plan.withheld
+    # Its 21,760 PGs are 360 PG replicas an OSD already, past the 250 of mon_max_pg_per_osd's
+    # default (the study's cluster ran with it raised): no pool is planned above its PGs now.
+    pools = {p.pool_id: p for p in tenb["state"].measured.pools}
+    assert sum(p.pgs * p.width for p in pools.values()) > TH.plan_mon_max_pg_per_osd * 318
+    assert [x.planned_pgs for x in plan.pools] == [pools[x.pool_id].pgs for x in plan.pools]
+    assert max(x.planned_pgs for x in plan.pools) == 16384

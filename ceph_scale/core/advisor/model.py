@@ -170,7 +170,7 @@ class Plan:
     # figures sized on such a growth are withheld.
     max_extrapolation: float
     # figure -> why it is not shown (a short or unsteady fit behind it): hdd_by_fill, hdd_by_ops,
-    # db_per_osd, rgw_instances, pool_pgs, bucket_shards; either HDD figure withholds the HDDs to
+    # db_per_osd, rgw_instances, bucket_shards; either HDD figure withholds the HDDs to
     # add. figure -> the bound it was held to (physics, Ceph's limits): hdd_osds, db_per_osd,
     # rgw_instances, pool_pgs, bucket_shards.
     withheld: dict[str, str] = field(default_factory=dict)

@@ -199,10 +199,7 @@ def plan_lines(p: Plan) -> list[str]:
             out.append(f"  RGW instances: {p.rgw_instances} now, {p.rgw_needed} needed" + beside(p, "rgw_instances"))
     for x in p.pools:
         if x.planned_pgs > x.pgs:
-            if "pool_pgs" in p.withheld:
-                out.append(f"  pool {x.name}: {x.pgs} PGs; planned: withheld ({p.withheld['pool_pgs']})")
-            else:
-                out.append(f"  pool {x.name}: {x.pgs} PGs -> {x.planned_pgs}" + beside(p, "pool_pgs"))
+            out.append(f"  pool {x.name}: {x.pgs} PGs -> {x.planned_pgs}" + beside(p, "pool_pgs"))
     if p.buckets_due is not None:
         out.append(f"  buckets to pre-shard: {p.buckets_due}" + (", the soonest:" if p.buckets_top else ""))
         for b in p.buckets_top:

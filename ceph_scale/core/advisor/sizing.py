@@ -93,13 +93,21 @@ def pools(m: Measured, hdds_added: int, max_pg_per_osd: int = 0) -> tuple[PoolPl
     than `max_pg_per_osd` (mon_max_pg_per_osd; 0: unbounded) allows (bounds.max_pgs)."""
     total = sum(p.raw_used_bytes for p in m.pools)
     osds = m.osds_in + hdds_added
-    out = []
-    for p in m.pools:
-        planned = p.pgs
+    planned = [p.pgs for p in m.pools]
+    for i, p in enumerate(m.pools):
         if total > 0:
-            planned = max(p.pgs, pool_pgs(m.target_pg_per_osd, osds, p.raw_used_bytes / total, p.width, max_pg_per_osd))
-        out.append(PoolPlan(p.pool_id, p.name, p.pgs, planned))
-    return tuple(out)
+            share = p.raw_used_bytes / total
+            planned[i] = max(p.pgs, pool_pgs(m.target_pg_per_osd, osds, share, p.width, max_pg_per_osd))
+    # mon_max_pg_per_osd bounds the PG replicas of all pools on an OSD, not each pool's: rounding
+    # each to a power of two can pass it together (two pools at a target of 200 gave 276 an OSD).
+    # The pool with the most replicas above its PGs now is halved until they fit.
+    while max_pg_per_osd > 0 and sum(n * p.width for n, p in zip(planned, m.pools)) > max_pg_per_osd * osds:
+        grown = [i for i, p in enumerate(m.pools) if planned[i] // 2 >= p.pgs and planned[i] > 1]
+        if not grown:
+            break  # the pools' PGs now pass it already: nothing planned to take back
+        i = max(grown, key=lambda i: planned[i] * m.pools[i].width)
+        planned[i] //= 2
+    return tuple(PoolPlan(p.pool_id, p.name, p.pgs, n) for p, n in zip(m.pools, planned))
 
 
 def pool_pgs(target_pg_per_osd: int, osds: int, share: float, width: int, max_pg_per_osd: int = 0) -> int:
@@ -208,8 +216,7 @@ def plan(m: Measured, th: Thresholds) -> Plan:
     by_ops = hdds_by_ops(m, th, drop_put, drop_get)
     db = db_plan(m, th, notes, bounded)
     rgw_needed = rgws(m, th, lost, notes)
-    planned_hdds = max(m.hdd_osds, by_fill or 0, by_ops or 0)
-    held_back = withheld(m, th, max(0, planned_hdds - m.hdd_osds))
+    held_back = withheld(m, th)
     # RGWs serve no more than the HDDs the plan shows can take: a withheld count adds none.
     shown = [n or 0 for n, figure in ((by_fill, "hdd_by_fill"), (by_ops, "hdd_by_ops")) if figure not in held_back]
     most_rgws = max_rgws(max([m.hdd_osds, *shown]), lost, th)
@@ -219,7 +226,8 @@ def plan(m: Measured, th: Thresholds) -> Plan:
             f"({th.baseline_put_ops_per_hdd:g} PUT / {th.baseline_get_ops_per_hdd:g} GET ops/s each [004])"
         )
         rgw_needed = most_rgws
-    hdd_added = max(0, planned_hdds - m.hdd_osds)
+    # PGs for the HDDs the plan shows, as the RGWs: a withheld count adds none.
+    hdd_added = max(0, max([m.hdd_osds, *shown]) - m.hdd_osds)
     pool_plans = pools(m, hdd_added, th.plan_mon_max_pg_per_osd)
     if pool_plans != pools(m, hdd_added):
         bounded["pool_pgs"] = f"PGs held to mon_max_pg_per_osd {th.plan_mon_max_pg_per_osd} PG replicas per OSD"
@@ -257,7 +265,7 @@ def plan(m: Measured, th: Thresholds) -> Plan:
     )
 
 
-def withheld(m: Measured, th: Thresholds, hdd_added: int) -> dict[str, str]:
+def withheld(m: Measured, th: Thresholds) -> dict[str, str]:
     """Figure -> why it is not shown: a growth behind it too short or not steady."""
     h = m.horizon
     s3 = [judge(m.s3.get(name), h, th) for name in ("put_ops", "get_ops", "put_bytes", "get_bytes")]
@@ -268,11 +276,7 @@ def withheld(m: Measured, th: Thresholds, hdd_added: int) -> dict[str, str]:
         "db_per_osd": [judge(d.growth, h, th) for d in m.dbs],
         "bucket_shards": [buckets_judged(m, th)],
     }
-    out = {figure: next(r for r in reasons if r) for figure, reasons in by.items() if any(reasons)}
-    hdd = out.get("hdd_by_fill") or out.get("hdd_by_ops")
-    if hdd and hdd_added > 0:
-        out["pool_pgs"] = "sized for the HDDs to add, which are withheld: " + hdd
-    return out
+    return {figure: next(r for r in reasons if r) for figure, reasons in by.items() if any(reasons)}
 
 
 def buckets_judged(m: Measured, th: Thresholds) -> str | None:

@@ -221,8 +221,9 @@ def pools_needing_pgs() -> Panel:
                 "table",
             )
         ],
-        desc="pg_num for the planned OSDs: mon_target_pg_per_osd spread by each pool's share of raw use, over "
-        f"its width, to a power of two. fit '{FIT_WITHHELD}': sized for HDDs to add that the plan withholds.",
+        desc="pg_num for the OSDs the plan shows (a withheld count adds none): mon_target_pg_per_osd spread by "
+        "each pool's share of raw use, over its width, to a power of two, all pools held to mon_max_pg_per_osd. "
+        f"fit '{FIT_WITHHELD}': an exporter before 2026-12-05 sized them for HDDs it withheld.",
         runbook=SHORT,
         columns={"A": ("planned PGs", "none")},
         keep=["cluster", "name", "pool_id", FIT_LABEL],
