@@ -2,8 +2,8 @@
 other signals fitted (their states) and the runway's own long trends.
 
 Growth behind each limit: raw use and the S3 load from the runway's trends (days, durable);
-each OSD's DB from the spillover signal's fit (steady or not as the DB use of all OSDs
-together), or, where an OSD already spills and so has none, in proportion to raw growth
+each OSD's DB from its share of the DB use of all OSDs together (the runway's trend), or its own
+fit where faster (the spillover signal's), or, with neither, in proportion to raw growth
 (metadata grows with the data); each bucket from the reshard
 signal's reference counts; scrub durations from the scrub signal's history.
 """
@@ -68,9 +68,12 @@ def live_s3(given: SignalInput, own: RunwayState) -> tuple[dict[str, Growth], fl
     return out, (f.span if f else 0.0), (f.steady if f else None)
 
 
-def dbs(given: SignalInput, raw: Growth | None, steady: bool | None) -> tuple[OsdDb, ...]:
-    """Each OSD's DB use and growth; `steady`: of the DB use of all OSDs together (one fit,
-    not 318)."""
+def dbs(given: SignalInput, raw: Growth | None, total: Growth | None) -> tuple[OsdDb, ...]:
+    """Each OSD's DB use and growth. `total`: the BlueFS use of all OSDs together, fitted over
+    the runway's days (steps set aside, with its interval); each DB grows at least at its share
+    of it, and at its own slope where that is faster (an OSD's fit over the spillover signal's
+    hours has no interval, and one RocksDB compaction in it read as "never" where 2.1 days were
+    left). Its interval and shape are the total's."""
     snap = given.snap
     perf = snap.perf
     if perf is None or not perf.bluefs:
@@ -85,9 +88,17 @@ def dbs(given: SignalInput, raw: Growth | None, steady: bool | None) -> tuple[Os
             continue
         used = c.db_used_bytes + c.slow_used_bytes
         slope = slopes.get(c.osd_id)
-        if slope is not None and spill is not None:
+        if total is not None and total.rate is not None and total.now > 0:
+            share = used / total.now
+            rate = total.rate * share
+            own = max(rate, slope) if slope is not None else rate
+            low = (total.low if total.low is not None else total.rate) * share
+            high = max(own, (total.high if total.high is not None else total.rate) * share)
+            g = Growth(used, own, total.span, total.steady, min(low, own), high, total.level_error * share,
+                       total.acceleration, total.shape)  # fmt: skip
+        elif slope is not None and spill is not None:
             series = spill.db_used.series.get(c.osd_id)
-            g = Growth(used, slope, series.span() if series is not None else 0.0, steady)
+            g = Growth(used, slope, series.span() if series is not None else 0.0, None)
         elif raw is not None and raw.rate is not None and raw.now > 0:
             g = Growth(used, raw.rate * used / raw.now, raw.span, raw.steady)
         else:
@@ -162,7 +173,8 @@ def measure(given: SignalInput, own: RunwayState, shards: ShardOutlook | None, p
     s3, s3_span, s3_steady = live_s3(given, own)
     pool_list = pools(snap, pg_counts)
     objects = fit(own.objects.column(), th.forecast_min_span_seconds)
-    db_total = fit(own.db.column(), th.forecast_min_span_seconds)
+    db_used = sum(c.db_used_bytes + c.slow_used_bytes for c in snap.perf.bluefs) if snap.perf is not None else 0
+    db_total = growth(db_used, own.db.column(), th.forecast_min_span_seconds)
     return Measured(
         horizon=float(th.runway_target_seconds),
         hdd_osds=len(hdd),
@@ -176,7 +188,7 @@ def measure(given: SignalInput, own: RunwayState, shards: ShardOutlook | None, p
         s3_span=s3_span,
         s3_steady=s3_steady,
         rgw_instances=len(snap.perf.rgw_ops) if snap.perf is not None else 0,
-        dbs=dbs(given, raw, db_total.steady if db_total is not None else None),
+        dbs=dbs(given, raw, db_total),
         pools=pool_list,
         osds_in=sum(1 for o in osd_list if o.in_cluster),
         target_pg_per_osd=snap.settings.mon_target_pg_per_osd if snap.settings is not None else 100,

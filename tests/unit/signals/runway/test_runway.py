@@ -6,10 +6,13 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.signals.reshard.derive import ReshardState
 from ceph_scale.core.signals.runway.derive import RunwayState
+from ceph_scale.core.snapshot import BlueFsCounters
 from tests.unit.study_snapshot import study_snapshot
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "pacific"
@@ -146,3 +149,44 @@ def test_counters_polled_faster_than_they_are_refreshed_still_show_a_ramp():
     shapes = {k[0]: k[1] for k in samples(fams, "ceph_scale_runway_growth_shape")}
     assert shapes["load_hdd"] != "noise", shapes
     assert 0 < samples(fams, "ceph_scale_runway_seconds")[("load_hdd",)] < 3600
+
+
+def test_a_compaction_does_not_read_as_a_db_that_stopped_growing():
+    """318 OSDs, 880 GB DBs (L1..L4 whole: 298 GB usable), each DB +1 GB an hour, and one RocksDB
+    compaction taking back 8 GB at 5 h. Each OSD's own fit (the spillover signal's hours, no
+    interval) went negative and the runway read "never (not growing)", its interval +Inf to +Inf,
+    where 2.0 days were left. Every DB grows at least at its share of all DBs' growth, fitted with
+    the step set aside and with its interval."""
+    th = Thresholds()
+    gb = 10**9
+
+    def db(t: float) -> int:
+        return int(250 * gb + gb * t / 3600 - (8 * gb if t >= 5 * 3600 else 0))
+
+    state = DerivationState(th)
+    fams: list = []
+    for i in range(0, 7 * 12 + 7):
+        t = 300.0 * i
+        snap = study_snapshot(1000.0 + t)
+        assert snap.perf is not None
+        perf = dataclasses.replace(
+            snap.perf, bluefs=tuple(BlueFsCounters(n, 880 * gb, db(t), 0, 0) for n in range(318))
+        )
+        fams = derive(dataclasses.replace(snap, perf=perf), state, th, cluster="c")
+    usable = 256 * 2**20 * (1 + 10 + 100 + 1000)
+    truth = (usable - db(7.5 * 3600)) / gb * 3600
+    runway = samples(fams, "ceph_scale_runway_seconds")[("db_levels",)]
+    lower = samples(fams, "ceph_scale_runway_lower_seconds")[("db_levels",)]
+    upper = samples(fams, "ceph_scale_runway_upper_seconds")[("db_levels",)]
+    assert runway == pytest.approx(truth, rel=0.05), (runway / 86400, truth / 86400)
+    assert lower <= runway <= upper < float("inf")
+    # The quiet case beside it: DBs that do not grow read "never".
+    flat = DerivationState(th)
+    for i in range(0, 3 * 12):
+        snap = study_snapshot(1000.0 + 300.0 * i)
+        assert snap.perf is not None
+        perf = dataclasses.replace(
+            snap.perf, bluefs=tuple(BlueFsCounters(n, 880 * gb, 250 * gb, 0, 0) for n in range(318))
+        )
+        fams = derive(dataclasses.replace(snap, perf=perf), flat, th, cluster="c")
+    assert samples(fams, "ceph_scale_runway_seconds")[("db_levels",)] == float("inf")
