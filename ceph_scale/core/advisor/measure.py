@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ..config import Thresholds
 from ..signals.load.derive import LoadState
 from ..signals.scrub.derive import ScrubState
 from ..signals.signal_input import SignalInput
@@ -42,23 +43,43 @@ def failure_domain(snap: Snapshot, hdd_hosts: Counter[str], setting: int) -> int
     return max(hdd_hosts.values()) if len(hdd_hosts) > 1 else (1 if hdd_hosts else 0)
 
 
+def instant_s3(given: SignalInput) -> tuple[float, ...] | None:
+    """The S3 rates of the moment (S3_COLUMNS, summed over the RGWs), from the load signal's
+    windows; None where any is unknown."""
+    perf = given.snap.perf
+    load = given.state(LoadState)
+    if perf is None or not perf.rgw_ops or load is None:
+        return None
+    out = []
+    for name in S3_COLUMNS:
+        op, unit = name.split("_")
+        values = [load.rgw.rate((r.instance_id, op, unit)) for r in perf.rgw_ops]
+        if any(v is None for v in values):
+            return None
+        out.append(sum(v for v in values if v is not None))
+    return tuple(out)
+
+
+def hdd_share(rates: tuple[float, ...], th: Thresholds) -> float:
+    """The S3 rates' load on the HDDs, in HDD baselines: the larger of their ops and their bytes
+    [004]; what the busiest moment is judged by."""
+    put, get, put_bytes, get_bytes = rates
+    ops = put / th.baseline_put_ops_per_hdd + get / th.baseline_get_ops_per_hdd
+    return max(ops, put_bytes / th.baseline_put_bytes_per_hdd + get_bytes / th.baseline_get_bytes_per_hdd)
+
+
 def live_s3(given: SignalInput, own: RunwayState) -> tuple[dict[str, Growth], float, bool | None]:
-    """S3 rates now (the load signal's, else the trend's last interval) and their fitted growth."""
+    """S3 rates at the busiest moment of the last day (busiest.py; else the trend's last interval)
+    and their fitted growth."""
     perf, th = given.snap.perf, given.th
     if perf is None or not perf.rgw_ops:
         return {}, 0.0, None
-    load = given.state(LoadState)
-    now: dict[str, float] = {}
-    for name in S3_COLUMNS:
-        op, unit = name.split("_")
-        values = [load.rgw.rate((r.instance_id, op, unit)) for r in perf.rgw_ops] if load is not None else [None]
-        if all(v is not None for v in values):
-            now[name] = sum(values)  # type: ignore[arg-type]
+    busiest = own.busiest.rates()
     points = own.s3.points
     out = {}
     for i, name in enumerate(S3_COLUMNS):
         series = rates(points, i)
-        level = now.get(name, series[-1][1] if series else None)
+        level = busiest[i] if busiest is not None else (series[-1][1] if series else None)
         if level is None:
             return {}, 0.0, None
         out[name] = growth(level, series, th.forecast_min_span_seconds)

@@ -197,7 +197,7 @@ def rgw_load(m: Measured, th: Thresholds, at: float = 0.0) -> tuple[float, float
 def _load(limit: str, load: Growth | None, what: str) -> Runway:
     if load is None:
         return Runway(limit, None, 0.0, None, "no S3 rates yet")
-    return judged(limit, 1.0 - load.now, load, f"{load.now:.0%} of the {what} now")
+    return judged(limit, 1.0 - load.now, load, f"{load.now:.0%} of the {what} at the day's busiest")
 
 
 def scrub_capacity(m: Measured, th: Thresholds) -> Runway:

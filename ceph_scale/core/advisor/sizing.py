@@ -13,6 +13,7 @@ headline (`Plan.withheld` says why: `bounds.py`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from ..config import Thresholds
@@ -217,6 +218,12 @@ def plan(m: Measured, th: Thresholds) -> Plan:
     db = db_plan(m, th, notes, bounded)
     rgw_needed = rgws(m, th, lost, notes)
     held_back = withheld(m, th)
+    if "hdd_by_ops" in held_back:
+        # A figure by ops that a growth too short or unsteady cannot carry is exported for its
+        # graph at the load of the last day's busiest moment: nothing physical bounds a load's
+        # growth (a periodic load's fit, its PUT hour read as accelerating, carried 1,454,846
+        # HDDs). The RGWs are held to what the HDDs shown take (bounds.max_rgws).
+        by_ops = hdds_by_ops(replace(m, s3={name: Growth(g.now) for name, g in m.s3.items()}), th, drop_put, drop_get)
     # RGWs serve no more than the HDDs the plan shows can take: a withheld count adds none.
     shown = [n or 0 for n, figure in ((by_fill, "hdd_by_fill"), (by_ops, "hdd_by_ops")) if figure not in held_back]
     most_rgws = max_rgws(max([m.hdd_osds, *shown]), lost, th)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from ...advisor import advise
-from ...advisor.measure import S3_COLUMNS, measure
+from ...advisor.measure import S3_COLUMNS, hdd_share, instant_s3, measure
 from ...advisor.model import Advice, Measured, Plan, ShardOutlook
 from ...advisor.shards import outlook
 from ...config import Thresholds
@@ -27,6 +27,7 @@ from ...snapshot import Snapshot
 from ...trend import Trend
 from ..reshard.derive import ReshardState
 from ..signal_input import SignalInput
+from .busiest import Busiest
 
 _T = TypeVar("_T")
 # Unchanged S3 counters make a point only this many trend steps after the last one.
@@ -43,6 +44,7 @@ class RunwayState:
         self.measured: Measured | None = None  # what the last advice was given
         self.advice: Advice | None = None  # the last advice: `ceph scale plan`, `--once --plan`
         self.cache: dict[str, tuple[float, Any]] = {}  # per part time: PG counts, the shard outlook
+        self.busiest = Busiest()  # the S3 rates of the busiest moment of the last day: what the plan holds
 
     def retuned(self, th: Thresholds) -> RunwayState:
         self.cache = {}  # the history stays, the new windows apply from the next point
@@ -137,6 +139,9 @@ def shard_outlook(given: SignalInput, state: RunwayState) -> ShardOutlook | None
 def derive(given: SignalInput, state: RunwayState) -> list[Family]:
     snap = given.snap
     state.observe(snap, given.th)
+    now = instant_s3(given)
+    if now is not None and snap.perf is not None:
+        state.busiest.add(snap.perf.collected_at, now, hdd_share(now, given.th))
     pgs = snap.pgs
     pg_counts = state.cached("pgs", pgs.collected_at, lambda: Counter(p.pool_id for p in pgs.pgs)) if pgs else {}
     state.measured = measure(given, state, shard_outlook(given, state), pg_counts)

@@ -1,0 +1,33 @@
+"""The busiest moment of the S3 load over the last day, which the plan and the load runways hold.
+
+The study's clients wrote for an hour, then read and ran a mixed load for 15 minutes each [000].
+Sized on the load of the moment, the 10B cluster's plan asked 374 HDDs by ops at the end of a PUT
+hour, 425 at the end of the GETs and 397 after the mixed load, and none at an idle moment: the
+figure followed the phase. The cluster has to carry the busiest of them. Each hour keeps its
+busiest reading, the four S3 rates of one moment (phases that alternate are never summed), for a
+day: 24 readings at most. They are not saved: after a restart the plan holds the busiest moment
+seen since.
+"""
+
+from __future__ import annotations
+
+HOUR = 3600.0
+HOURS_KEPT = 24
+
+
+class Busiest:
+    def __init__(self) -> None:
+        self.hours: dict[int, tuple[float, float, tuple[float, ...]]] = {}  # hour -> (load, t, rates)
+
+    def add(self, t: float, rates: tuple[float, ...], load: float) -> None:
+        """A reading of the S3 rates at `t`, weighing `load` (the HDDs' share of their baseline)."""
+        hour = int(t // HOUR)
+        kept = self.hours.get(hour)
+        if kept is None or load >= kept[0]:
+            self.hours[hour] = (load, t, rates)
+        for old in [h for h in self.hours if h <= hour - HOURS_KEPT or h > hour]:
+            del self.hours[old]  # past the day, or ahead of a clock that went back
+
+    def rates(self) -> tuple[float, ...] | None:
+        """The rates of the busiest reading kept; None before any."""
+        return max(self.hours.values())[2] if self.hours else None
