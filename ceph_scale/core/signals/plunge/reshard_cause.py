@@ -119,6 +119,10 @@ class ReshardEvidence:
         judged = [(e, own) for e, own in judged if own.confirmed or (more and own.confirmed is None)]
         if not judged:
             return
+        # Told first: a bucket its own ops confirm, then one resharding since an earlier poll (the
+        # bucket that holds the writes for 53 minutes), then the queue's order. In queue order the
+        # idle bucket new at each poll was told, 53 of them over the hot bucket's hold, never it.
+        judged.sort(key=lambda x: (not x[1].confirmed, self.first_seen[_bucket(x[0])] >= t))
         # At the usual count no hold of writes is judged (detect.held_put): a bucket whose share fell
         # because the clients wrote elsewhere (a mixed phase) would make the phase a plunge.
         if more:

@@ -157,3 +157,28 @@ def test_the_buckets_judged_are_kept_no_longer_than_the_polls():
     judged = evidence.reshards.own_ops.judged
     assert 0 < len(judged) < 12 * 40, len(judged)
     assert all(last >= c.t - evidence.keep for _, last in judged.values())
+
+
+def test_the_bucket_holding_the_writes_is_named_not_the_idle_one_new_at_each_poll():
+    """A bucket of half the PUTs resharding beside the idle one new in the queue at every poll (more
+    than usual), its writes held for 20 minutes of the PUT hour, its own ops confirming it: the
+    evidence named the idle bucket of each poll, in the queue's order (53 of them over the study's
+    53-minute hold), and never the bucket that held the writes."""
+    c = CountedRounds()
+    c.share, c.beside = {HOT: 0.5}, True
+    rounds(c, 1)
+    c.run(600, PUT)
+    c.hot, c.share = [HOT], {HOT: 0.0}
+    held = dataclasses.replace(PUT, put_latency=2 * PUT_LATENCY)
+    told = []
+    for _ in range(20):
+        c.run(60, held)
+        info = c.info()
+        if info and info["cause"] == "reshard":
+            told.append(info["evidence"])
+    assert len(told) >= 15, told
+    assert all(t.startswith(f"bucket {HOT} resharding") for t in told), told[:3]
+    assert "its share of the PUTs fell from 50% to 0%" in told[-1]
+    c.hot, c.share = [], {HOT: 0.5}
+    c.run(900, PUT)
+    assert c.plunges() == {"reshard": 1.0}, c.plunges()
