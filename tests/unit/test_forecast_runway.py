@@ -170,3 +170,20 @@ def test_a_runway_from_hours_of_history_is_called_a_guess_where_its_plan_is_with
     weekly = [(i * STEP, level * (1 + 0.0002 * i * STEP / HOUR)) for i in range(97)]
     r = fill(weekly, (weekly[-1][1] + 59.4 * 24 * 0.0002 * level) / 0.8)
     assert "a guess" not in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
+
+
+def test_a_change_to_now_keeps_the_growth_before_it_within_the_interval():
+    # A bulk load of 2 % over the last three intervals, the 0.5 %/day around it: fitted on the
+    # change alone the runway read 2.1 days [2.1 .. 2.1], "compounding"; the growth underneath, 23
+    # days' worth, comes back when the load ends and must stay within the interval.
+    level = 7e14
+    points = week(
+        lambda t: (
+            level * (1 + 0.005 * t / DAY)
+            + (0.02 * level * min(1.0, (t - 93 * STEP) / (3 * STEP)) if t > 93 * STEP else 0.0)
+        )
+    )
+    r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
+    assert r.shape == "changed" and r.earliest <= r.seconds <= r.latest, r
+    assert r.latest >= 23 * DAY * 0.99, r.latest / DAY
+    assert "compounding" not in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)

@@ -26,6 +26,7 @@ SHAPES = {
     "sawtooth": "repeated drops: the net growth of the peaks",
     "accelerating": "accelerating: the recent slope, compounding",
     "slowing": "slowing: the recent slope",
+    "changed": "changed lately: the slope since, the one before within the interval",
 }
 
 

@@ -11,6 +11,8 @@ seen since.
 
 from __future__ import annotations
 
+import math
+
 HOUR = 3600.0
 HOURS_KEPT = 24
 
@@ -21,12 +23,16 @@ class Busiest:
 
     def add(self, t: float, rates: tuple[float, ...], load: float) -> None:
         """A reading of the S3 rates at `t`, weighing `load` (the HDDs' share of their baseline)."""
+        if not (math.isfinite(t) and math.isfinite(load) and all(math.isfinite(r) for r in rates)):
+            return
         hour = int(t // HOUR)
         kept = self.hours.get(hour)
         if kept is None or load >= kept[0]:
             self.hours[hour] = (load, t, rates)
-        for old in [h for h in self.hours if h <= hour - HOURS_KEPT or h > hour]:
-            del self.hours[old]  # past the day, or ahead of a clock that went back
+        # Past the day; or more than a day ahead of a clock that stepped back (a step of an hour or
+        # two keeps the day's readings, its peak with them).
+        for old in [h for h in self.hours if abs(h - hour) >= HOURS_KEPT]:
+            del self.hours[old]
 
     def rates(self) -> tuple[float, ...] | None:
         """The rates of the busiest reading kept; None before any."""

@@ -47,5 +47,8 @@ def test_a_reading_is_kept_a_day():
     assert busiest.rates() == (1.0, 2.0, 3.0, 4.0)
     busiest.add(24 * HOUR, (7.0, 0.0, 8.0, 0.0), 0.1)  # the first hour is past the day
     assert busiest.rates() == (5.0, 0.0, 6.0, 0.0) and len(busiest.hours) == 2
-    busiest.add(2 * HOUR, (9.0, 0.0, 9.0, 0.0), 0.2)  # a clock that went back: what was ahead goes
-    assert set(busiest.hours) == {1, 2}
+    busiest.add(2 * HOUR, (9.0, 0.0, 9.0, 0.0), 0.2)  # a clock stepped back: the day's peak stays
+    assert set(busiest.hours) == {1, 2, 24} and busiest.rates() == (5.0, 0.0, 6.0, 0.0)
+    busiest.add(60 * HOUR, (1.0, 0.0, 1.0, 0.0), 0.05)  # a day on: only the new reading
+    busiest.add(60 * HOUR, (float("nan"), 0.0, 0.0, 0.0), 9.0)  # not finite: no reading
+    assert busiest.rates() == (1.0, 0.0, 1.0, 0.0) and set(busiest.hours) == {60}
