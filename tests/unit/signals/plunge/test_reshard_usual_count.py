@@ -122,16 +122,23 @@ def test_an_osd_stall_in_the_mixed_phase_is_named_over_a_hot_bucket_resharding_s
     assert causes[1:] == ["osds_down"] * 4, causes
 
 
+def half_the_puts_resharding_beside(put_seconds: float) -> CountedRounds:
+    """A round, then `put_seconds` of PUTs; then a bucket of half the PUTs processed beside the idle
+    bucket of each poll (more than usual), its writes held."""
+    c = CountedRounds()
+    c.share, c.beside = {HOT: 0.5}, True
+    rounds(c, 1)
+    c.run(put_seconds, PUT)
+    c.hot, c.share = [HOT], {HOT: 0.0}
+    return c
+
+
 def test_a_reshard_its_own_ops_confirm_above_the_usual_count_keeps_its_plunge_through_a_get_blip_and_an_osd():
     """A bucket of half the PUTs resharding beside the idle one since the GET phase holds the mixed
     phase's writes (PUTs twice as slow): one plunge, named reshard to its end, though 5 minutes in
     the GETs run twice as slow for 2 minutes while one OSD of 318 is down (it was counted osds_down
     once confirmed reshards took an onset above the usual count too)."""
-    c = CountedRounds()
-    c.share, c.beside = {HOT: 0.5}, True
-    rounds(c, 1)
-    c.run(3600, PUT)
-    c.hot, c.share = [HOT], {HOT: 0.0}
+    c = half_the_puts_resharding_beside(3600)
     held = dataclasses.replace(MIXED, put_latency=2 * PUT_LATENCY)
     c.run(900, GET).run(300, held)
     c.down(5)
@@ -164,11 +171,7 @@ def test_the_bucket_holding_the_writes_is_named_not_the_idle_one_new_at_each_pol
     than usual), its writes held for 20 minutes of the PUT hour, its own ops confirming it: the
     evidence named the idle bucket of each poll, in the queue's order (53 of them over the study's
     53-minute hold), and never the bucket that held the writes."""
-    c = CountedRounds()
-    c.share, c.beside = {HOT: 0.5}, True
-    rounds(c, 1)
-    c.run(600, PUT)
-    c.hot, c.share = [HOT], {HOT: 0.0}
+    c = half_the_puts_resharding_beside(600)
     held = dataclasses.replace(PUT, put_latency=2 * PUT_LATENCY)
     told = []
     for _ in range(20):
