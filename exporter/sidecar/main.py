@@ -298,6 +298,18 @@ def bound_malloc_arenas() -> None:
         pass
 
 
+def close_within_grace(collector: Collector, status: int) -> None:
+    """The sources closed (librados shut down) before the interpreter exits, within
+    STOP_GRACE_SECONDS, or the process exits with `status` then. A --once run that exited with its
+    librados handle open aborted now and then after printing everything ("terminate called without
+    an active exception", exit -6: librados' threads alive as the process tore down)."""
+    grace = threading.Timer(STOP_GRACE_SECONDS, os._exit, args=(status,))
+    grace.daemon = True
+    grace.start()
+    collector.stop()
+    grace.cancel()
+
+
 def main(argv: list[str] | None = None) -> int:
     bound_malloc_arenas()
     tune_collector()
@@ -323,9 +335,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.once:
             for line in notes.warnings:
                 log.warning("%s", line)
-            body = collector.collect_all_once()
-            sys.stdout.buffer.write(plan_text(collector, args.plan).encode() if args.plan else body)
-            return 0
+            status = 1  # until the output is written
+            try:
+                body = collector.collect_all_once()
+                sys.stdout.buffer.write(plan_text(collector, args.plan).encode() if args.plan else body)
+                sys.stdout.flush()
+                status = 0
+            finally:
+                close_within_grace(collector, status)
+            return status
         server = serve(args.listen, args.path, collector, args.web_config)
     except (ConfigError, OSError, CephCommandError) as e:
         log.error("cannot start: %s", e)
