@@ -298,16 +298,14 @@ def bound_malloc_arenas() -> None:
         pass
 
 
-def close_within_grace(collector: Collector, status: int) -> None:
-    """The sources closed (librados shut down) before the interpreter exits, within
-    STOP_GRACE_SECONDS, or the process exits with `status` then. A --once run that exited with its
-    librados handle open aborted now and then after printing everything ("terminate called without
-    an active exception", exit -6: librados' threads alive as the process tore down)."""
+def exit_within_grace(status: int) -> threading.Timer:
+    """Armed before anything that could block (a log line into a full pipe, a stuck call at exit,
+    a librados shutdown): the process is gone within STOP_GRACE_SECONDS, with `status`, whatever
+    it was doing."""
     grace = threading.Timer(STOP_GRACE_SECONDS, os._exit, args=(status,))
     grace.daemon = True
     grace.start()
-    collector.stop()
-    grace.cancel()
+    return grace
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -342,7 +340,13 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.flush()
                 status = 0
             finally:
-                close_within_grace(collector, status)
+                # Its sources closed (librados shut down) before the interpreter exits, as when
+                # serving: a --once run that exited with its librados handle open aborted now and
+                # then after printing everything ("terminate called without an active exception",
+                # exit -6: librados' threads alive as the process tore down).
+                grace = exit_within_grace(status)
+                collector.stop()
+                grace.cancel()
             return status
         server = serve(args.listen, args.path, collector, args.web_config)
     except (ConfigError, OSError, CephCommandError) as e:
@@ -371,11 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     # untimed wait (seen: still waiting 17 s after SIGTERM, its handler never run).
     while not done.wait(0.5):
         pass
-    # Armed before anything that could block (a log line into a full pipe, a stuck call at exit):
-    # the process is gone within the grace, whatever it was doing.
-    grace = threading.Timer(STOP_GRACE_SECONDS, os._exit, args=(0,))
-    grace.daemon = True
-    grace.start()
+    exit_within_grace(0)
     log.info("shutting down")
     collector.stop()
     server.shutdown()

@@ -26,12 +26,18 @@ def span_words(seconds: float) -> str:
     return f"{seconds / DAY:,.1f} days"
 
 
+def too_short(span: float, horizon: float, max_extrapolation: float) -> bool:
+    """A growth fitted over `span` seconds cannot carry a figure `horizon` ahead
+    (plan_max_extrapolation): the plan withholds it, and a runway from it is a guess."""
+    return span * max_extrapolation < horizon
+
+
 def judge(g: Growth | None, horizon: float, th: Thresholds) -> str | None:
     """Why a figure sized on `g` at `horizon` from now has no headline; None: it stands (or it
     does not extrapolate: no growth fitted, or none positive)."""
     if g is None or g.rate is None or g.rate <= 0:
         return None
-    if g.span * th.plan_max_extrapolation < horizon:
+    if too_short(g.span, horizon, th.plan_max_extrapolation):
         ratio = th.plan_max_extrapolation
         return (
             f"growth fitted over {span_words(g.span)}, too short for a {horizon / DAY:g}-day target "

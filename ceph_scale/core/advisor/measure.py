@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..config import Thresholds
 from ..signals.load.derive import LoadState
 from ..signals.scrub.derive import ScrubState
 from ..signals.signal_input import SignalInput
 from ..signals.spillover.derive import SpilloverState, has_dedicated_db
-from ..snapshot import Snapshot
+from ..snapshot import PerfPart, Snapshot
 from ..trend import fit, rates
 from .model import Growth, Measured, OsdDb, OsdFill, PoolPgs, ScrubMeasure, ShardOutlook
 
@@ -60,12 +59,9 @@ def instant_s3(given: SignalInput) -> tuple[float, ...] | None:
     return tuple(out)
 
 
-def hdd_share(rates: tuple[float, ...], th: Thresholds) -> float:
-    """The S3 rates' load on the HDDs, in HDD baselines: the larger of their ops and their bytes
-    [004]; what the busiest moment is judged by."""
-    put, get, put_bytes, get_bytes = rates
-    ops = put / th.baseline_put_ops_per_hdd + get / th.baseline_get_ops_per_hdd
-    return max(ops, put_bytes / th.baseline_put_bytes_per_hdd + get_bytes / th.baseline_get_bytes_per_hdd)
+def bluefs_used(perf: PerfPart | None) -> int:
+    """The BlueFS use of all OSDs together, on their DB devices and spilled."""
+    return sum(c.db_used_bytes + c.slow_used_bytes for c in perf.bluefs) if perf is not None else 0
 
 
 def live_s3(given: SignalInput, own: RunwayState) -> tuple[dict[str, Growth], float, bool | None]:
@@ -194,8 +190,7 @@ def measure(given: SignalInput, own: RunwayState, shards: ShardOutlook | None, p
     s3, s3_span, s3_steady = live_s3(given, own)
     pool_list = pools(snap, pg_counts)
     objects = fit(own.objects.column(), th.forecast_min_span_seconds)
-    db_used = sum(c.db_used_bytes + c.slow_used_bytes for c in snap.perf.bluefs) if snap.perf is not None else 0
-    db_total = growth(db_used, own.db.column(), th.forecast_min_span_seconds)
+    db_total = growth(bluefs_used(snap.perf), own.db.column(), th.forecast_min_span_seconds)
     return Measured(
         horizon=float(th.runway_target_seconds),
         hdd_osds=len(hdd),

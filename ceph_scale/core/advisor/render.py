@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from ..snapshot import bucket_key
+from .bounds import too_short
 from .model import Advice, Plan, Runway
 
 DAY = 86400.0
@@ -153,7 +154,7 @@ def runway_line(r: Runway, horizon: float, max_extrapolation: float) -> str:
         fitted += ", steady" if r.steady else ", NOT steady"
     if r.shape in SHAPES:
         fitted += f", {SHAPES[r.shape]}"
-    if 0 < r.span * max_extrapolation < horizon and r.seconds not in (None, 0.0):
+    if r.span > 0 and too_short(r.span, horizon, max_extrapolation) and r.seconds not in (None, 0.0):
         # As the Runway board and CephScaleRunwayShort say, and as the plan withholds its figures.
         fitted += f"; a guess: short of the {duration(horizon / max_extrapolation)} a {duration(horizon)} target needs"
     interval = ""

@@ -13,7 +13,6 @@ headline (`Plan.withheld` says why: `bounds.py`).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 from ..config import Thresholds
@@ -51,16 +50,22 @@ def hdds_by_ops(m: Measured, th: Thresholds, drop_put: float, drop_get: float) -
     return hdds_for_load(load, th, drop_put, drop_get)
 
 
-def hdds_for_load(s3: dict[str, float], th: Thresholds, drop_put: float, drop_get: float) -> int | None:
-    """HDDs for the S3 rates `s3` (put_ops, get_ops, put_bytes, get_bytes per second) within the
-    per-HDD baseline, the degraded drop applied [004]."""
-    if drop_put >= 1 or drop_get >= 1:
-        return None
+def hdd_baselines(s3: dict[str, float], th: Thresholds, drop_put: float = 0.0, drop_get: float = 0.0) -> float:
+    """The S3 rates `s3` (put_ops, get_ops, put_bytes, get_bytes per second) in per-HDD baselines,
+    the degraded drop applied: the larger of their ops (60 PUT / 90 GET) and their bytes (34 / 37
+    MB/s) [004]. Below 1 drop each."""
     ops = s3["put_ops"] / th.baseline_put_ops_per_hdd / (1 - drop_put)
     ops += s3["get_ops"] / th.baseline_get_ops_per_hdd / (1 - drop_get)
     nbytes = s3["put_bytes"] / th.baseline_put_bytes_per_hdd / (1 - drop_put)
     nbytes += s3["get_bytes"] / th.baseline_get_bytes_per_hdd / (1 - drop_get)
-    return math.ceil(max(ops, nbytes) - 1e-9)
+    return max(ops, nbytes)
+
+
+def hdds_for_load(s3: dict[str, float], th: Thresholds, drop_put: float, drop_get: float) -> int | None:
+    """HDDs for the S3 rates `s3` within the per-HDD baseline, the degraded drop applied [004]."""
+    if drop_put >= 1 or drop_get >= 1:
+        return None
+    return math.ceil(hdd_baselines(s3, th, drop_put, drop_get) - 1e-9)
 
 
 def next_boundary(need: float, th: Thresholds) -> int:
@@ -223,7 +228,7 @@ def plan(m: Measured, th: Thresholds) -> Plan:
         # graph at the load of the last day's busiest moment: nothing physical bounds a load's
         # growth (a periodic load's fit, its PUT hour read as accelerating, carried 1,454,846
         # HDDs). The RGWs are held to what the HDDs shown take (bounds.max_rgws).
-        by_ops = hdds_by_ops(replace(m, s3={name: Growth(g.now) for name, g in m.s3.items()}), th, drop_put, drop_get)
+        by_ops = hdds_for_load({name: g.now for name, g in m.s3.items()}, th, drop_put, drop_get)
     # RGWs serve no more than the HDDs the plan shows can take: a withheld count adds none.
     shown = [n or 0 for n, figure in ((by_fill, "hdd_by_fill"), (by_ops, "hdd_by_ops")) if figure not in held_back]
     most_rgws = max_rgws(max([m.hdd_osds, *shown]), lost, th)

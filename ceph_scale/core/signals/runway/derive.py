@@ -18,9 +18,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from ...advisor import advise
-from ...advisor.measure import S3_COLUMNS, hdd_share, instant_s3, measure
+from ...advisor.measure import S3_COLUMNS, bluefs_used, instant_s3, measure
 from ...advisor.model import Advice, Measured, Plan, ShardOutlook
 from ...advisor.shards import outlook
+from ...advisor.sizing import hdd_baselines
 from ...config import Thresholds
 from ...families import Family, gauge
 from ...snapshot import Snapshot
@@ -60,8 +61,7 @@ class RunwayState:
                 self.objects.add(part.collected_at, (sum(b.num_objects for b in part.buckets),), window, span)
         perf = snap.perf
         if perf is not None and perf.bluefs and self.db.due(perf.collected_at, window, span):
-            used = sum(c.db_used_bytes + c.slow_used_bytes for c in perf.bluefs)
-            self.db.add(perf.collected_at, (used,), window, span)
+            self.db.add(perf.collected_at, (bluefs_used(perf),), window, span)
         if perf is not None and perf.rgw_ops and self.s3.due(perf.collected_at, window, span):
             totals = list(self.s3.points[-1][1:]) if self.s3.points else [0.0] * len(S3_COLUMNS)
             current = {}
@@ -141,7 +141,7 @@ def derive(given: SignalInput, state: RunwayState) -> list[Family]:
     state.observe(snap, given.th)
     now = instant_s3(given)
     if now is not None and snap.perf is not None:
-        state.busiest.add(snap.perf.collected_at, now, hdd_share(now, given.th))
+        state.busiest.add(snap.perf.collected_at, now, hdd_baselines(dict(zip(S3_COLUMNS, now)), given.th))
     pgs = snap.pgs
     pg_counts = state.cached("pgs", pgs.collected_at, lambda: Counter(p.pool_id for p in pgs.pgs)) if pgs else {}
     state.measured = measure(given, state, shard_outlook(given, state), pg_counts)
