@@ -254,5 +254,14 @@ def returning(demand_seen_at: dict[str, float], t: float, th: Thresholds, refres
 
 def still_down(verdicts: dict[str, OpVerdict], th: Thresholds) -> list[OpVerdict]:
     """The ops still down by half the threshold, not by the clients' doing: what keeps a plunge
-    going, and a slower reading slower."""
-    return [v for v in verdicts.values() if v.drop >= th.plunge_drop_ratio / 2 and v.kind != DEMAND]
+    going, and a slower reading slower. Below the threshold the verdict is LEVEL whatever the
+    demand, so the clients' share is checked here too: the mixed phase's GETs are down 11 %
+    against a baseline of the GET phase's end, and so is their demand. (A held PUT's verdict
+    is CLUSTER, its drop already scaled by its demand.)"""
+    return [
+        v
+        for v in verdicts.values()
+        if v.drop >= th.plunge_drop_ratio / 2
+        and v.kind != DEMAND
+        and not (v.kind == LEVEL and v.demand is not None and 1.0 - v.demand >= th.plunge_demand_drop_share * v.drop)
+    ]

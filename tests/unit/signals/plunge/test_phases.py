@@ -1,0 +1,74 @@
+"""Each op judged in its own phase, at the studies' scale: the 10B cluster (318 HDD OSDs, 12 RGWs)
+under the 1B study's COSBench rounds (tests/unit/study_rounds.py), default thresholds.
+
+The GET phase is 15 minutes of the 30-minute baseline, so the baseline's median never holds a
+majority of it: the GETs' level is taken from the windows that asked them most (levels.asked_most).
+A plunge in the mixed phase ends with its fault, not with the phase: the GETs there are a little
+down against a baseline of the GET phase's end, and so is their demand (detect.still_down)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.unit.signals.plunge.test_plunge_study import plunge_spans
+from tests.unit.study_rounds import GET, MIXED, PUT, StudyCluster, rounds
+
+GET_PHASE = 5400 + 3600  # the second round's GET phase starts here
+
+
+def into_get_phase(seconds: float) -> StudyCluster:
+    """A round, the next PUT hour, and `seconds` of its GET phase."""
+    return rounds(StudyCluster(), 1).run(3600, PUT).run(seconds, GET)
+
+
+@pytest.mark.parametrize("kept", [0.70, 0.55])
+def test_gets_slower_within_their_own_phase_are_one_plunge_over_with_the_fault(kept):
+    """Every GET slower for 5 minutes, 5 minutes into the GET phase (a deep-scrub storm, a slow
+    disk): 30 % and 45 % fewer GETs, the workers all still busy. Against a median of the GET and
+    mixed phases (19,103 GET/s where the phase ran 28,800), neither was a drop."""
+    c = into_get_phase(300)
+    fault = c.t
+    c.run(300, dataclasses.replace(GET, slowdown=1 / kept)).run(300, GET).run(900, MIXED)
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    on, off = spans[0]
+    assert fault < on <= fault + 60 and fault + 300 < off <= fault + 300 + 120, (on - fault, off - fault)
+    assert c.plunges() == {"none": 1}
+
+
+def test_gets_within_the_threshold_of_their_phase_are_no_plunge():
+    """The quiet case beside it: the same GET phase 10 % slower for 5 minutes."""
+    c = into_get_phase(300).run(300, dataclasses.replace(GET, slowdown=1 / 0.9)).run(300, GET).run(900, MIXED)
+    assert c.plunge_windows() == 0
+    assert c.plunges() == {}
+
+
+def test_a_node_dying_in_the_get_phase_is_a_plunge_blamed_on_its_osds():
+    """A node of 53 OSDs dies 5 minutes into the GET phase: every request to it waits until its
+    OSDs are marked down, then 25 % fewer GETs [004]."""
+    c = into_get_phase(300)
+    fault = c.t
+    c.run(15, dataclasses.replace(GET, slowdown=1 / 0.05))
+    c.down(*range(53))
+    c.run(585, dataclasses.replace(GET, slowdown=1 / 0.75))
+    spans = plunge_spans(c)
+    assert spans and fault < spans[0][0] <= fault + 60, spans
+    assert c.plunges() == {"osds_down": 1}
+
+
+def test_a_stall_in_the_mixed_phase_ends_with_the_stall_not_with_the_phase():
+    """One OSD stalls every op for 20 seconds in the middle of the mixed phase, then is marked down.
+    The mixed load's GETs read 11 % below a baseline of the GET phase's end, with their demand:
+    that is the clients' doing, and the plunge ends once the stall's windows have passed."""
+    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET).run(450, MIXED)
+    fault = c.t
+    c.run(15, dataclasses.replace(MIXED, slowdown=1 / 0.3))
+    c.down(5)
+    c.run(435, dataclasses.replace(MIXED, slowdown=1.01))
+    spans = plunge_spans(c)
+    assert len(spans) == 1, spans
+    on, off = spans[0]
+    assert fault < on <= fault + 60 and off <= fault + 180, (on - fault, off - fault)
+    assert c.plunges() == {"osds_down": 1}
