@@ -84,6 +84,14 @@ class Candidate:
     overlap: float
     explained: float | None  # None: the study gave no number
     text: str
+    more: str = ""  # " (and N more)": kept whole where the text is cut (derive.EVIDENCE_MAX_CHARS)
+
+    def told(self, limit: int) -> str:
+        """The text and its count of others within `limit` characters: a long bucket name is cut,
+        never the count."""
+        room = limit - len(self.more)
+        text = self.text if len(self.text) <= room else self.text[: room - 3] + "..."
+        return text + self.more
 
 
 def overlap(intervals: Iterable[tuple[float, float]], start: float, end: float) -> float:
@@ -140,8 +148,8 @@ def rank(
         weight = (1 + (UNMEASURED if share_explained is None else share_explained)) / 2
         told = max(seen, key=lambda e: (e.strength, each[id(e)] or 0.0, e.end))
         others = len({s for e in seen for s in e.subjects() if s} - {told.subject})
-        text = told.text + (f" (and {others} more)" if others else "")
-        out.append(Candidate(cause, share * weight, share, share_explained, text))
+        more = f" (and {others} more)" if others else ""
+        out.append(Candidate(cause, share * weight, share, share_explained, told.text, more))
     by_name = {c.cause: c for c in out}
     following = set()
     roots_of = {**FOLLOWS, **{cause: tuple(c for c in by_name if c != cause) for cause in yielded}}

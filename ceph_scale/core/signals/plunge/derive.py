@@ -73,7 +73,7 @@ class Plunge:
                 "no reshard, deep-scrub burst, spillover growth, OSD down or out, slow ops or slow OSDs, recovery "
                 "or fill seen"
             )
-        return self.candidates[0].text[:EVIDENCE_MAX_CHARS]
+        return self.candidates[0].told(EVIDENCE_MAX_CHARS)
 
 
 class PlungeState:

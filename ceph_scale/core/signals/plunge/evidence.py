@@ -163,14 +163,15 @@ class EvidenceTracker:
         usual = self.usual("deep_scrub", t, deep)
         if deep >= max(usual * th.plunge_deep_scrub_above_usual_ratio, usual + 1):
             told = f"{deep} PG deep scrubs running or completed since the last poll (usually {usual:g})"
-            osds, held = self.placement.scrubbing(snap)
-            why = self.placement.unknown(t) or ("" if osds else "none running now")
+            where = self.placement.scrubbing(snap)
+            why = self.placement.unknown(t) or ("" if where.osds else "none running now")
             if why:
                 told += f", their OSDs unconfirmed ({why})"
-            elif not held:
+            elif not where.rgw_pgs_on:
                 told = ""  # none of their OSDs serves the S3 ops' pools: not their cause
             else:
-                told += f", on {len(osds)} OSDs holding {held:,} RGW PGs"
+                share = percent(where.rgw_pgs_on / where.rgw_pgs)
+                told += f", {where.of_rgw:,} of them RGW PGs, on {len(where.osds)} OSDs serving {share} of the RGW PGs"
             if told:
                 self.seen("deep_scrub", before, t, told, strength=deep)
         moving = {k: activity.get(k, 0) for k in ("recovery", "backfill", "remapped")}
@@ -233,7 +234,7 @@ class EvidenceTracker:
             first = newly + [o for o in down if o not in newly]
             more = f" and {len(down) - 3} more" if len(down) > 3 else ""
             named = ", ".join(o.ceph_daemon for o in first[:3]) + more
-            confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {sum(held.values())} RGW PGs"
+            confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {self.placement.pgs_on(held)} RGW PGs"
             told = f"{named} down: {len(down)} of {len(holding)} in OSDs ({percent(share)}), {confirmed}; "
             put, get = percent(effect["put"]), percent(effect["get"])
             table = f"the degraded-state table expects -{put} PUT, -{get} GET [004]"
@@ -314,7 +315,7 @@ class EvidenceTracker:
         if len(slow) <= usual:
             return
         slow.sort(key=lambda s: (s.osd_id in chronic, -s.ratio, s.osd_id))
-        confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {sum(held[s.osd_id] for s in slow)} RGW PGs"
+        confirmed = f"their PGs unconfirmed ({why})" if why else f"holding {self.placement.pgs_on(held)} RGW PGs"
         more = f" and {len(slow) - 1} more" if len(slow) > 1 else ""
         told = f"{slow[0].told()}{more} ({len(slow)} slow OSD(s), usually {usual:g}), {confirmed}"
         # Unmeasured by the study: how much one slow OSD takes depends on how many requests touch it.

@@ -13,7 +13,8 @@ evidence then says "unconfirmed" rather than guess.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ...snapshot import Snapshot
 
@@ -23,11 +24,21 @@ RGW_POOL_SUFFIXES = (".rgw.buckets.data", ".rgw.buckets.index")
 PG_DUMP_STALE_AFTER = 3 * 120.0
 
 
+@dataclass(frozen=True)
+class DeepScrubs:
+    """Where the PGs deep scrubbing in a dump are, against the S3 ops' pools."""
+
+    osds: set[int]  # the OSDs of their acting sets
+    of_rgw: int  # of the PGs deep scrubbing, those of the S3 ops' pools
+    rgw_pgs_on: int  # the S3 ops' PGs with an OSD among `osds`: slowed by them
+    rgw_pgs: int  # the S3 ops' PGs in the dump
+
+
 class Placement:
     def __init__(self) -> None:
         self.pgs_at: float | None = None  # collection time of the dump the counts are from
         self.pgs_failed = False
-        self.held: dict[int, int] = {}  # OSD -> PGs of the S3 ops' pools it serves
+        self.held: dict[int, frozenset[str]] = {}  # OSD -> the PGs of the S3 ops' pools it serves
         self.pools: set[int] | None = None  # the S3 ops' pools; None: no pool list yet
 
     def observe(self, snap: Snapshot) -> None:
@@ -39,18 +50,19 @@ class Placement:
         pools = self.pools
         if pgs is None or pgs.collected_at == self.pgs_at or not pools:
             return
-        counts: Counter[int] = Counter()
+        served: dict[int, set[str]] = {}
         read = False
         for pg in pgs.pgs:
             if pg.acting:
                 read = True
                 if pg.pool_id in pools:
-                    counts.update(pg.acting)
+                    for o in pg.acting:
+                        served.setdefault(o, set()).add(pg.pgid)
         if not read:
             return
         down = {o.osd_id for o in snap.osd_map.osds if not o.up} if snap.osd_map is not None else set()
         # A down OSD keeps what it held before it went down (it is out of the acting sets now).
-        self.held = {o: n for o, n in counts.items() if o not in down} | {
+        self.held = {o: frozenset(ids) for o, ids in served.items() if o not in down} | {
             o: self.held[o] for o in down if o in self.held
         }
         self.pgs_at = pgs.collected_at
@@ -69,16 +81,22 @@ class Placement:
             return f"the PG dump is {t - self.pgs_at:.0f} s old"
         return ""
 
-    def scrubbing(self, snap: Snapshot) -> tuple[set[int], int]:
-        """The OSDs of the PGs deep scrubbing in this dump, and how many PGs of the S3 ops' pools
-        are on those OSDs."""
+    def scrubbing(self, snap: Snapshot) -> DeepScrubs:
+        """Where the PGs deep scrubbing in this dump are."""
         pgs, pools = snap.pgs, self.pools or set()
         if pgs is None:
-            return set(), 0
-        osds = {o for pg in pgs.pgs if "scrubbing" in pg.state and "deep" in pg.state for o in pg.acting}
-        on = sum(1 for pg in pgs.pgs if pg.pool_id in pools and not osds.isdisjoint(pg.acting)) if osds else 0
-        return osds, on
+            return DeepScrubs(set(), 0, 0, 0)
+        deep = [pg for pg in pgs.pgs if "scrubbing" in pg.state and "deep" in pg.state]
+        osds = {o for pg in deep for o in pg.acting}
+        rgw = [pg for pg in pgs.pgs if pg.pool_id in pools]
+        on = sum(1 for pg in rgw if not osds.isdisjoint(pg.acting)) if osds else 0
+        return DeepScrubs(osds, sum(1 for pg in deep if pg.pool_id in pools), on, len(rgw))
 
     def holding(self, osd_ids: set[int] | list[int]) -> dict[int, int]:
         """Those of the OSDs that serve PGs of the S3 ops' pools, with how many."""
-        return {o: self.held[o] for o in osd_ids if self.held.get(o)}
+        return {o: len(self.held[o]) for o in osd_ids if self.held.get(o)}
+
+    def pgs_on(self, osd_ids: Iterable[int]) -> int:
+        """How many PGs of the S3 ops' pools these OSDs serve between them: a PG on three of them is
+        one PG (a node's 53 OSDs held 12,828 PGs, not their 18,781 replicas)."""
+        return len(frozenset().union(*(self.held.get(o, frozenset()) for o in osd_ids)))

@@ -58,6 +58,21 @@ def test_an_osd_down_that_serves_the_s3_pools_is_named_with_the_pgs_it_held():
     assert info["evidence"].startswith(f"osd.5 down: 1 of 318 in OSDs (0.3%), holding {held} RGW PGs; "), info
 
 
+def test_a_node_down_is_named_with_the_pgs_it_held_each_counted_once():
+    """A node's 53 OSDs hold many PGs two or three replicas at a time: the evidence counts PGs, as
+    on-call counts what is degraded, not their replicas on the node."""
+    c = SynthStudy().run(450, PUT)
+    node = set(range(53))
+    pools = c.rgw_pools()
+    pgs = {pg.pgid for pg in c.pgs if pg.pool_id in pools and not node.isdisjoint(pg.acting)}
+    assert len(pgs) < sum(rgw_pgs_of(c, o) for o in node)
+    c.run(30, STALL)
+    c.down(*node)
+    info = c.run(15, STALL).info()
+    assert info is not None and info["cause"] == "osds_down", info
+    assert f"53 of 318 in OSDs (17%), holding {len(pgs)} RGW PGs; " in info["evidence"], info
+
+
 def test_an_osd_down_that_serves_none_of_the_s3_pools_is_not_named():
     """osd.5 serves only pools of another CRUSH rule: its stall is no S3 op's."""
     c = SynthStudy()
@@ -109,7 +124,11 @@ def test_deep_scrubs_on_the_s3_pools_osds_are_named_and_on_other_osds_are_not():
     info = c.info()
     assert info is not None and info["cause"] == "deep_scrub", info
     osds = {o for i in scrubbing for o in c.pgs[i].acting}
-    assert f"(usually 0), on {len(osds)} OSDs holding " in info["evidence"], info
+    pools = c.rgw_pools()
+    served = [pg for pg in c.pgs if pg.pool_id in pools]
+    on = sum(1 for pg in served if not osds.isdisjoint(pg.acting))
+    share = f"{on / len(served):.0%}"
+    assert f"(usually 0), 40 of them RGW PGs, on {len(osds)} OSDs serving {share} of the RGW PGs" in info["evidence"]
 
     # Another pool on three OSDs that the S3 ops' pools do not use.
     quiet = calm(SynthStudy())

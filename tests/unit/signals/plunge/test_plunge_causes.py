@@ -69,3 +69,19 @@ def test_an_osd_stall_before_its_mark_down_explains_the_plunge_after_the_degrade
     ranked = rank(0, 40, {"put": 0.7, "get": 0.7}, evidence)
     assert [c.cause for c in ranked] == ["osds_down", "deep_scrub"]
     assert ranked[0].explained == 1.0 and ranked[0].text == "osd.5 down: stalled"
+
+
+def test_a_long_bucket_name_is_cut_never_the_count_of_the_others():
+    """A bucket name can be 63 characters, and the evidence is cut at 200: the count of the other
+    buckets stays whole, so on-call knows there were more."""
+    long_name = "b" * 63
+    evidence = [
+        Evidence("reshard", 0, 40, f"bucket {long_name} resharding 11 -> 23 shards; " + "x" * 200, subject=long_name),
+        Evidence("reshard", 0, 40, "bucket other resharding", subject="other"),
+        Evidence("reshard", 0, 40, "bucket third resharding", subject="third"),
+    ]
+    top = rank(0, 40, {"put": 0.5}, evidence)[0]
+    told = top.told(200)
+    assert len(told) == 200 and told.endswith("... (and 2 more)"), told
+    assert told.startswith(f"bucket {long_name} resharding 11 -> 23 shards; ")
+    assert rank(0, 40, {"put": 0.5}, evidence[1:])[0].told(200) == "bucket other resharding (and 1 more)"
