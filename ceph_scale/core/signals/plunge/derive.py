@@ -22,7 +22,8 @@ objects, the bytes per second held, are no drop.
 Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the plunge, ranked by
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
 ends (a bucket poll may come later than the end of a short plunge); then the plunge is counted
-under its top cause. Everything is one series per cause, never per event.
+under its top cause. A cause first seen more than a window after the plunge was read yields to
+those seen as it began (an OSD down minutes into a deep-scrub storm does not take it over). Everything is one series per cause, never per event.
 
 Each RGW is judged on its own counters too (per_rgw.py): some RGWs plunging while the cluster's
 ops hold is a plunge blamed on them (cause `rgw`), which cluster sums would hide. Slow ops come
@@ -188,8 +189,17 @@ class PlungeState:
         end = p.end if p.end is not None else now
         reads_fell = p.peak.get("get", 0.0) >= th.plunge_drop_ratio
         window = th.plunge_window_seconds
+        # A cause first seen more than a window after the plunge was read did not make it: it yields
+        # to the causes seen as it began. An OSD that went down 5 minutes into a deep-scrub storm
+        # grew its overlap with every OSD-map poll and took the storm over, the named cause
+        # flickering between the two as each source polled.
+        late = p.declared + window
         p.candidates = rank(
-            p.start, end, p.peak, self.evidence.current(now), lambda e: yields(e, p.start, window, reads_fell)
+            p.start,
+            end,
+            p.peak,
+            self.evidence.current(now),
+            lambda e: yields(e, p.start, window, reads_fell) or e.start > late,
         )
         if p.end is not None and now >= p.end + th.plunge_window_seconds:
             self._count(p)

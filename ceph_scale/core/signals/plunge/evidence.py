@@ -55,8 +55,8 @@ STALL = {"put": 1.0, "get": 1.0}  # requests that wait: closed-loop clients pile
 
 
 def percent(share: float) -> str:
-    """A share as an operator reads it: 0.3% of 318 OSDs is one, not 0%."""
-    return f"{share:.1%}" if 0 < abs(share) < 0.1 else f"{share:.0%}"
+    """A share as an operator reads it: 0.3% of 318 OSDs is one, not 0%, and 99.7% is not all."""
+    return f"{share:.1%}" if 0 < abs(share) < 0.1 or 0.995 <= abs(share) < 1 else f"{share:.0%}"
 
 
 class EvidenceTracker:
@@ -171,7 +171,7 @@ class EvidenceTracker:
                 told = ""  # none of their OSDs serves the S3 ops' pools: not their cause
             else:
                 share = percent(where.rgw_pgs_on / where.rgw_pgs)
-                told += f", {where.of_rgw:,} of them RGW PGs, on {len(where.osds)} OSDs serving {share} of the RGW PGs"
+                told += f", {where.of_rgw:,} running on RGW PGs, on {len(where.osds)} OSDs serving {share} of them"
             if told:
                 self.seen("deep_scrub", before, t, told, strength=deep)
         moving = {k: activity.get(k, 0) for k in ("recovery", "backfill", "remapped")}

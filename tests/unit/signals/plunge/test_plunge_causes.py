@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ceph_scale.core.signals.plunge.causes import Evidence, explained, overlap, rank
+from ceph_scale.core.signals.plunge.evidence import percent
 
 spans = st.lists(st.tuples(st.floats(-100, 200), st.floats(0, 100)).map(lambda a: (a[0], a[0] + a[1])), max_size=8)
 
@@ -85,3 +86,10 @@ def test_a_long_bucket_name_is_cut_never_the_count_of_the_others():
     assert len(told) == 200 and told.endswith("... (and 2 more)"), told
     assert told.startswith(f"bucket {long_name} resharding 11 -> 23 shards; ")
     assert rank(0, 40, {"put": 0.5}, evidence[1:])[0].told(200) == "bucket other resharding (and 1 more)"
+
+
+@pytest.mark.parametrize(
+    ("share", "told"), [(1 / 318, "0.3%"), (53 / 318, "17%"), (0.5, "50%"), (20_423 / 20_480, "99.7%"), (1.0, "100%")]
+)
+def test_a_share_reads_as_what_it_is_one_osd_is_not_none_and_nearly_all_is_not_all(share, told):
+    assert percent(share) == told
