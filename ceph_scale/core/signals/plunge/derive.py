@@ -23,7 +23,8 @@ Attribution (plunge_evidence.py, plunge_causes.py): the causes active during the
 overlap and the study's effect size. Evidence keeps arriving for one window after the plunge
 ends (a bucket poll may come later than the end of a short plunge); then the plunge is counted
 under its top cause. A cause first seen more than a window after the plunge was read yields to
-those seen as it began (an OSD down minutes into a deep-scrub storm does not take it over). Everything is one series per cause, never per event.
+those seen as it began (an OSD down minutes into a deep-scrub storm does not take it over).
+Everything is one series per cause, never per event.
 
 Each RGW is judged on its own counters too (per_rgw.py): some RGWs plunging while the cluster's
 ops hold is a plunge blamed on them (cause `rgw`), which cluster sums would hide. Slow ops come
