@@ -9,10 +9,10 @@ counters' four totals share their times).
 
 `fit` judges a history before its growth is used (docs/runway.md, "How a forecast is judged"):
 at least MIN_POINTS over `min_span`; a 95 % interval from Student's t on the slope and the
-residuals; a one-off step (a delete wave) set aside, repeated drops (a lifecycle sawtooth) read
-as the peaks' net growth (a drop over consecutive points is one), a change lasting to now
-fitted on its own points, and a change of rate between the older and the newer third detected,
-the recent slope then used.
+residuals; a point one reading off left out; a one-off step (a delete wave) set aside, repeated
+drops (a lifecycle sawtooth) read as the peaks' net growth (a drop over consecutive points is
+one), a change lasting to now fitted on its own points, and a change of rate between the older
+and the newer third detected, the recent slope then used.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ STEADY_FACTOR = 1.25
 STEP_SIGMAS = 6.0
 # ...and at most this share of the intervals: more of them is a change of rate, not steps.
 MAX_STEP_SHARE = 0.25
+# A step straight back by all but this share of it is one reading off, not two steps (blips).
+BLIP_RETURN = 0.5
 # Student's t, two-sided 95 %, by degrees of freedom; past the table, the normal 1.96.
 T95 = ((1, 12.71), (2, 4.30), (3, 3.18), (4, 2.78), (5, 2.57), (6, 2.45), (8, 2.31), (10, 2.23), (15, 2.13),
        (20, 2.09), (30, 2.04), (60, 2.00))  # fmt: skip
@@ -138,6 +140,22 @@ def events(found: list[tuple[int, float]]) -> list[list[tuple[int, float]]]:
     return runs
 
 
+def blips(found: list[tuple[int, float]]) -> set[int]:
+    """The points one reading off: a step one way and straight back the other, by at least
+    `1 - BLIP_RETURN` of it. One reading is not a change of level, and a few of them are not a
+    lifecycle sawtooth (a raw use reading 2 % high at one point in 20 read "never")."""
+    out: set[int] = set()
+    k = 0
+    while k + 1 < len(found):
+        (i, a), (j, b) = found[k], found[k + 1]
+        if j == i + 1 and (a < 0) != (b < 0) and abs(a + b) <= BLIP_RETURN * max(abs(a), abs(b)):
+            out.add(i)
+            k += 2
+        else:
+            k += 1
+    return out
+
+
 def since_change(
     points: Sequence[tuple[float, float]], before: Sequence[tuple[float, float]], min_span: float
 ) -> Fit | None:
@@ -194,7 +212,11 @@ def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
     span = points[-1][0] - points[0][0]
     if span <= 0 or span < min_span:
         return None
-    runs = events(steps(points))
+    found = steps(points)
+    odd = blips(found)
+    if odd:
+        return fit([p for k, p in enumerate(points) if k not in odd], min_span)
+    runs = events(found)
     if runs and len(runs[-1]) >= 2 and runs[-1][-1][0] == len(points) - 1:
         # A change over two or more intervals that lasts to now is the rate now, not a step
         # (growth that stopped a day ago is not set aside to leave the old growth).

@@ -187,3 +187,23 @@ def test_a_change_to_now_keeps_the_growth_before_it_within_the_interval():
     assert r.shape == "changed" and r.earliest <= r.seconds <= r.latest, r
     assert r.latest >= 23 * DAY * 0.99, r.latest / DAY
     assert "compounding" not in render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
+
+
+@pytest.mark.parametrize("off", [0.02, -0.02])
+def test_a_reading_off_at_one_point_in_twenty_is_left_out_not_read_as_a_sawtooth(off):
+    # 0.5 %/day, and one reading in twenty 2 % off (a capacity poll during a rebalance, a pool's
+    # stats briefly double-counted), straight back at the next: each is a step up and a step down,
+    # and two of them read as repeated drops, "never (not growing)", where 23 days were left.
+    level = 7e14
+    odd = {9, 31, 52, 77}  # about one in twenty of the 97 points
+
+    def used(i: int) -> float:
+        return level * (1 + 0.005 * i * STEP / DAY) * (1 + (off if i in odd else 0.0))
+
+    points = [(i * STEP, used(i)) for i in range(97)]
+    r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
+    assert r.shape == "steady", r.shape
+    assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
+    # The quiet case beside it: drops that stay are the sawtooth they were.
+    expiring = [(t, v - 0.02 * level * sum(1 for k in odd if i > k)) for i, (t, v) in enumerate(points)]
+    assert fit(expiring, HOUR).trend == "sawtooth"
