@@ -35,6 +35,7 @@ the S3 ops' pools, by the PG dump's acting sets (placement.py).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...config import Thresholds
@@ -69,6 +70,10 @@ class Plunge:
         return self.candidates[0].cause if self.candidates else NO_KNOWN_CAUSE
 
     @property
+    def judged_since(self) -> float:
+        return judged_since(self.start, self.base, self.peak)
+
+    @property
     def evidence(self) -> str:
         if not self.candidates:
             return (
@@ -76,6 +81,15 @@ class Plunge:
                 "or fill seen"
             )
         return self.candidates[0].told(EVIDENCE_MAX_CHARS)
+
+
+def judged_since(start: float, base: Baseline, fell: Iterable[str]) -> float:
+    """Since when what a drop from `start` is judged against holds: `start`, or the start of the
+    own level (levels.py) of an op that fell. The causes' usual state is the one before it: a
+    node's 53 OSDs down since the GET phase are no usual state for a PUT hour judged against the
+    PUT hour before them (it read 'none' at the next PUT hour, 21 % down)."""
+    own = [level.start for op, level in base.own.items() if op in fell and level.start is not None]
+    return min([start, *own])
 
 
 class PlungeState:
@@ -116,6 +130,7 @@ class PlungeState:
         self.base = base
         self.verdicts = judge(w, base, th, self.evidence.reshards.held(w.t)) if base is not None else {}
         in_plunge = False
+        pending: float | None = None
         if p is not None:
             going = still_down(self.verdicts, th)
             self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
@@ -159,6 +174,10 @@ class PlungeState:
                 in_plunge = True
             if slower:
                 self.slower_since = w.t if since is None else since
+                if not in_plunge and base is not None:
+                    # Read slower, not yet over two refreshes: the causes seen at the next poll
+                    # are judged as they will be once it is a plunge.
+                    pending = judged_since(self.slower_since - th.plunge_window_seconds, base, slower)
             elif not still:
                 self.slower_since = None
         down = any(v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())
@@ -171,7 +190,7 @@ class PlungeState:
         elif not down:  # as a plunge, a demand drop ends when no op is down by half the threshold
             self.demand_drop = False
         self.windows.append((w, in_plunge))
-        self.evidence.hold(self.plunge.start if in_plunge and self.plunge is not None else None)
+        self.evidence.hold(self.plunge.judged_since if in_plunge and self.plunge is not None else pending)
 
     def _cause_holds(self, p: Plunge, t: float, th: Thresholds) -> bool:
         """A plunge past the baseline is the new level unless its named cause is one that ends by

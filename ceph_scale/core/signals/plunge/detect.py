@@ -79,6 +79,7 @@ class Baseline:
     # against it too, an op is slower only if asked as much as then.
     own: dict[str, Baseline] = field(default_factory=dict)
     failed: float | None = None  # requests failed per second
+    start: float | None = None  # when its first window ended
 
     def latency(self, op: str) -> float | None:
         ops, busy = self.ops.get(op), self.busy.get(op)
@@ -109,7 +110,9 @@ def baseline(windows: Sequence[Window], min_windows: int = 3) -> Baseline | None
         if seen:
             sizes[op] = statistics.median(seen)
     failed = _median([w.failed for w in windows if w.failed is not None])
-    return Baseline(ops, busy, _median(flights), requests, len(windows), floor, peak, sizes, failed=failed)
+    return Baseline(
+        ops, busy, _median(flights), requests, len(windows), floor, peak, sizes, failed=failed, start=windows[0].t
+    )
 
 
 @dataclass(frozen=True)

@@ -72,3 +72,17 @@ def test_a_stall_in_the_mixed_phase_ends_with_the_stall_not_with_the_phase():
     on, off = spans[0]
     assert fault < on <= fault + 60 and off <= fault + 180, (on - fault, off - fault)
     assert c.plunges() == {"osds_down": 1}
+
+
+def test_the_put_hour_after_a_node_died_in_the_get_phase_is_blamed_on_its_osds_not_on_nothing():
+    """The PUTs of the next hour read 21 % below their own level, the PUT hour before the node died
+    [004]. The OSDs have been down for 25 minutes by then, most of a baseline: judged against the
+    state before that level, not the baseline's, they are still what changed."""
+    c = into_get_phase(300)
+    c.run(15, dataclasses.replace(GET, slowdown=1 / 0.05))
+    c.down(*range(53))
+    c.run(585, dataclasses.replace(GET, slowdown=1 / 0.75)).run(900, dataclasses.replace(MIXED, slowdown=1 / 0.78))
+    c.run(3600, dataclasses.replace(PUT, slowdown=1 / 0.79))
+    causes = {cause for _, active, cause in c.seen if active}
+    assert causes == {"osds_down"}, causes
+    assert set(c.plunges()) == {"osds_down"}, c.plunges()
