@@ -160,8 +160,8 @@ class StudyCluster:
         return sum(1 for _, active, _ in self.seen if active)
 
 
-def rounds(cluster: StudyCluster, n: int, put: Load = PUT) -> StudyCluster:
+def rounds(cluster: StudyCluster, n: int, put: Load = PUT, mixed: Load = MIXED) -> StudyCluster:
     """n COSBench rounds [000]."""
     for _ in range(n):
-        cluster.run(3600, put).run(900, GET).run(900, MIXED)
+        cluster.run(3600, put).run(900, GET).run(900, mixed)
     return cluster

@@ -88,7 +88,7 @@ def judged_since(start: float, base: Baseline, fell: Iterable[str]) -> float:
     own level (levels.py) of an op that fell. The causes' usual state is the one before it: a
     node's 53 OSDs down since the GET phase are no usual state for a PUT hour judged against the
     PUT hour before them (it read 'none' at the next PUT hour, 21 % down)."""
-    own = [level.start for op, level in base.own.items() if op in fell and level.start is not None]
+    own = [b.start for op, levels in base.own.items() if op in fell for b in levels if b.start is not None]
     return min([start, *own])
 
 

@@ -75,9 +75,9 @@ class Baseline:
     in_flight_floor: float | None = None
     in_flight_peak: float | None = None
     bytes: dict[str, float] = field(default_factory=dict)
-    # Each op's own level, where this baseline's windows are another phase's (levels.py): judged
-    # against it too, an op is slower only if asked as much as then.
-    own: dict[str, Baseline] = field(default_factory=dict)
+    # Each op's own levels, one per phase, where this baseline's windows are another phase's
+    # (levels.py): judged against them too, an op is slower only if asked as much as then.
+    own: dict[str, tuple[Baseline, ...]] = field(default_factory=dict)
     failed: float | None = None  # requests failed per second
     start: float | None = None  # when its first window ended
 
@@ -213,21 +213,27 @@ def judge(now: Window, base: Baseline, th: Thresholds, held: float | None = None
         v = _verdict(now, base, op, th)
         if v is not None:
             out[op] = v
-    for op, level in base.own.items():
-        mine = _verdict(now, level, op, th)
-        if (
-            mine is not None
-            and mine.kind == CLUSTER
-            and mine.demand is not None
-            and mine.demand >= 1.0 - th.plunge_drop_ratio
-            and (op not in out or out[op].kind != CLUSTER)
-        ):
-            out[op] = mine
+    for op, levels in base.own.items():
+        for level in levels:
+            mine = _verdict(now, level, op, th)
+            if (
+                mine is not None
+                and mine.kind == CLUSTER
+                and mine.demand is not None
+                and mine.demand >= 1.0 - th.plunge_drop_ratio
+                and (op not in out or out[op].kind != CLUSTER)
+            ):
+                out[op] = mine
     if held is not None and ("put" not in out or out["put"].kind != CLUSTER):
-        scaled = held_put(now, base.own.get("put", base), th)
+        scaled = held_put(now, busiest(base, "put"), th)
         if scaled is not None and scaled.drop >= held:
             out["put"] = scaled
     return out
+
+
+def busiest(base: Baseline, op: str) -> Baseline:
+    """The op's level of the phase that asked it most (levels.py), or the baseline itself."""
+    return max((base, *base.own.get(op, ())), key=lambda b: b.busy.get(op, 0.0))
 
 
 def held_put(now: Window, level: Baseline, th: Thresholds) -> OpVerdict | None:

@@ -1,76 +1,119 @@
-"""Each S3 op's own level: the baseline in which its clients last asked it most, for the plunge
-detector (detect.py) when the recent baseline is another phase's [000: each COSBench round wrote
-for an hour, then read and ran a mixed load for 15 minutes each].
+"""Each S3 op's own levels: the baselines of the phases in which its clients asked it, for the
+plunge detector (detect.py) when the recent baseline is another phase's [000: each COSBench round
+wrote for an hour, then read and ran a mixed load for 15 minutes each].
 
-The baseline is the median of the last `plunge_baseline_seconds`. For half of it after a switch to
-PUT, that median is still the GETs' and the mixed load's, where few PUTs ran: the resharding run's
-reshards that hold the writes as a PUT hour starts (half the PUTs the same workers wrote an hour
-before) read as more PUTs than the baseline's, no drop. The PUTs' own level is the baseline of
-their own hour, kept while the other phases run.
+The baseline is the median of the last `plunge_baseline_seconds`. A phase shorter than it never
+holds a majority of its windows, and for half of it after a switch its median is still the phases
+before: the resharding run's reshards that hold the writes as a PUT hour starts read as more PUTs
+than the GET and mixed phases' baseline, and the study's 15-minute GET phase in a 30-minute
+baseline left the GETs a median across the GET and mixed phases (19,103 GET/s where the GET phase
+ran 28,800: a node dying in it, -25 %, read as no drop).
 
-A baseline becomes the op's level when the op's demand in it (its seconds in flight per second,
-busy) is at least the kept level's less `plunge_drop_ratio`: the level follows the op's own
-phases, while a phase that asks it less leaves the level of its own phase in place. The level is
-kept for two baselines: the baseline holds an op's phase for half a baseline after the phase
-ends and again from half a baseline into its next, so other phases of up to a baseline in between
-(the study's 30 minutes) are covered; an op idle longer is judged against the recent baseline only.
-A plunge that lasted the baseline is the cluster's new level: the levels before it go
-(`clear`).
+So each op keeps a level per phase (`phases`): the baseline's windows grouped by the op's demand
+in them (its seconds in flight per second), each group within `plunge_drop_ratio` of the third
+most of the windows left (the third, so that a window or two whose completions bunched up, a
+stall's, do not set it). A group is a phase where its windows cover LEVEL_SPAN_WINDOWS windows' seconds
+in runs (`covered`): a switch's straddling windows or a noisy minute are not one. The op is judged against the level of
+the phase that asked it as much as now (detect.judge): the GET phase's for GETs in the GET phase,
+the mixed phase's in the mixed phase (a node dying as the mixed phase begins is then a drop from
+its first minute: against the baseline alone, its windows became their own baseline).
 
-An op's level is taken from the windows in which its clients asked it most (`asked_most`), not
-from the median of all of the baseline's: a phase shorter than the baseline never holds a
-majority of its windows. The study's 15-minute GET phase in a 30-minute baseline left the GETs'
-level a median across the GET and mixed phases, 19,103 GET/s where the GET phase ran 28,800: a
-node dying in the GET phase (-25 %) read as no drop.
+A phase's new baseline replaces its kept level unless it reads as a drop against it (`fell`): a
+fault present from a phase's first minutes would otherwise be the level within minutes. Each
+level is kept for two baselines from its last replacement: the baseline holds a phase for half a
+baseline after it ends and again from half a baseline into its next, so other phases of up to a
+baseline in between are covered; a phase not seen for longer is gone. A plunge that lasted the
+baseline is the cluster's new level: the levels before it go (`clear`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 from ...config import Thresholds
 from .detect import OPS, Baseline, Window, baseline
 
 MIN_WINDOWS = 3  # detect.baseline's: a level is not one window
+LEVEL_SPAN_WINDOWS = 3  # a phase's windows cover this many windows' seconds at least
 
 
-def asked_most(past: Sequence[Window], op: str, th: Thresholds) -> list[Window]:
-    """The windows whose demand for `op` (its seconds in flight per second) is within
-    `plunge_drop_ratio` of the third most: the op's own phase. The third, so that a window or two
-    whose completions bunched up (a stall's) do not set it; empty where fewer windows asked it."""
-    asked = sorted((w.busy.get(op, 0.0) for w in past), reverse=True)
-    if len(asked) < MIN_WINDOWS or asked[MIN_WINDOWS - 1] <= 0:
-        return []
-    least = (1.0 - th.plunge_drop_ratio) * asked[MIN_WINDOWS - 1]
-    return [w for w in past if w.busy.get(op, 0.0) >= least]
+def phases(past: Sequence[Window], op: str, th: Thresholds) -> list[list[Window]]:
+    """The windows of `past` grouped by their demand for `op`, most first: each group those of the
+    windows left within `plunge_drop_ratio` of the third most, where they cover LEVEL_SPAN_WINDOWS
+    windows."""
+    left = [w for w in past if w.busy.get(op, 0.0) > 0]
+    out = []
+    while len(left) >= MIN_WINDOWS:
+        asked = sorted((w.busy[op] for w in left), reverse=True)
+        least = (1.0 - th.plunge_drop_ratio) * asked[MIN_WINDOWS - 1]
+        group = [w for w in left if w.busy[op] >= least]
+        left = [w for w in left if w.busy[op] < least]
+        if covered(group, th.plunge_window_seconds) >= LEVEL_SPAN_WINDOWS * th.plunge_window_seconds:
+            out.append(group)
+    return out
+
+
+def covered(windows: Sequence[Window], window: float) -> float:
+    """The seconds the windows cover in runs without a gap of a window: windows far apart (one
+    before a plunge, two at a switch after it) are no phase, however far apart."""
+    return sum(min(b.t - a.t, window) for a, b in zip(windows, windows[1:]) if b.t - a.t <= window)
+
+
+def alike(a: float, b: float, th: Thresholds) -> bool:
+    """Demands of the same phase: within `plunge_drop_ratio` of each other."""
+    return min(a, b) >= (1.0 - th.plunge_drop_ratio) * max(a, b)
+
+
+def fell(level: Baseline, kept: Baseline, op: str, th: Thresholds) -> bool:
+    """Whether `level` reads as a drop of `op` against `kept` (ops/s and bytes/s, as detect._verdict)."""
+    before = kept.ops.get(op, 0.0)
+    if before <= 0:
+        return False
+    drop = 1.0 - level.ops.get(op, 0.0) / before
+    if kept.bytes.get(op, 0.0) > 0 and op in level.bytes:
+        drop = min(drop, 1.0 - level.bytes[op] / kept.bytes[op])
+    return drop >= th.plunge_drop_ratio
 
 
 class OpLevels:
     def __init__(self) -> None:
-        self.kept: dict[str, tuple[float, Baseline]] = {}  # op -> (when it was the op's level, the baseline)
+        self.kept: dict[str, list[tuple[float, Baseline]]] = {}  # op -> (when last taken, level) per phase
 
-    def update(self, t: float, op: str, base: Baseline, th: Thresholds) -> None:
-        """Take the baseline at t as the op's level where the op is asked as much as in its kept one."""
-        busy, ops = base.busy.get(op), base.ops.get(op, 0.0)
+    def update(self, t: float, op: str, level: Baseline, th: Thresholds) -> None:
+        """Take `level` at t as the op's level of its phase, unless it reads as a drop against it."""
+        busy, ops = level.busy.get(op), level.ops.get(op, 0.0)
         if busy is None or busy <= 0 or ops <= 0 or ops < th.plunge_min_ops_per_second:
             return
-        kept = self.fresh(t, th).get(op)
-        if kept is None or busy >= (1.0 - th.plunge_drop_ratio) * kept.busy.get(op, 0.0):
-            self.kept[op] = (t, base)
+        pairs = [(since, b) for since, b in self.kept.get(op, []) if t - since <= 2 * th.plunge_baseline_seconds]
+        alikes = [i for i, (_, b) in enumerate(pairs) if alike(busy, b.busy.get(op, 0.0), th)]
+        if not alikes:
+            pairs.append((t, level))
+        else:
+            same = min(alikes, key=lambda i: abs(math.log(busy / pairs[i][1].busy[op])))
+            if not fell(level, pairs[same][1], op, th):
+                pairs[same] = (t, level)
+        self.kept[op] = pairs
 
-    def fresh(self, t: float, th: Thresholds) -> dict[str, Baseline]:
+    def fresh(self, t: float, th: Thresholds) -> dict[str, list[Baseline]]:
         """The levels kept no longer than two baselines."""
-        return {op: b for op, (since, b) in self.kept.items() if t - since <= 2 * th.plunge_baseline_seconds}
+        out: dict[str, list[Baseline]] = {}
+        for op, pairs in self.kept.items():
+            levels = [b for since, b in pairs if t - since <= 2 * th.plunge_baseline_seconds]
+            if levels:
+                out[op] = levels
+        return out
 
     def attach(self, t: float, base: Baseline, th: Thresholds) -> Baseline:
         """The baseline with the ops' own levels where they are not this baseline itself."""
-        own = {op: b for op, b in self.fresh(t, th).items() if b is not base}
+        own = {op: tuple(b for b in levels if b is not base) for op, levels in self.fresh(t, th).items()}
+        own = {op: levels for op, levels in own.items() if levels}
         return dataclasses.replace(base, own=own) if own else base
 
     def baseline(self, past: Sequence[Window], t: float, th: Thresholds) -> Baseline | None:
-        """The baseline of `past` (detect.baseline), with each op's own level attached where it is not
-        this baseline: the baseline of the windows that asked the op most (`asked_most`)."""
+        """The baseline of `past` (detect.baseline), with each op's levels of its phases attached
+        where they are not this baseline."""
         base = baseline(past)
         if base is not None:
             # A level is a phase's own, from a baseline of at least half its span. A history begun
@@ -79,10 +122,10 @@ class OpLevels:
             # `plunge_drop_ratio` of the last, it would walk the op's level down to the next phase's.
             if past[-1].t - past[0].t >= th.plunge_baseline_seconds / 2:
                 for op in OPS:
-                    own = asked_most(past, op, th)
-                    level = base if len(own) == len(past) else baseline(own, MIN_WINDOWS)
-                    if level is not None:
-                        self.update(t, op, level, th)
+                    for group in phases(past, op, th):
+                        level = base if len(group) == len(past) else baseline(group, MIN_WINDOWS)
+                        if level is not None:
+                            self.update(t, op, level, th)
             base = self.attach(t, base, th)
         return base
 

@@ -57,6 +57,10 @@ class OneRgw:
         self.verdicts = judge(w, base, th) if base is not None else {}
         going = still_down(self.verdicts, th)
         refresh = self.rates.refresh_seconds()
+        # Seen in a plunge too: a plunge that a switch of phase ended (its op's demand fell) is
+        # followed by the op's return, which must not start this RGW's plunge before the cluster's
+        # (all 12 RGWs then read as a plunge confined to them, blamed on `rgw`).
+        self.demand_seen_at.update((v.op, w.t) for v in self.verdicts.values() if v.kind == DEMAND)
         ended = None
         if p is not None:
             self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
@@ -72,7 +76,6 @@ class OneRgw:
         else:
             # Per op, as the cluster's (derive.PlungeState): at a switch to PUT the GETs' drop is
             # the clients', the PUTs' stall is not.
-            self.demand_seen_at.update((v.op, w.t) for v in self.verdicts.values() if v.kind == DEMAND)
             back = returning(self.demand_seen_at, w.t, th, refresh)
             slower = {v.op: v.drop for v in self.verdicts.values() if v.kind == CLUSTER and v.op not in back}
             going = [v for v in going if v.op not in back]

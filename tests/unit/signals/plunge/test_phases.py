@@ -2,9 +2,10 @@
 under the 1B study's COSBench rounds (tests/unit/study_rounds.py), default thresholds.
 
 The GET phase is 15 minutes of the 30-minute baseline, so the baseline's median never holds a
-majority of it: the GETs' level is taken from the windows that asked them most (levels.asked_most).
-A plunge in the mixed phase ends with its fault, not with the phase: the GETs there are a little
-down against a baseline of the GET phase's end, and so is their demand (detect.still_down)."""
+majority of it: each op keeps a level per phase, from the windows that asked it as much
+(levels.phases), and is judged against the phase that asks it as much as now. A plunge in the
+mixed phase ends with its fault, not with the phase: the GETs there are a little down against a
+baseline of the GET phase's end, and so is their demand (detect.still_down)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,6 @@ import pytest
 
 from tests.unit.signals.plunge.test_plunge_study import plunge_spans
 from tests.unit.study_rounds import GET, MIXED, PUT, StudyCluster, rounds
-
-GET_PHASE = 5400 + 3600  # the second round's GET phase starts here
 
 
 def into_get_phase(seconds: float) -> StudyCluster:
@@ -86,3 +85,27 @@ def test_the_put_hour_after_a_node_died_in_the_get_phase_is_blamed_on_its_osds_n
     causes = {cause for _, active, cause in c.seen if active}
     assert causes == {"osds_down"}, causes
     assert set(c.plunges()) == {"osds_down"}, c.plunges()
+
+
+def test_a_node_dying_as_the_mixed_phase_begins_is_a_plunge_through_the_phase():
+    """The node dies at the switch from GET to the mixed load. Against the baseline alone, the
+    mixed phase's faulted windows became their own baseline within minutes: a plunge of 30 s, then
+    nothing for 15 minutes of -25 % GETs. Against the last round's mixed phase, the drop lasts."""
+    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET)
+    fault = c.t
+    c.run(15, dataclasses.replace(MIXED, slowdown=1 / 0.05))
+    c.down(*range(53))
+    c.run(885, dataclasses.replace(MIXED, slowdown=1 / 0.76))
+    spans = plunge_spans(c)
+    assert spans and fault < spans[0][0] <= fault + 60, spans
+    assert spans[0][1] >= fault + 840, [(a - fault, b - fault) for a, b in spans]
+    assert set(c.plunges()) == {"osds_down"}, c.plunges()
+
+
+def test_a_mixed_phase_as_fast_as_the_last_is_no_plunge_and_a_slower_one_is():
+    """The quiet case beside it: rounds whose mixed phases run alike are no plunge, while a mixed
+    phase a third slower than the last one's, asked as much, is one."""
+    c = rounds(StudyCluster(), 2)
+    assert c.plunge_windows() == 0 and c.plunges() == {}
+    c.run(3600, PUT).run(900, GET).run(900, dataclasses.replace(MIXED, slowdown=1.5))
+    assert c.plunges() == {"none": 1}, c.plunges()

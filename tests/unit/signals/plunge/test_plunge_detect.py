@@ -159,7 +159,7 @@ def test_an_op_back_at_its_own_level_is_no_drop_and_a_stall_under_it_is_a_plunge
     flight = put * put_lat
     get = (1 - k) * flight / get_lat  # the GETs took what the PUTs left of the workers
     own = steady(put, 0.0, put_lat, get_lat, flight)
-    base = dataclasses.replace(steady(put * k, get, put_lat, get_lat, flight), own={"put": own})
+    base = dataclasses.replace(steady(put * k, get, put_lat, get_lat, flight), own={"put": (own,)})
     back = Window(1.0, {"put": put, "get": 0.0}, {"put": flight, "get": 0.0}, flight, put)
     assert CLUSTER not in {v.kind for v in judge(back, base, TH).values()}
     held = Window(1.0, {"put": put * s, "get": 0.0}, {"put": flight, "get": 0.0}, flight, put * s)
