@@ -28,6 +28,7 @@ from demo.monitoring import Prometheus, free_port, wait_until
 from deploy import cephadm, cephadm_specs
 from tests.conftest import ALL_RELEASES
 from tests.deploy.source_tree import REPO
+from tests.deploy.test_image import podman
 
 IMAGE_SH = str(REPO / "docker" / "image.sh")
 TAG = "localhost/ceph-scale-exporter:test"
@@ -40,10 +41,6 @@ SANDBOX_SWAPS = {
     ("--log-driver", "journald"): ("--log-driver", "k8s-file"),
     ("--cgroups=split",): ("--health-interval", "disable"),
 }
-
-
-def podman(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([IMAGE_SH, "podman", *args], capture_output=True, text=True, check=check, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,12 @@ pytestmark = [
 
 
 def podman(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([IMAGE_SH, "podman", *args], capture_output=True, text=True, check=check, timeout=timeout)
+    """podman through image.sh; a failure raised with podman's own words (CalledProcessError shows
+    only the exit status: a `podman run` that exited 126 once in CI said nothing of why)."""
+    proc = subprocess.run([IMAGE_SH, "podman", *args], capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"podman {' '.join(args[:3])} exited {proc.returncode}: {proc.stderr[-2000:].strip()}")
+    return proc
 
 
 @pytest.fixture(scope="session")
