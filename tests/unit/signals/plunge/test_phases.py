@@ -14,12 +14,23 @@ import dataclasses
 import pytest
 
 from tests.unit.signals.plunge.test_plunge_study import plunge_spans
-from tests.unit.study_rounds import GET, MIXED, PUT, StudyCluster, rounds
+from tests.unit.study_rounds import GET, MIXED, PUT, Load, StudyCluster, rounds
 
 
 def into_get_phase(seconds: float) -> StudyCluster:
     """A round, the next PUT hour, and `seconds` of its GET phase."""
     return rounds(StudyCluster(), 1).run(3600, PUT).run(seconds, GET)
+
+
+def node_dies(c: StudyCluster, load: Load, seconds: float, kept: float) -> float:
+    """A node of 53 OSDs dies under `load`: every request to it waits until its OSDs are marked
+    down (15 s, a twentieth of the ops complete), then `kept` of the ops for `seconds` [004]. When
+    it died."""
+    fault = c.t
+    c.run(15, dataclasses.replace(load, slowdown=1 / 0.05))
+    c.down(*range(53))
+    c.run(seconds, dataclasses.replace(load, slowdown=1 / kept))
+    return fault
 
 
 @pytest.mark.parametrize("kept", [0.70, 0.55])
@@ -47,11 +58,7 @@ def test_gets_within_the_threshold_of_their_phase_are_no_plunge():
 def test_a_node_dying_in_the_get_phase_is_a_plunge_blamed_on_its_osds():
     """A node of 53 OSDs dies 5 minutes into the GET phase: every request to it waits until its
     OSDs are marked down, then 25 % fewer GETs [004]."""
-    c = into_get_phase(300)
-    fault = c.t
-    c.run(15, dataclasses.replace(GET, slowdown=1 / 0.05))
-    c.down(*range(53))
-    c.run(585, dataclasses.replace(GET, slowdown=1 / 0.75))
+    fault = node_dies(c := into_get_phase(300), GET, 585, 0.75)
     spans = plunge_spans(c)
     assert spans and fault < spans[0][0] <= fault + 60, spans
     assert c.plunges() == {"osds_down": 1}
@@ -77,10 +84,8 @@ def test_the_put_hour_after_a_node_died_in_the_get_phase_is_blamed_on_its_osds_n
     """The PUTs of the next hour read 21 % below their own level, the PUT hour before the node died
     [004]. The OSDs have been down for 25 minutes by then, most of a baseline: judged against the
     state before that level, not the baseline's, they are still what changed."""
-    c = into_get_phase(300)
-    c.run(15, dataclasses.replace(GET, slowdown=1 / 0.05))
-    c.down(*range(53))
-    c.run(585, dataclasses.replace(GET, slowdown=1 / 0.75)).run(900, dataclasses.replace(MIXED, slowdown=1 / 0.78))
+    node_dies(c := into_get_phase(300), GET, 585, 0.75)
+    c.run(900, dataclasses.replace(MIXED, slowdown=1 / 0.78))
     c.run(3600, dataclasses.replace(PUT, slowdown=1 / 0.79))
     causes = {cause for _, active, cause in c.seen if active}
     assert causes == {"osds_down"}, causes
@@ -91,11 +96,7 @@ def test_a_node_dying_as_the_mixed_phase_begins_is_a_plunge_through_the_phase():
     """The node dies at the switch from GET to the mixed load. Against the baseline alone, the
     mixed phase's faulted windows became their own baseline within minutes: a plunge of 30 s, then
     nothing for 15 minutes of -25 % GETs. Against the last round's mixed phase, the drop lasts."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET)
-    fault = c.t
-    c.run(15, dataclasses.replace(MIXED, slowdown=1 / 0.05))
-    c.down(*range(53))
-    c.run(885, dataclasses.replace(MIXED, slowdown=1 / 0.76))
+    fault = node_dies(c := rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET), MIXED, 885, 0.76)
     spans = plunge_spans(c)
     assert spans and fault < spans[0][0] <= fault + 60, spans
     assert spans[0][1] >= fault + 840, [(a - fault, b - fault) for a, b in spans]
