@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Sequence
 
 from ...config import Thresholds
@@ -43,6 +44,8 @@ def phases(past: Sequence[Window], op: str, th: Thresholds) -> list[list[Window]
     """The windows of `past` grouped by their demand for `op`, most first: each group those of the
     windows left within `plunge_drop_ratio` of the third most, where they cover LEVEL_SPAN_WINDOWS
     windows."""
+    gaps = [b.t - a.t for a, b in zip(past, past[1:])]
+    near = 1.5 * max(th.plunge_window_seconds, statistics.median(gaps) if gaps else 0.0)
     left = [w for w in past if w.busy.get(op, 0.0) > 0]
     out = []
     while len(left) >= MIN_WINDOWS:
@@ -50,15 +53,16 @@ def phases(past: Sequence[Window], op: str, th: Thresholds) -> list[list[Window]
         least = (1.0 - th.plunge_drop_ratio) * asked[MIN_WINDOWS - 1]
         group = [w for w in left if w.busy[op] >= least]
         left = [w for w in left if w.busy[op] < least]
-        if covered(group, th.plunge_window_seconds) >= LEVEL_SPAN_WINDOWS * th.plunge_window_seconds:
+        if covered(group, near) >= LEVEL_SPAN_WINDOWS * th.plunge_window_seconds:
             out.append(group)
     return out
 
 
-def covered(windows: Sequence[Window], window: float) -> float:
-    """The seconds the windows cover in runs without a gap of a window: windows far apart (one
-    before a plunge, two at a switch after it) are no phase, however far apart."""
-    return sum(min(b.t - a.t, window) for a, b in zip(windows, windows[1:]) if b.t - a.t <= window)
+def covered(windows: Sequence[Window], near: float) -> float:
+    """The seconds the windows cover in runs whose windows are no more than `near` apart (one and a
+    half windows, or polls where they are sparser: the replays poll every 2 minutes): windows far
+    apart (one before a plunge, two at a switch after it) are no phase."""
+    return sum(b.t - a.t for a, b in zip(windows, windows[1:]) if b.t - a.t <= near)
 
 
 def alike(a: float, b: float, th: Thresholds) -> bool:
