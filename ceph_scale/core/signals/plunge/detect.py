@@ -90,7 +90,10 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def baseline(windows: Sequence[Window], min_windows: int = 3) -> Baseline | None:
+MIN_WINDOWS = 3  # a level is not one window
+
+
+def baseline(windows: Sequence[Window], min_windows: int = MIN_WINDOWS) -> Baseline | None:
     """The baseline of these windows, or None with fewer than `min_windows`: a level is not one
     window."""
     if len(windows) < min_windows:
@@ -180,13 +183,20 @@ def demand_ratio(now: Window, base: Baseline, op: str) -> float | None:
     return max(known) if known else None
 
 
+def throughput_drop(ops: dict[str, float], sizes: dict[str, float], base: Baseline, op: str) -> float:
+    """1 - the op's rate / the baseline's (which must be above 0): of ops/s, or of bytes/s where they
+    fell less and the baseline counted them (fewer, larger objects are no drop)."""
+    drop = 1.0 - ops.get(op, 0.0) / base.ops[op]
+    if base.bytes.get(op, 0.0) > 0 and op in sizes:
+        drop = min(drop, 1.0 - sizes[op] / base.bytes[op])
+    return drop
+
+
 def _verdict(now: Window, base: Baseline, op: str, th: Thresholds) -> OpVerdict | None:
     before = base.ops.get(op, 0.0)
     if before <= 0 or before < th.plunge_min_ops_per_second:
         return None
-    drop = 1.0 - now.ops.get(op, 0.0) / before
-    if base.bytes.get(op, 0.0) > 0 and op in now.bytes:
-        drop = min(drop, 1.0 - now.bytes[op] / base.bytes[op])
+    drop = throughput_drop(now.ops, now.bytes, base, op)
     demand = demand_ratio(now, base, op)
     if drop < th.plunge_drop_ratio:
         kind = LEVEL

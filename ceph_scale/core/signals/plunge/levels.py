@@ -12,11 +12,12 @@ ran 28,800: a node dying in it, -25 %, read as no drop).
 So each op keeps a level per phase (`phases`): the baseline's windows grouped by the op's demand
 in them (its seconds in flight per second), each group within `plunge_drop_ratio` of the third
 most of the windows left (the third, so that a window or two whose completions bunched up, a
-stall's, do not set it). A group is a phase where its windows cover LEVEL_SPAN_WINDOWS windows' seconds
-in runs (`covered`): a switch's straddling windows or a noisy minute are not one. The op is judged against the level of
-the phase that asked it as much as now (detect.judge): the GET phase's for GETs in the GET phase,
-the mixed phase's in the mixed phase (a node dying as the mixed phase begins is then a drop from
-its first minute: against the baseline alone, its windows became their own baseline).
+stall's, do not set it). A group is a phase where its windows cover LEVEL_SPAN_WINDOWS windows'
+seconds in runs (`covered`): a switch's straddling windows or a noisy minute are not one. The op
+is judged against the level of the phase that asked it as much as now (detect.judge): the GET
+phase's for GETs in the GET phase, the mixed phase's in the mixed phase (a node dying as the mixed
+phase begins is then a drop from its first minute: against the baseline alone, its windows became
+their own baseline).
 
 A phase's new baseline replaces its kept level unless it reads as a drop against it (`fell`): a
 fault present from a phase's first minutes would otherwise be the level within minutes. Each
@@ -34,9 +35,8 @@ import statistics
 from collections.abc import Sequence
 
 from ...config import Thresholds
-from .detect import OPS, Baseline, Window, baseline
+from .detect import MIN_WINDOWS, OPS, Baseline, Window, baseline, throughput_drop
 
-MIN_WINDOWS = 3  # detect.baseline's: a level is not one window
 LEVEL_SPAN_WINDOWS = 3  # a phase's windows cover this many windows' seconds at least
 
 
@@ -71,14 +71,8 @@ def alike(a: float, b: float, th: Thresholds) -> bool:
 
 
 def fell(level: Baseline, kept: Baseline, op: str, th: Thresholds) -> bool:
-    """Whether `level` reads as a drop of `op` against `kept` (ops/s and bytes/s, as detect._verdict)."""
-    before = kept.ops.get(op, 0.0)
-    if before <= 0:
-        return False
-    drop = 1.0 - level.ops.get(op, 0.0) / before
-    if kept.bytes.get(op, 0.0) > 0 and op in level.bytes:
-        drop = min(drop, 1.0 - level.bytes[op] / kept.bytes[op])
-    return drop >= th.plunge_drop_ratio
+    """Whether `level` reads as a drop of `op` against `kept`, as a window would (detect._verdict)."""
+    return kept.ops.get(op, 0.0) > 0 and throughput_drop(level.ops, level.bytes, kept, op) >= th.plunge_drop_ratio
 
 
 class OpLevels:
@@ -90,7 +84,7 @@ class OpLevels:
         busy, ops = level.busy.get(op), level.ops.get(op, 0.0)
         if busy is None or busy <= 0 or ops <= 0 or ops < th.plunge_min_ops_per_second:
             return
-        pairs = [(since, b) for since, b in self.kept.get(op, []) if t - since <= 2 * th.plunge_baseline_seconds]
+        pairs = self._fresh(op, t, th)
         alikes = [i for i, (_, b) in enumerate(pairs) if alike(busy, b.busy.get(op, 0.0), th)]
         if not alikes:
             pairs.append((t, level))
@@ -100,14 +94,14 @@ class OpLevels:
                 pairs[same] = (t, level)
         self.kept[op] = pairs
 
+    def _fresh(self, op: str, t: float, th: Thresholds) -> list[tuple[float, Baseline]]:
+        """The op's levels taken no longer than two baselines ago, with when."""
+        return [(since, b) for since, b in self.kept.get(op, []) if t - since <= 2 * th.plunge_baseline_seconds]
+
     def fresh(self, t: float, th: Thresholds) -> dict[str, list[Baseline]]:
         """The levels kept no longer than two baselines."""
-        out: dict[str, list[Baseline]] = {}
-        for op, pairs in self.kept.items():
-            levels = [b for since, b in pairs if t - since <= 2 * th.plunge_baseline_seconds]
-            if levels:
-                out[op] = levels
-        return out
+        out = {op: [b for _, b in self._fresh(op, t, th)] for op in self.kept}
+        return {op: levels for op, levels in out.items() if levels}
 
     def attach(self, t: float, base: Baseline, th: Thresholds) -> Baseline:
         """The baseline with the ops' own levels where they are not this baseline itself."""
@@ -127,7 +121,7 @@ class OpLevels:
             if past[-1].t - past[0].t >= th.plunge_baseline_seconds / 2:
                 for op in OPS:
                     for group in phases(past, op, th):
-                        level = base if len(group) == len(past) else baseline(group, MIN_WINDOWS)
+                        level = base if len(group) == len(past) else baseline(group)
                         if level is not None:
                             self.update(t, op, level, th)
             base = self.attach(t, base, th)
