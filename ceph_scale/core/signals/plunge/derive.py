@@ -63,6 +63,7 @@ class Plunge:
     peak: dict[str, float]  # op -> its largest drop
     end: float | None = None
     declared: float = 0.0  # the window it was read over two refreshes at (start is backdated)
+    since: dict[str, float] = field(default_factory=dict)  # op -> the start of the own level that judged its drop
     candidates: list[Candidate] = field(default_factory=list)
 
     @property
@@ -71,7 +72,7 @@ class Plunge:
 
     @property
     def judged_since(self) -> float:
-        return judged_since(self.start, self.base, self.peak)
+        return judged_since(self.start, self.since.values())
 
     @property
     def evidence(self) -> str:
@@ -83,13 +84,19 @@ class Plunge:
         return self.candidates[0].told(EVIDENCE_MAX_CHARS)
 
 
-def judged_since(start: float, base: Baseline, fell: Iterable[str]) -> float:
-    """Since when what a drop from `start` is judged against holds: `start`, or the start of the
-    own level (levels.py) of an op that fell. The causes' usual state is the one before it: a
-    node's 53 OSDs down since the GET phase are no usual state for a PUT hour judged against the
-    PUT hour before them (it read 'none' at the next PUT hour, 21 % down)."""
-    own = [b.start for op, levels in base.own.items() if op in fell for b in levels if b.start is not None]
-    return min([start, *own])
+def judged_since(start: float, levels: Iterable[float]) -> float:
+    """Since when what a drop from `start` is judged against holds: `start`, or the earliest of
+    `levels`, the starts of the own levels (levels.py) that judged the ops' drops (levels_of). The
+    causes' usual state is the one before it: a node's 53 OSDs down since the GET phase are no
+    usual state for a PUT hour judged against the PUT hour before them (it read 'none' at the next
+    PUT hour, 21 % down), while an OSD down through the windows of the level that judged the drop
+    is that level's usual state, whatever the op's older levels (another phase's) ran without."""
+    return min([start, *levels])
+
+
+def levels_of(verdicts: Iterable[OpVerdict]) -> dict[str, float]:
+    """op -> the start of the own level each verdict was judged against, where one was."""
+    return {v.op: v.since for v in verdicts if v.since is not None}
 
 
 class PlungeState:
@@ -150,6 +157,8 @@ class PlungeState:
                 in_plunge = True
                 for v in going:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
+                for op, since in levels_of(going).items():
+                    p.since[op] = min(p.since.get(op, since), since)
         else:
             # An op whose window still holds its clients' own drop is not read slower: clients
             # coming back at once read as demand while the window's op rate is still low. Per op:
@@ -169,7 +178,13 @@ class PlungeState:
                     self._count(self.plunge)
                 # The first of those windows began when the drop may have: a cause must have been
                 # active since then (its effect reaches the counters up to a window later).
-                self.plunge = Plunge(start=since - th.plunge_window_seconds, base=base, peak=slower, declared=w.t)
+                self.plunge = Plunge(
+                    start=since - th.plunge_window_seconds,
+                    base=base,
+                    peak=slower,
+                    declared=w.t,
+                    since=levels_of(v for v in self.verdicts.values() if v.op in slower),
+                )
                 self.calm_since = None
                 in_plunge = True
             if slower:
@@ -177,7 +192,8 @@ class PlungeState:
                 if not in_plunge and base is not None:
                     # Read slower, not yet over two refreshes: the causes seen at the next poll
                     # are judged as they will be once it is a plunge.
-                    pending = judged_since(self.slower_since - th.plunge_window_seconds, base, slower)
+                    fell = levels_of(v for v in self.verdicts.values() if v.op in slower)
+                    pending = judged_since(self.slower_since - th.plunge_window_seconds, fell.values())
             elif not still:
                 self.slower_since = None
         down = any(v.drop >= th.plunge_drop_ratio / 2 for v in self.verdicts.values())

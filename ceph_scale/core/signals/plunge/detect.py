@@ -32,6 +32,7 @@ COSBench round wrote for an hour, then read and ran a mixed load for 15 minutes 
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -124,6 +125,7 @@ class OpVerdict:
     drop: float  # 1 - rate / baseline; negative above the baseline
     demand: float | None  # the clients' demand now / in the baseline; None: nothing tells
     kind: str  # LEVEL (no drop), CLUSTER (slower), DEMAND (clients asked less), UNKNOWN
+    since: float | None = None  # the start of the op's own level it was judged against (levels.py); None: the baseline
 
 
 def _ratio(now: float | None, base: float | None) -> float | None:
@@ -233,11 +235,12 @@ def judge(now: Window, base: Baseline, th: Thresholds, held: float | None = None
                 and mine.demand >= 1.0 - th.plunge_drop_ratio
                 and (op not in out or out[op].kind != CLUSTER)
             ):
-                out[op] = mine
+                out[op] = dataclasses.replace(mine, since=level.start)
     if held is not None and ("put" not in out or out["put"].kind != CLUSTER):
-        scaled = held_put(now, busiest(base, "put"), th)
+        level = busiest(base, "put")
+        scaled = held_put(now, level, th)
         if scaled is not None and scaled.drop >= held:
-            out["put"] = scaled
+            out["put"] = dataclasses.replace(scaled, since=level.start) if level is not base else scaled
     return out
 
 

@@ -110,3 +110,31 @@ def test_a_mixed_phase_as_fast_as_the_last_is_no_plunge_and_a_slower_one_is():
     assert c.plunge_windows() == 0 and c.plunges() == {}
     c.run(3600, PUT).run(900, GET).run(900, dataclasses.replace(MIXED, slowdown=1.5))
     assert c.plunges() == {"none": 1}, c.plunges()
+
+
+def test_an_osd_down_since_before_the_level_that_judged_the_drop_is_not_its_cause():
+    """osd.7 goes down in the PUT hour and the ops hold; 35 minutes on, 5 minutes into the GET
+    phase, the GETs fall 30 % with no cause the exporter reads. They are judged against the GET
+    phase's own level, whose windows ran with osd.7 down: it is the usual state of that level, not
+    what changed. (The GETs' other level, last round's mixed phase, is older than the OSD's
+    failure: the usual state before it would name the OSD.)"""
+    c = rounds(StudyCluster(), 1).run(1800, PUT)
+    c.down(7)
+    c.run(1800, PUT).run(300, GET)
+    fault = c.t
+    c.run(300, dataclasses.replace(GET, slowdown=1 / 0.70)).run(300, GET)
+    spans = plunge_spans(c)
+    assert len(spans) == 1 and fault < spans[0][0] <= fault + 60, [(a - fault, b - fault) for a, b in spans]
+    assert c.plunges() == {"none": 1}, c.plunges()
+
+
+def test_an_osd_down_since_within_the_level_that_judged_the_drop_is_its_cause():
+    """The firing case beside it: osd.7 goes down as the GETs fall, 5 minutes into the GET phase."""
+    c = rounds(StudyCluster(), 1).run(3600, PUT).run(300, GET)
+    fault = c.t
+    c.down(7)
+    c.run(300, dataclasses.replace(GET, slowdown=1 / 0.70)).run(300, GET)
+    spans = plunge_spans(c)
+    assert len(spans) == 1 and fault < spans[0][0] <= fault + 60, [(a - fault, b - fault) for a, b in spans]
+    assert c.plunges() == {"osds_down": 1}, c.plunges()
+
