@@ -10,8 +10,9 @@ Detection (plunge_detect.py, on windows of the RGW counters from plunge_rates.py
 below the median of the windows of the last `plunge_baseline_seconds` by `plunge_drop_ratio`, with
 the clients' demand still there, over two refreshes of the counters. A plunge starts one window
 before the first such window, holds the baseline it started from, and ends when no op has been
-down by half the threshold over two refreshes, or after `plunge_baseline_seconds` (the new level
-is then the cluster's) unless its named cause ends by itself (a reshard, deep scrubs, data
+down by half the threshold over two refreshes (the windows straddling a switch of phase are no
+return: detect.clients_left), or after `plunge_baseline_seconds` (the new level is then the
+cluster's) unless its named cause ends by itself (a reshard, deep scrubs, data
 moving), was seen as the plunge began and is still seen (a reshard: of the same bucket), up to
 `plunge_cause_hold_seconds`.
 Each op is judged against its own level too (levels.py): at a switch back to PUT, the baseline
@@ -44,7 +45,7 @@ from ..reshard.derive import ReshardState
 from ..scrub.derive import ScrubState
 from ..signal_input import SignalInput
 from .causes import CAUSES, HELD_CAUSES, NO_KNOWN_CAUSE, Candidate, rank, yields
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning, still_down
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, clients_left, judge, returning, still_down
 from .evidence import EvidenceTracker
 from .levels import OpLevels
 from .per_rgw import RgwPlunges
@@ -112,6 +113,7 @@ class PlungeState:
         self.slower_since: float | None = None  # the first of the windows in a row read as slower
         self.calm_since: float | None = None  # the first of the windows in a row a plunge was not on
         self.demand_seen_at: dict[str, float] = {}  # op -> the last window its drop read as the clients'
+        self.left: dict[str, float] = {}  # op -> the window its clients left it at (detect.clients_left)
         self.levels = OpLevels()
         self.counts = dict.fromkeys(ALL_CAUSES, 0)
         self.demand_drops = 0
@@ -138,9 +140,12 @@ class PlungeState:
         self.verdicts = judge(w, base, th, self.evidence.reshards.held(w.t)) if base is not None else {}
         in_plunge = False
         pending: float | None = None
+        self.left = clients_left(self.left, self.verdicts, w, self.windows[-1][0] if self.windows else None, th)
+        switching = bool(returning(self.left, w.t, th, self.rates.refresh_seconds()))
         if p is not None:
             going = still_down(self.verdicts, th)
-            self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
+            calm = not going and not switching  # a switch of phase is no return to the level
+            self.calm_since = None if not calm else (w.t if self.calm_since is None else self.calm_since)
             if self.calm_since is not None and w.t - self.calm_since >= self.rates.refresh_seconds():
                 p.end = self.calm_since  # back, over two refreshes of the counters as for the start
             elif w.t - p.start > th.plunge_baseline_seconds and not self._cause_holds(p, w.t, th):
@@ -157,8 +162,8 @@ class PlungeState:
                 in_plunge = True
                 for v in going:
                     p.peak[v.op] = max(p.peak.get(v.op, 0.0), v.drop)
-                for op, since in levels_of(going).items():
-                    p.since[op] = min(p.since.get(op, since), since)
+                for op, level_start in levels_of(going).items():
+                    p.since[op] = min(p.since.get(op, level_start), level_start)
         else:
             # An op whose window still holds its clients' own drop is not read slower: clients
             # coming back at once read as demand while the window's op rate is still low. Per op:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ...config import Thresholds
 from ...snapshot import RgwOpCounters
-from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, judge, returning, still_down
+from .detect import CLUSTER, DEMAND, Baseline, OpVerdict, Window, clients_left, judge, returning, still_down
 from .evidence import percent
 from .levels import OpLevels
 from .rates import RgwRates
@@ -43,6 +43,7 @@ class OneRgw:
         self.slower_since: float | None = None
         self.calm_since: float | None = None
         self.demand_seen_at: dict[str, float] = {}  # op -> the last window its drop read as the clients'
+        self.left: dict[str, float] = {}  # op -> the window its clients left it at (detect.clients_left)
 
     def step(self, w: Window, th: Thresholds) -> RgwPlunge | None:
         """Judge one window; the plunge it ended, if it did."""
@@ -61,9 +62,11 @@ class OneRgw:
         # followed by the op's return, which must not start this RGW's plunge before the cluster's
         # (all 12 RGWs then read as a plunge confined to them, blamed on `rgw`).
         self.demand_seen_at.update((v.op, w.t) for v in self.verdicts.values() if v.kind == DEMAND)
+        self.left = clients_left(self.left, self.verdicts, w, self.windows[-1][0] if self.windows else None, th)
         ended = None
         if p is not None:
-            self.calm_since = None if going else (w.t if self.calm_since is None else self.calm_since)
+            calm = not going and not returning(self.left, w.t, th, refresh)  # a switch is no return to the level
+            self.calm_since = None if not calm else (w.t if self.calm_since is None else self.calm_since)
             if self.calm_since is not None and w.t - self.calm_since >= refresh:
                 ended, self.plunge = p, None
             elif w.t - p.start > th.plunge_baseline_seconds:

@@ -76,3 +76,20 @@ def test_one_rgw_of_twelve_stalling_as_the_put_phase_starts_is_judged_by_its_own
     c.run(120, PUT)
     assert c.value("ceph_scale_s3_plunge_active") == 0
     assert c.value("ceph_scale_s3_plunges", cause="rgw") == 1
+
+
+def test_one_rgw_slower_across_the_switch_to_the_put_phase_is_one_plunge_blamed_on_it():
+    """One RGW's ops a third slower from the middle of a mixed phase into the PUT phase: the windows
+    straddling the switch judge neither the GETs its clients left nor the PUTs they ramp up, which is
+    no return to its level. One plunge of that RGW, counted once it is over."""
+    c = scaled_rounds(SynthStudy(), 2).run(600, PUT).run(150, GET).run(75, MIXED)
+    assert c.plunge_windows() == 0
+    slowed = c.rgws[7]
+    c.slower = {slowed: 1.5}
+    c.run(75, MIXED).run(150, PUT)
+    c.slower = {}
+    c.run(150, PUT)
+    runs = sum(1 for (_, a, _), (_, b, _) in zip(c.seen, c.seen[1:]) if b and not a)
+    assert runs == 1, [(t, a, cause) for t, a, cause in c.seen if a]
+    assert c.value("ceph_scale_s3_plunge_active") == 0
+    assert c.value("ceph_scale_s3_plunges", cause="rgw") == 1

@@ -138,3 +138,20 @@ def test_an_osd_down_since_within_the_level_that_judged_the_drop_is_its_cause():
     assert len(spans) == 1 and fault < spans[0][0] <= fault + 60, [(a - fault, b - fault) for a, b in spans]
     assert c.plunges() == {"osds_down": 1}, c.plunges()
 
+
+@pytest.mark.parametrize("seconds", [600, 1200])
+def test_a_slowdown_across_the_switch_to_the_put_hour_is_one_plunge(seconds):
+    """Every op a third slower from the middle of the mixed phase into the PUT hour (a slow disk,
+    nothing the exporter reads). At the switch the GETs' clients leave and the PUTs' ramp up: the
+    windows that straddle it judge neither, which is no return to the level. One plunge, ending
+    with the slowdown, where the mixed phase's plunge ended at the switch and the PUT hour's began
+    a minute later: two counted for one fault."""
+    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET).run(450, MIXED)
+    fault = c.t
+    c.run(450, dataclasses.replace(MIXED, slowdown=1.5))
+    c.run(seconds - 450, dataclasses.replace(PUT, slowdown=1.5)).run(600, PUT)
+    spans = plunge_spans(c)
+    assert len(spans) == 1, [(a - fault, b - fault) for a, b in spans]
+    on, off = spans[0]
+    assert fault < on <= fault + 60 and fault + seconds < off <= fault + seconds + 180, (on - fault, off - fault)
+    assert c.plunges() == {"none": 1}, c.plunges()
