@@ -13,6 +13,7 @@ the PGs, the reshard queue), so that hours of snapshots derive in seconds.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 
@@ -165,3 +166,15 @@ def rounds(cluster: StudyCluster, n: int, put: Load = PUT, mixed: Load = MIXED) 
     for _ in range(n):
         cluster.run(3600, put).run(900, GET).run(900, mixed)
     return cluster
+
+
+_ROUNDS: dict[int, StudyCluster] = {}
+
+
+def after_rounds(n: int) -> StudyCluster:
+    """A copy of a StudyCluster at the default thresholds after n rounds, run once per test process:
+    the rounds before a test's own events are the same for every test, and a round is 360
+    derivations of the cluster."""
+    if n not in _ROUNDS:
+        _ROUNDS[n] = rounds(StudyCluster(), n)
+    return copy.deepcopy(_ROUNDS[n])

@@ -14,12 +14,12 @@ import dataclasses
 import pytest
 
 from tests.unit.signals.plunge.test_plunge_study import plunge_spans
-from tests.unit.study_rounds import GET, MIXED, PUT, Load, StudyCluster, rounds
+from tests.unit.study_rounds import GET, MIXED, PUT, Load, StudyCluster, after_rounds
 
 
 def into_get_phase(seconds: float) -> StudyCluster:
     """A round, the next PUT hour, and `seconds` of its GET phase."""
-    return rounds(StudyCluster(), 1).run(3600, PUT).run(seconds, GET)
+    return after_rounds(1).run(3600, PUT).run(seconds, GET)
 
 
 def node_dies(c: StudyCluster, load: Load, seconds: float, kept: float) -> float:
@@ -68,7 +68,7 @@ def test_a_stall_in_the_mixed_phase_ends_with_the_stall_not_with_the_phase():
     """One OSD stalls every op for 20 seconds in the middle of the mixed phase, then is marked down.
     The mixed load's GETs read 11 % below a baseline of the GET phase's end, with their demand:
     that is the clients' doing, and the plunge ends once the stall's windows have passed."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET).run(450, MIXED)
+    c = after_rounds(1).run(3600, PUT).run(900, GET).run(450, MIXED)
     fault = c.t
     c.run(15, dataclasses.replace(MIXED, slowdown=1 / 0.3))
     c.down(5)
@@ -96,7 +96,7 @@ def test_a_node_dying_as_the_mixed_phase_begins_is_a_plunge_through_the_phase():
     """The node dies at the switch from GET to the mixed load. Against the baseline alone, the
     mixed phase's faulted windows became their own baseline within minutes: a plunge of 30 s, then
     nothing for 15 minutes of -25 % GETs. Against the last round's mixed phase, the drop lasts."""
-    fault = node_dies(c := rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET), MIXED, 885, 0.76)
+    fault = node_dies(c := after_rounds(1).run(3600, PUT).run(900, GET), MIXED, 885, 0.76)
     spans = plunge_spans(c)
     assert spans and fault < spans[0][0] <= fault + 60, spans
     assert spans[0][1] >= fault + 840, [(a - fault, b - fault) for a, b in spans]
@@ -106,7 +106,7 @@ def test_a_node_dying_as_the_mixed_phase_begins_is_a_plunge_through_the_phase():
 def test_a_mixed_phase_as_fast_as_the_last_is_no_plunge_and_a_slower_one_is():
     """The quiet case beside it: rounds whose mixed phases run alike are no plunge, while a mixed
     phase a third slower than the last one's, asked as much, is one."""
-    c = rounds(StudyCluster(), 2)
+    c = after_rounds(2)
     assert c.plunge_windows() == 0 and c.plunges() == {}
     c.run(3600, PUT).run(900, GET).run(900, dataclasses.replace(MIXED, slowdown=1.5))
     assert c.plunges() == {"none": 1}, c.plunges()
@@ -118,7 +118,7 @@ def test_an_osd_down_since_before_the_level_that_judged_the_drop_is_not_its_caus
     phase's own level, whose windows ran with osd.7 down: it is the usual state of that level, not
     what changed. (The GETs' other level, last round's mixed phase, is older than the OSD's
     failure: the usual state before it would name the OSD.)"""
-    c = rounds(StudyCluster(), 1).run(1800, PUT)
+    c = after_rounds(1).run(1800, PUT)
     c.down(7)
     c.run(1800, PUT).run(300, GET)
     fault = c.t
@@ -130,7 +130,7 @@ def test_an_osd_down_since_before_the_level_that_judged_the_drop_is_not_its_caus
 
 def test_an_osd_down_since_within_the_level_that_judged_the_drop_is_its_cause():
     """The firing case beside it: osd.7 goes down as the GETs fall, 5 minutes into the GET phase."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT).run(300, GET)
+    c = after_rounds(1).run(3600, PUT).run(300, GET)
     fault = c.t
     c.down(7)
     c.run(300, dataclasses.replace(GET, slowdown=1 / 0.70)).run(300, GET)
@@ -146,7 +146,7 @@ def test_a_slowdown_across_the_switch_to_the_put_hour_is_one_plunge(seconds):
     windows that straddle it judge neither, which is no return to the level. One plunge, ending
     with the slowdown, where the mixed phase's plunge ended at the switch and the PUT hour's began
     a minute later: two counted for one fault."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET).run(450, MIXED)
+    c = after_rounds(1).run(3600, PUT).run(900, GET).run(450, MIXED)
     fault = c.t
     c.run(450, dataclasses.replace(MIXED, slowdown=1.5))
     c.run(seconds - 450, dataclasses.replace(PUT, slowdown=1.5)).run(600, PUT)

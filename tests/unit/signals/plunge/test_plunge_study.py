@@ -11,7 +11,7 @@ import pytest
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.snapshot import ReshardEntry
-from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, PUT_LATENCY, StudyCluster, rounds
+from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, PUT_LATENCY, StudyCluster, after_rounds, rounds
 
 STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % [issue: one OSD of 318 stalled]
 DEGRADED = dataclasses.replace(PUT, slowdown=1.01)  # 1 of 318 down: -1 % PUT [004]
@@ -45,7 +45,7 @@ def test_a_switch_to_twenty_times_larger_objects_with_the_same_workers_is_not_a_
 
 
 def test_an_osd_stall_in_the_middle_of_the_rounds_is_exactly_one_plunge_blamed_on_the_osd():
-    c = rounds(StudyCluster(), 1).run(1800, PUT)
+    c = after_rounds(1).run(1800, PUT)
     c.run(30, STALL)  # requests to its PGs wait until it is marked down (osd_heartbeat_grace: 20 s)
     c.down(5)
     c.run(15, STALL)
@@ -159,7 +159,7 @@ def test_a_reshard_as_the_put_hour_starts_is_a_plunge_blamed_on_it(into_put_hour
 
 
 def test_the_same_rounds_with_a_bucket_resharding_and_no_writes_held_are_no_plunge():
-    c = rounds(StudyCluster(), 1)
+    c = after_rounds(1)
     c.resharding = RESHARDING
     rounds(c, 1)
     assert c.plunge_windows() == 0
@@ -256,7 +256,7 @@ def degraded(load):
 def test_a_node_down_for_rounds_is_one_plunge_that_becomes_the_new_level():
     """A state, not a process that ends: its plunge is not held past the baseline, and the rounds
     after it, at the degraded level, switch phases without a plunge."""
-    c = rounds(StudyCluster(), 1).run(600, PUT)
+    c = after_rounds(1).run(600, PUT)
     failed = c.t
     c.down(*range(53))
     c.run(3000, degraded(PUT)).run(900, degraded(GET)).run(900, degraded(MIXED))
@@ -336,7 +336,7 @@ def test_an_entry_left_in_progress_past_plunge_cause_hold_seconds_is_the_usual_c
     rounds, past `plunge_cause_hold_seconds` (4 h): as long as a reshard may hold a plunge, no
     longer. Then it is the usual count, and a mixed phase whose PUTs are all twice as slow is
     judged as with no reshard (it read as held writes for good)."""
-    c = rounds(StudyCluster(), 1)
+    c = after_rounds(1)
     c.resharding = RESHARDING
     rounds(c, 3)
     assert c.t - 5400 > c.th.plunge_cause_hold_seconds
@@ -351,7 +351,7 @@ def test_an_entry_left_in_progress_past_plunge_cause_hold_seconds_is_the_usual_c
 def test_a_reshard_held_across_the_switch_to_get_is_one_plunge_and_the_rounds_go_on():
     """The reshard starts 30 minutes into the PUT hour and runs 53: the PUT hour ends within it,
     the clients' switch to GET ends the plunge, and two more rounds pass without one."""
-    c = rounds(StudyCluster(), 1).run(1800, PUT)
+    c = after_rounds(1).run(1800, PUT)
     c.resharding = RESHARDING
     start = c.t
     c.run(1800, RESHARD_STALL).run(900, GET).run(480, MIXED)
@@ -370,7 +370,7 @@ def test_a_slowdown_with_other_buckets_resharding_now_and_then_is_not_held_past_
     explains (every PUT twice as long) may be named after them, but is not held by them: the
     bucket that was resharding as it began is done within a minute, and the plunge becomes the
     new level at the baseline, as a slowdown without reshards does."""
-    c = rounds(StudyCluster(), 1).run(600, PUT)
+    c = after_rounds(1).run(600, PUT)
     polls = 0
 
     def run(seconds: float, load) -> None:
@@ -395,7 +395,7 @@ def test_a_slowdown_with_other_buckets_resharding_now_and_then_is_not_held_past_
 def test_a_reshard_that_begins_ten_minutes_into_a_slowdown_does_not_hold_it():
     """The drop came first, unexplained; a reshard that begins 10 minutes later did not make it, so
     it does not hold the plunge past the baseline, whatever the plunge is named after."""
-    c = rounds(StudyCluster(), 1).run(600, PUT)
+    c = after_rounds(1).run(600, PUT)
     start = c.t
     slow = dataclasses.replace(PUT, slowdown=2.0)
     c.run(600, slow)

@@ -13,7 +13,7 @@ import pytest
 
 from ceph_scale.core.snapshot import ReshardEntry, ReshardPart, Snapshot
 from tests.unit.signals.plunge.test_plunge_study import MIXED_HELD, RESHARDING, plunge_spans
-from tests.unit.study_rounds import GET, GET_LATENCY, MIXED, PUT, Load, StudyCluster, rounds
+from tests.unit.study_rounds import GET, GET_LATENCY, MIXED, PUT, Load, StudyCluster, after_rounds, rounds
 
 STALL_MIXED = dataclasses.replace(MIXED, slowdown=1 / 0.3)  # one OSD of 318 stalls every op by 70 %
 
@@ -44,7 +44,7 @@ def test_an_osd_stall_in_a_mixed_phase_is_blamed_on_it_not_on_a_reshard_in_progr
     phase one OSD of 318 stalls every op by 70 %. The reshard was in progress for 20 minutes with no
     drop of its own, and the GETs fell too: blamed on the OSD from its mark-down on, the reshard a
     candidate below it."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT)
+    c = after_rounds(1).run(3600, PUT)
     c.resharding = RESHARDING
     c.run(900, GET).run(300, MIXED)
     assert causes_after_mark_down(c, STALL_MIXED) == ["osds_down"] * 5
@@ -56,7 +56,7 @@ def test_an_osd_stall_in_a_mixed_phase_is_blamed_on_it_not_on_a_reshard_in_progr
 def test_a_reshard_that_begins_as_an_osd_stalls_is_still_a_candidate():
     """The quiet case of the rule above: a reshard first seen as the drop begins may have made it;
     more buckets resharding than usual are a candidate beside the OSD, as before."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT).run(900, GET).run(300, MIXED)
+    c = after_rounds(1).run(3600, PUT).run(900, GET).run(300, MIXED)
     c.resharding = RESHARDING
     causes_after_mark_down(c, STALL_MIXED, polls=1)
     assert_a_full_reshard_candidate(c)
@@ -77,7 +77,7 @@ def test_a_reshard_holding_the_mixed_phases_writes_keeps_its_plunge_through_a_bl
     """The reviewer's case: a reshard since the GET phase holds the mixed phase's writes (one plunge,
     blamed on it); 5 minutes in, the GETs are twice as slow for 2 minutes with nothing seen. No other
     cause: the reshard is still named, and the plunge counted under it."""
-    c = rounds(StudyCluster(), 1).run(3600, PUT)
+    c = after_rounds(1).run(3600, PUT)
     c.resharding = RESHARDING
     mixed = c.t + 900
     c.run(900, GET).run(300, MIXED_HELD)
