@@ -278,21 +278,23 @@ def clients_left(
     left: dict[str, float], verdicts: dict[str, OpVerdict], now: Window, before: Window | None, th: Thresholds
 ) -> dict[str, float]:
     """op -> the window its clients left it at: its drop read as theirs (DEMAND) in every window
-    since, the first of them with its rate still falling from the window `before` (by half the
-    threshold), as at a switch of phase. Within `returning`'s reach of that window the windows
-    still straddle the switch, judging neither the op the clients left nor the one they ramp up:
-    that is no return to the level, for a plunge on (a slowdown from the mixed phase into the PUT
-    hour ended its plunge at the switch, and began another a minute on: two counted for one
-    fault). A drop read as the clients' as a fault ends (the mixed phase's GETs judged against a
-    GET phase's baseline once their own level no longer reads them down) rises, and is no switch."""
+    since, marked at the first of them whose rate still fell from the window `before` (by half the
+    threshold, from at least `plunge_min_ops_per_second`), as at a switch of phase. Within
+    `returning`'s reach of that mark the windows still straddle the switch, judging neither the op
+    the clients left nor the one they ramp up: that is no return to the level, for a plunge on (a
+    slowdown from the mixed phase into the PUT hour ended its plunge at the switch, and began
+    another a minute on: two counted for one fault). A drop read as the clients' as a fault ends
+    (the mixed phase's GETs judged against a GET phase's baseline once their own level no longer
+    reads them down) rises, and is no switch."""
     out = {}
     for v in verdicts.values():
         if v.kind != DEMAND:
             continue
+        was = before.ops.get(v.op, 0.0) if before is not None else 0.0
         if v.op in left:
             out[v.op] = left[v.op]
-        elif before is not None and now.ops.get(v.op, 0.0) <= (1 - th.plunge_drop_ratio / 2) * before.ops.get(v.op, 0):
-            out[v.op] = now.t
+        elif was >= th.plunge_min_ops_per_second and now.ops.get(v.op, 0.0) < (1 - th.plunge_drop_ratio / 2) * was:
+            out[v.op] = now.t  # an op already left (no rate to fall from) is no new switch
     return out
 
 

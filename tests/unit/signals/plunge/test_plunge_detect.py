@@ -16,8 +16,10 @@ from ceph_scale.core.signals.plunge.detect import (
     LEVEL,
     UNKNOWN,
     Baseline,
+    OpVerdict,
     Window,
     baseline,
+    clients_left,
     judge,
 )
 
@@ -191,3 +193,19 @@ def test_other_kinds_of_request_the_clients_send_instead_are_no_demand_for_an_op
     base = failing_none(put, 0.0, put_lat, 1e-3, put * put_lat)
     now = Window(1.0, {"put": put * k, "get": 0.0}, {"put": put * k * put_lat}, None, put * k + others, 0.0)
     assert judge(now, base, TH)["put"].kind == DEMAND
+
+
+def test_a_switch_is_marked_where_the_clients_leave_an_op_whose_rate_still_falls():
+    """detect.clients_left: the clients' drop of an op whose rate fell from the window before marks
+    a switch of phase, kept from its first window while the drop stays theirs; an op already at 0
+    (nothing to fall from), or whose rate rises as a fault ends, marks none, so that a verdict
+    flickering back to DEMAND cannot hold a plunge on."""
+    demand = {"get": OpVerdict("get", 0.6, 0.3, DEMAND)}
+    falling, gone = Window(60.0, {"put": 100.0, "get": 50.0}), Window(45.0, {"put": 100.0, "get": 80.0})
+    assert clients_left({}, demand, falling, gone, TH) == {"get": 60.0}
+    assert clients_left({"get": 45.0}, demand, falling, gone, TH) == {"get": 45.0}
+    assert clients_left({"get": 45.0}, {"get": OpVerdict("get", 0.1, 0.9, LEVEL)}, falling, gone, TH) == {}
+    idle = Window(60.0, {"put": 100.0, "get": 0.0})
+    assert clients_left({}, demand, idle, dataclasses.replace(idle, t=45.0), TH) == {}
+    assert clients_left({}, demand, falling, dataclasses.replace(falling, t=45.0, ops={"get": 40.0}), TH) == {}
+    assert clients_left({}, demand, falling, None, TH) == {}
