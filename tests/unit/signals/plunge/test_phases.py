@@ -130,7 +130,7 @@ def test_an_osd_down_since_before_the_level_that_judged_the_drop_is_not_its_caus
 
 def test_an_osd_down_since_within_the_level_that_judged_the_drop_is_its_cause():
     """The firing case beside it: osd.7 goes down as the GETs fall, 5 minutes into the GET phase."""
-    c = after_rounds(1).run(3600, PUT).run(300, GET)
+    c = into_get_phase(300)
     fault = c.t
     c.down(7)
     c.run(300, dataclasses.replace(GET, slowdown=1 / 0.70)).run(300, GET)
