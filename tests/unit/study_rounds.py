@@ -8,7 +8,8 @@ them, and each op's rate is what its latency lets through (Little's law). At the
 17,800 PUT/s at 510 ms and 28,800 GET/s [004], so about 9,078 requests in flight.
 
 Only the parts the plunge detector and its causes read are made (the OSD map, the RGWs' counters,
-the PGs, the reshard queue), so that hours of snapshots derive in seconds.
+the PGs, the reshard queue, and BlueFS counters where OSDs spill), so that hours of snapshots
+derive in seconds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState, derive
 from ceph_scale.core.snapshot import (
+    BlueFsCounters,
     FullRatios,
     Osd,
     OsdMapPart,
@@ -40,6 +42,11 @@ PUT_LATENCY = 0.51  # [004]
 GET_LATENCY = IN_FLIGHT / 28_800  # 28,800 GET/s at the same concurrency [004]
 OTHER_LATENCY = 0.1  # list and delete: not judged, only counted in the requests received
 POLL = 15.0  # the perf source poll: four to the default 60 s window
+SPILLING_OSDS = 296  # of 318 spilled over by the end of the 10B run [004]
+DB_BYTES = 80 * 10**9  # per OSD, 36 NVMe devices shared [004]
+# The poll-to-poll wobble of what spills: RocksDB moves whole SST files to the slow device as it
+# compacts, so the bytes spilled grow in steps, not at the rate of the writes.
+SPILL_WOBBLE = (1.0, 1.6, 0.5, 1.3, 0.7, 1.1, 0.4, 1.4)
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,11 @@ class StudyCluster:
         ]
         self.pgs = [PgScrubState(f"9.{i:x}", 9, "active+clean", 0.0, 0.0) for i in range(pgs)]
         self.resharding: tuple[ReshardEntry, ...] = ()
+        # Bytes spilled per OSD of the SPILLING_OSDS, per PUT and per entry a reshard copies
+        # (spilling()); none: no BlueFS counters in the snapshots.
+        self.spilled: list[float] = []
+        self.spill_per_put = self.spill_per_reshard_poll = 0.0
+        self.polls = 0
         self.fams: list = []
         self.seen: list[tuple[float, float, str]] = []  # (t, plunge active, cause) at each snapshot
 
@@ -103,6 +115,13 @@ class StudyCluster:
                 c[f"{op}_s"] += rates[op] * POLL * latency
                 c[f"{op}_b"] += rates[op] * POLL * size
             c["req"] += sum(rates.values()) * POLL
+            if self.spilled:
+                grown = rates["put"] * POLL * self.spill_per_put + (
+                    self.spill_per_reshard_poll if self.resharding else 0
+                )
+                wobble = SPILL_WOBBLE[self.polls % len(SPILL_WOBBLE)]
+                self.spilled = [b + grown * wobble / len(self.spilled) for b in self.spilled]
+            self.polls += 1
             self.t += POLL
             self.fams = derive(self.snapshot(), self.state, self.th, cluster="study")
             info = samples(self.fams, "ceph_scale_s3_plunge_info") or {}
@@ -132,10 +151,20 @@ class StudyCluster:
         return Snapshot(
             taken_at=t,
             osd_map=OsdMapPart(t, tuple(self.osds), FullRatios(0.85, 0.9, 0.95)),
-            perf=PerfPart(t, (), (), rgws),
+            perf=PerfPart(t, self.bluefs(), (), rgws),
             pgs=PgPart(t, tuple(self.pgs)) if self.pgs else None,
             reshard=ReshardPart(t, self.resharding),
         )
+
+    def spilling(self, per_put: float, per_reshard_poll: float = 0.0) -> StudyCluster:
+        """SPILLING_OSDS spill over from now, by `per_put` bytes in all for each PUT and by
+        `per_reshard_poll` more at each poll while a bucket reshards (it writes its index anew)."""
+        self.spilled = [float(10**9)] * SPILLING_OSDS
+        self.spill_per_put, self.spill_per_reshard_poll = per_put, per_reshard_poll
+        return self
+
+    def bluefs(self) -> tuple[BlueFsCounters, ...]:
+        return tuple(BlueFsCounters(i, DB_BYTES, DB_BYTES - 10**9, int(b)) for i, b in enumerate(self.spilled))
 
     def down(self, *osd_ids: int) -> None:
         for i in osd_ids:

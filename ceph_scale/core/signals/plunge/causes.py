@@ -41,10 +41,11 @@ STUDY_EFFECT: dict[str, dict[str, float]] = {
 UNMEASURED = 0.5
 # A cause that follows from others when they are active: the requests an OSD holds until it is
 # marked down are slow ops on its peers too, and requests that wait on objects being recovered
-# make the recovering PGs' OSDs slow. It scores no more than the best of the causes it follows
-# from, and loses a tie to it. (Not deep scrubs: the study gave them no number, and slow requests
-# beside a scrub burst are told first, tests/unit/signals/plunge/test_slow_ops.py.)
-FOLLOWS = {"slow_ops": ("osds_down", "recovery")}
+# make the recovering PGs' OSDs slow. A reshard writes its bucket's index anew and recovery writes
+# the objects it moves, so RocksDB spills more while they run. It scores no more than the best of
+# the causes it follows from, and loses a tie to it. (Not deep scrubs: the study gave them no
+# number, and slow requests beside a scrub burst are told first, test_slow_ops.py.)
+FOLLOWS = {"slow_ops": ("osds_down", "recovery"), "spillover": ("reshard", "recovery")}
 
 
 @dataclass(frozen=True)

@@ -294,6 +294,26 @@ def test_recovery_spillover_growth_and_a_crossed_fill_target_are_each_blamed_whe
         assert info is not None and info["cause"] == cause, (cause, info)
 
 
+def test_spillover_growing_while_pgs_backfill_follows_from_the_recovery():
+    """Backfill writes the objects it moves, and RocksDB spills more meanwhile. The PGs backfill in
+    bursts (seen at every third poll), the spilled bytes grow at every one: the recovery is named,
+    the spillover scored no higher."""
+    s = Stream().run(60)
+    s.slow(0.4)
+    clean = s.pgs
+    for poll in range(6):
+        s.pgs = (
+            [dataclasses.replace(pg, state="active+remapped+backfilling") for pg in clean] if poll % 3 == 0 else clean
+        )
+        s.spilled += 16 * 2**20
+        s.run(STEP)
+    info = s.info()
+    assert info is not None and info["cause"] == "recovery", info
+    spill = s.value("ceph_scale_s3_plunge_cause_score", cause="spillover")
+    recovery = s.value("ceph_scale_s3_plunge_cause_score", cause="recovery")
+    assert spill is not None and recovery is not None and spill <= recovery
+
+
 def test_a_condition_there_all_along_is_not_the_cause_of_a_new_plunge():
     """An OSD down and a PG backfilling since before the baseline: the plunge has no known cause."""
     s = Stream()

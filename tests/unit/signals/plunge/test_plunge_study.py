@@ -158,6 +158,30 @@ def test_a_reshard_as_the_put_hour_starts_is_a_plunge_blamed_on_it(into_put_hour
     assert 0 < c.plunge_windows() <= 16  # the reshard's 3 minutes and the return, not the hour
 
 
+# The 10B run's spilling OSDs [004] spill more with every PUT (an assumed 200 bytes a PUT in all),
+# and 2 GB more a poll while a bucket reshards: it writes its index anew.
+SPILL_PER_PUT, SPILL_PER_RESHARD_POLL = 200.0, 2e9
+
+
+@pytest.mark.parametrize("resharding", [RESHARDING, ()], ids=["reshard", "none"])
+def test_spillover_grown_by_a_reshard_is_not_named_before_it_and_spillover_alone_still_is(resharding):
+    """296 OSDs of 318 spill more with every write, in steps as RocksDB compacts. A growing bucket
+    reshards again and again (seen at every other poll of the queue), stalling its writes, and
+    spills faster than usual as it does: the spillover, seen all along the plunge, follows from the
+    reshards, which are named. The same surges of spilled bytes and stall with no reshard:
+    spillover."""
+    c = StudyCluster().spilling(SPILL_PER_PUT, SPILL_PER_RESHARD_POLL).run(1800, PUT)
+    surge = SPILL_PER_PUT + SPILL_PER_RESHARD_POLL / (RESHARD_STALL.rates(c.in_flight)["put"] * 15)
+    for poll in range(12):
+        c.resharding = resharding if poll % 2 == 0 else ()
+        if not resharding:
+            c.spill_per_put = surge if poll % 2 == 0 else SPILL_PER_PUT
+        c.run(15, RESHARD_STALL)
+    info = c.info()
+    assert info is not None and info["cause"] == ("reshard" if resharding else "spillover"), info
+    assert c.value("ceph_scale_s3_plunge_cause_score", cause="spillover") is not None  # it was seen
+
+
 def test_the_same_rounds_with_a_bucket_resharding_and_no_writes_held_are_no_plunge():
     c = after_rounds(1)
     c.resharding = RESHARDING
