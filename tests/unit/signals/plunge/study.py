@@ -35,6 +35,9 @@ from tests.unit.study_clusters import synth_10b
 from tests.unit.study_rounds import IN_FLIGHT, POLL, Load
 
 TH = Thresholds(plunge_baseline_seconds=300)
+# The pgs source's default interval (exporter/sidecar/config_file.py): a dump of 21,760 PGs read
+# at every 15 s poll would make most of a test's derivation time.
+PG_POLL = 120.0
 # Each OSD's client ops (17,800 PUT/s in EC 4+2 chunks over 318 OSDs: about 335 a second) and
 # their mean latency on the study's HDDs, unless a test slows one (SynthStudy.osd_latency).
 OSD_OPS_PER_SECOND = 17_800 * 6 / 318
@@ -116,7 +119,7 @@ class SynthStudy:
             )  # fmt: skip
             for r, c in self.counters.items()
         )
-        if not self.pgs_stale:
+        if not self.pgs_stale and (t - self.pg_part.collected_at >= PG_POLL or self.pgs_changed()):
             self.pg_part = PgPart(t, tuple(self.pgs))
         health: HealthPart = p["health"]
         return Snapshot(
@@ -129,6 +132,12 @@ class SynthStudy:
             reshard=ReshardPart(t, self.resharding),
             health=HealthPart(t, "HEALTH_WARN", tuple(sorted((*health.checks, *self.checks), key=lambda c: c.code))),
         )
+
+    def pgs_changed(self) -> bool:
+        """Whether a test changed the PGs since the last dump: it is read again at once, as if its
+        poll came then."""
+        dumped = self.pg_part.pgs
+        return len(dumped) != len(self.pgs) or any(a is not b for a, b in zip(dumped, self.pgs))
 
     def osd_ops(self) -> tuple[OsdOpCounters, ...]:
         return tuple(
