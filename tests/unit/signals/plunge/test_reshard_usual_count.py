@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ceph_scale.core.config import Thresholds
 from ceph_scale.core.queued_bucket_ops import ALL_BUCKETS
 from ceph_scale.core.snapshot import BucketOps, ReshardEntry, Snapshot
 from tests.unit.study_rounds import GET, GET_LATENCY, MIXED, POLL, PUT, PUT_LATENCY, RGWS, Load, StudyCluster, rounds
@@ -24,8 +25,8 @@ class CountedRounds(StudyCluster):
     """`share`: bucket -> its share of the cluster's PUTs now, counted per RGW; an idle bucket (no
     counters) new in the queue at every poll, unless `hot` buckets are processed in its place."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, th: Thresholds | None = None) -> None:
+        super().__init__(th)
         self.share: dict[str, float] = {HOT: SHARE}
         self.counts: dict[tuple[str, str], float] = {}
         self.hot: list[str] = []
@@ -154,16 +155,18 @@ def test_a_reshard_its_own_ops_confirm_above_the_usual_count_keeps_its_plunge_th
 
 def test_the_buckets_judged_are_kept_no_longer_than_the_polls():
     """A new bucket judged at nearly every poll at 100,000 buckets: what OwnOps keeps of its
-    judgements is bounded by the polls it keeps (4.5 h by default), not by every bucket ever
-    resharded: 40 counted buckets resharding in each half hour for 6 hours."""
-    c = CountedRounds()
-    for i in range(12):
+    judgements is bounded by the polls it keeps (4.5 h by default; 1.5 h with the cause held an
+    hour, as here), not by every bucket ever resharded: 40 counted buckets resharding in each half
+    hour for 3 hours."""
+    c = CountedRounds(Thresholds(plunge_cause_hold_seconds=3600))
+    assert c.state.signals["plunge"].evidence.keep < 2 * 3600
+    for i in range(6):
         c.share = {f"w-{i}-{j}": 0.001 for j in range(40)}
         c.hot = list(c.share)
         c.run(1800, PUT)
     evidence = c.state.signals["plunge"].evidence
     judged = evidence.reshards.own_ops.judged
-    assert 0 < len(judged) < 12 * 40, len(judged)
+    assert 0 < len(judged) < 6 * 40, len(judged)
     assert all(last >= c.t - evidence.keep for _, last in judged.values())
 
 
