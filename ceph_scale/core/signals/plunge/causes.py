@@ -155,7 +155,9 @@ def rank(
     following = set()
     roots_of = {**FOLLOWS, **{cause: tuple(c for c in by_name if c != cause) for cause in yielded}}
     for symptom, roots in roots_of.items():
-        active = [by_name[r].score for r in roots if r in by_name]
+        # A cause that yields caps no other: a reshard seen only after the drop began would take
+        # the plunge from the spillover that made it (their capped scores tie).
+        active = [by_name[r].score for r in roots if r in by_name and (symptom in yielded or r not in yielded)]
         if symptom in by_name and active:
             by_name[symptom] = replace(by_name[symptom], score=min(by_name[symptom].score, max(active)))
             following.add(symptom)

@@ -182,6 +182,20 @@ def test_spillover_grown_by_a_reshard_is_not_named_before_it_and_spillover_alone
     assert c.value("ceph_scale_s3_plunge_cause_score", cause="spillover") is not None  # it was seen
 
 
+def test_two_buckets_resharding_minutes_into_a_spillover_plunge_do_not_take_it_over():
+    """Spilled bytes surge twentyfold (a compaction, more OSDs spilling) and the PUTs fall by half
+    for ten minutes; four minutes in, two buckets reshard for two polls (usually none). They came
+    after the drop: they yield, and the spillover is named to the end."""
+    c = StudyCluster().spilling(SPILL_PER_PUT).run(1800, PUT)
+    c.spill_per_put = 20 * SPILL_PER_PUT
+    two = tuple(ReshardEntry(b, "", f"zone.{b}", 16, 32, True) for b in ("a", "b"))
+    for poll in range(40):
+        c.resharding = two if poll in (16, 17) else ()
+        c.run(15, RESHARD_STALL)
+    assert c.info() is not None and c.info()["cause"] == "spillover", c.info()
+    assert c.plunges() == {"spillover": 1}, c.plunges()
+
+
 def test_the_same_rounds_with_a_bucket_resharding_and_no_writes_held_are_no_plunge():
     c = after_rounds(1)
     c.resharding = RESHARDING
