@@ -429,7 +429,7 @@ def test_recovery_after_an_osd_is_marked_out_and_back_is_blamed(run):
             run.counted("recovery", before)
     finally:
         untell_osds(run.cluster, FAST_RECOVERY)
-    assert "data moves" in info["evidence"] or "PGs moving data" in info["evidence"], info
+    assert "data moves" in info["evidence"] or " moving data (" in info["evidence"], info
     assert run.counts().get("osds_down", 0) == before.get("osds_down", 0)
 
 

@@ -179,9 +179,9 @@ class EvidenceTracker:
         usual = self.usual("recovery", t, recovering)
         if recovering > usual:
             told = ", ".join(f"{n} {k}" for k, n in moving.items() if n)
-            self.seen(
-                "recovery", before, t, f"{recovering} PGs moving data ({told}; usually {usual:g})", strength=recovering
-            )  # fmt: skip
+            noun = "PG" if recovering == 1 else "PGs"
+            text = f"{recovering} {noun} moving data ({told}; usually {usual:g})"
+            self.seen("recovery", before, t, text, strength=recovering)
 
     def _spillover(self, snap: Snapshot) -> None:
         perf = snap.perf

@@ -294,6 +294,15 @@ def test_recovery_spillover_growth_and_a_crossed_fill_target_are_each_blamed_whe
         assert info is not None and info["cause"] == cause, (cause, info)
 
 
+def test_the_recovery_evidence_counts_one_pg_as_one():
+    s = Stream().run(60)
+    s.slow(0.4)
+    s.pgs[3] = dataclasses.replace(s.pgs[3], state="active+remapped+backfilling")
+    s.run(12)
+    info = s.info()
+    assert info is not None and info["evidence"] == "1 PG moving data (1 backfill; usually 0)", info
+
+
 def test_spillover_growing_while_pgs_backfill_follows_from_the_recovery():
     """Backfill writes the objects it moves, and RocksDB spills more meanwhile. The PGs backfill in
     bursts (seen at every third poll), the spilled bytes grow at every one: the recovery is named,
