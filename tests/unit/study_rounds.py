@@ -43,7 +43,7 @@ GET_LATENCY = IN_FLIGHT / 28_800  # 28,800 GET/s at the same concurrency [004]
 OTHER_LATENCY = 0.1  # list and delete: not judged, only counted in the requests received
 POLL = 15.0  # the perf source poll: four to the default 60 s window
 SPILLING_OSDS = 296  # of 318 spilled over by the end of the 10B run [004]
-DB_BYTES = 80 * 10**9  # per OSD, 36 NVMe devices shared [004]
+DB_BYTES = 880 * 10**9  # per OSD: 36 NVMe devices, about 5.5 % of a 16 TB HDD [004]
 # The poll-to-poll wobble of what spills: RocksDB moves whole SST files to the slow device as it
 # compacts, so the bytes spilled grow in steps, not at the rate of the writes.
 SPILL_WOBBLE = (1.0, 1.6, 0.5, 1.3, 0.7, 1.1, 0.4, 1.4)
@@ -96,8 +96,8 @@ class StudyCluster:
         ]
         self.pgs = [PgScrubState(f"9.{i:x}", 9, "active+clean", 0.0, 0.0) for i in range(pgs)]
         self.resharding: tuple[ReshardEntry, ...] = ()
-        # Bytes spilled per OSD of the SPILLING_OSDS, per PUT and per entry a reshard copies
-        # (spilling()); none: no BlueFS counters in the snapshots.
+        # Bytes spilled on each of SPILLING_OSDS, grown per PUT and per poll while a bucket
+        # reshards (spilling()); none: no BlueFS counters in the snapshots.
         self.spilled: list[float] = []
         self.spill_per_put = self.spill_per_reshard_poll = 0.0
         self.polls = 0
