@@ -100,7 +100,6 @@ class StudyCluster:
         # reshards (spilling()); none: no BlueFS counters in the snapshots.
         self.spilled: list[float] = []
         self.spill_per_put = self.spill_per_reshard_poll = 0.0
-        self.polls = 0
         self.fams: list = []
         self.seen: list[tuple[float, float, str]] = []  # (t, plunge active, cause) at each snapshot
 
@@ -119,9 +118,8 @@ class StudyCluster:
                 grown = rates["put"] * POLL * self.spill_per_put + (
                     self.spill_per_reshard_poll if self.resharding else 0
                 )
-                wobble = SPILL_WOBBLE[self.polls % len(SPILL_WOBBLE)]
+                wobble = SPILL_WOBBLE[round(self.t / POLL) % len(SPILL_WOBBLE)]
                 self.spilled = [b + grown * wobble / len(self.spilled) for b in self.spilled]
-            self.polls += 1
             self.t += POLL
             self.fams = derive(self.snapshot(), self.state, self.th, cluster="study")
             info = samples(self.fams, "ceph_scale_s3_plunge_info") or {}

@@ -201,10 +201,10 @@ def test_a_switch_is_marked_where_the_clients_leave_an_op_whose_rate_still_falls
     (nothing to fall from), or whose rate rises as a fault ends, marks none, so that a verdict
     flickering back to DEMAND cannot hold a plunge on."""
     demand = {"get": OpVerdict("get", 0.6, 0.3, DEMAND)}
-    falling, gone = Window(60.0, {"put": 100.0, "get": 50.0}), Window(45.0, {"put": 100.0, "get": 80.0})
-    assert clients_left({}, demand, falling, gone, TH) == {"get": 60.0}
-    assert clients_left({"get": 45.0}, demand, falling, gone, TH) == {"get": 45.0}
-    assert clients_left({"get": 45.0}, {"get": OpVerdict("get", 0.1, 0.9, LEVEL)}, falling, gone, TH) == {}
+    falling, earlier = Window(60.0, {"put": 100.0, "get": 50.0}), Window(45.0, {"put": 100.0, "get": 80.0})
+    assert clients_left({}, demand, falling, earlier, TH) == {"get": 60.0}
+    assert clients_left({"get": 45.0}, demand, falling, earlier, TH) == {"get": 45.0}
+    assert clients_left({"get": 45.0}, {"get": OpVerdict("get", 0.1, 0.9, LEVEL)}, falling, earlier, TH) == {}
     idle = Window(60.0, {"put": 100.0, "get": 0.0})
     assert clients_left({}, demand, idle, dataclasses.replace(idle, t=45.0), TH) == {}
     assert clients_left({}, demand, falling, dataclasses.replace(falling, t=45.0, ops={"get": 40.0}), TH) == {}

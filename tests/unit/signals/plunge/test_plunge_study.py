@@ -11,7 +11,7 @@ import pytest
 
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.snapshot import ReshardEntry
-from tests.unit.study_rounds import GET, LARGER, MIXED, PUT, PUT_LATENCY, StudyCluster, after_rounds, rounds
+from tests.unit.study_rounds import GET, LARGER, MIXED, POLL, PUT, PUT_LATENCY, StudyCluster, after_rounds, rounds
 
 STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % [issue: one OSD of 318 stalled]
 DEGRADED = dataclasses.replace(PUT, slowdown=1.01)  # 1 of 318 down: -1 % PUT [004]
@@ -171,12 +171,12 @@ def test_spillover_grown_by_a_reshard_is_not_named_before_it_and_spillover_alone
     reshards, which are named. The same surges of spilled bytes and stall with no reshard:
     spillover."""
     c = StudyCluster().spilling(SPILL_PER_PUT, SPILL_PER_RESHARD_POLL).run(1800, PUT)
-    surge = SPILL_PER_PUT + SPILL_PER_RESHARD_POLL / (RESHARD_STALL.rates(c.in_flight)["put"] * 15)
+    surge = SPILL_PER_PUT + SPILL_PER_RESHARD_POLL / (RESHARD_STALL.rates(c.in_flight)["put"] * POLL)
     for poll in range(12):
         c.resharding = resharding if poll % 2 == 0 else ()
         if not resharding:
             c.spill_per_put = surge if poll % 2 == 0 else SPILL_PER_PUT
-        c.run(15, RESHARD_STALL)
+        c.run(POLL, RESHARD_STALL)
     info = c.info()
     assert info is not None and info["cause"] == ("reshard" if resharding else "spillover"), info
     assert c.value("ceph_scale_s3_plunge_cause_score", cause="spillover") is not None  # it was seen
@@ -191,7 +191,7 @@ def test_two_buckets_resharding_minutes_into_a_spillover_plunge_do_not_take_it_o
     two = tuple(ReshardEntry(b, "", f"zone.{b}", 16, 32, True) for b in ("a", "b"))
     for poll in range(40):
         c.resharding = two if poll in (16, 17) else ()
-        c.run(15, RESHARD_STALL)
+        c.run(POLL, RESHARD_STALL)
     assert c.info() is not None and c.info()["cause"] == "spillover", c.info()
     assert c.plunges() == {"spillover": 1}, c.plunges()
 
