@@ -4,7 +4,10 @@ scrubbing is a plunge's cause only if it holds some [issue 27: confirm before na
 The S3 ops' pools are the RGW zones' bucket data pools (`<zone>.rgw.buckets.data`: the objects)
 and bucket index pools (`<zone>.rgw.buckets.index`: every PUT updates its bucket's index), by
 name, as an RGW zone creates them. An OSD leaves the acting sets once it is marked down and its
-PGs peer: what it held is what the last dump before that said, kept while it is down.
+PGs peer: what it held is what the last dump before that said, kept while it is down. Each source
+is read on its own thread, so a dump read just after the mark-down can come with an OSD map read
+just before it: an OSD out of every acting set keeps what it held until an OSD map as new as the
+dump says it is up.
 
 The mapping is unknown where there is no PG dump with acting sets, no pool list to name the
 pools, or the pgs source failed at its last collection or is older than `PG_DUMP_STALE_AFTER`:
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...snapshot import Snapshot
+from ...snapshot import PgScrubState, Snapshot
 
 RGW_POOL_SUFFIXES = (".rgw.buckets.data", ".rgw.buckets.index")
 # The pgs source's default interval is 120 s (exporter/sidecar/config_file.py): three missed
@@ -39,6 +42,7 @@ class Placement:
         self.pgs_at: float | None = None  # collection time of the dump the counts are from
         self.pgs_failed = False
         self.held: dict[int, frozenset[str]] = {}  # OSD -> the PGs of the S3 ops' pools it serves
+        self.left: dict[int, frozenset[str]] = {}  # OSD out of the last dump's acting sets -> what it held
         self.pools: set[int] | None = None  # the S3 ops' pools; None: no pool list yet
 
     def observe(self, snap: Snapshot) -> None:
@@ -48,11 +52,17 @@ class Placement:
         if capacity is not None:
             self.pools = {p.pool_id for p in capacity.pools if p.name.endswith(RGW_POOL_SUFFIXES)}
         pools = self.pools
-        if pgs is None or pgs.collected_at == self.pgs_at or not pools:
-            return
+        if pgs is not None and pgs.collected_at != self.pgs_at and pools:
+            self._read(pgs.pgs, pools, pgs.collected_at)
+        osd_map = snap.osd_map
+        if self.left and osd_map is not None and self.pgs_at is not None and osd_map.collected_at >= self.pgs_at:
+            up = {o.osd_id for o in osd_map.osds if o.up}
+            self.left = {o: ids for o, ids in self.left.items() if o not in up}
+
+    def _read(self, pgs: Iterable[PgScrubState], pools: set[int], at: float) -> None:
         served: dict[int, set[str]] = {}
         read = False
-        for pg in pgs.pgs:
+        for pg in pgs:
             if pg.acting:
                 read = True
                 if pg.pool_id in pools:
@@ -60,12 +70,10 @@ class Placement:
                         served.setdefault(o, set()).add(pg.pgid)
         if not read:
             return
-        down = {o.osd_id for o in snap.osd_map.osds if not o.up} if snap.osd_map is not None else set()
-        # A down OSD keeps what it held before it went down (it is out of the acting sets now).
-        self.held = {o: frozenset(ids) for o, ids in served.items() if o not in down} | {
-            o: self.held[o] for o in down if o in self.held
-        }
-        self.pgs_at = pgs.collected_at
+        before = self.left | self.held
+        self.held = {o: frozenset(ids) for o, ids in served.items()}
+        self.left = {o: ids for o, ids in before.items() if o not in served}
+        self.pgs_at = at
 
     def unknown(self, t: float) -> str:
         """Why the mapping cannot confirm anything at `t`, or "" when it can."""
@@ -94,9 +102,9 @@ class Placement:
 
     def holding(self, osd_ids: set[int] | list[int]) -> dict[int, int]:
         """Those of the OSDs that serve PGs of the S3 ops' pools, with how many."""
-        return {o: len(self.held[o]) for o in osd_ids if self.held.get(o)}
+        return {o: len(ids) for o in osd_ids if (ids := self.held.get(o) or self.left.get(o))}
 
     def pgs_on(self, osd_ids: Iterable[int]) -> int:
         """How many PGs of the S3 ops' pools these OSDs serve between them: a PG on three of them is
         one PG (a node's 53 OSDs held 12,828 PGs, not their 18,781 replicas)."""
-        return len(frozenset().union(*(self.held.get(o, frozenset()) for o in osd_ids)))
+        return len(frozenset().union(*(self.held.get(o) or self.left.get(o, frozenset()) for o in osd_ids)))

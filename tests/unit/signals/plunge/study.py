@@ -71,6 +71,7 @@ class SynthStudy:
         self.osd_counters = {o.osd_id: [0.0, 0.0] for o in self.osds}  # OSD -> [latency sum, ops]
         self.resharding: tuple[ReshardEntry, ...] = ()  # the reshard queue's entries
         self.pgs_stale = False  # the pgs source failing: its last part stays as it was
+        self.osd_map_age = 0.0  # how long before the poll the OSD map was read (each source has its thread)
         self.pg_part = PgPart(now, tuple(self.pgs))
         self.fams: list = []
         self.seen: list[tuple[float, float, str]] = []
@@ -125,7 +126,7 @@ class SynthStudy:
         return Snapshot(
             taken_at=t,
             fsid="study",
-            osd_map=dataclasses.replace(p["osd_map"], collected_at=t, osds=tuple(self.osds)),
+            osd_map=dataclasses.replace(p["osd_map"], collected_at=t - self.osd_map_age, osds=tuple(self.osds)),
             capacity=dataclasses.replace(p["capacity"], collected_at=t),
             perf=dataclasses.replace(p["perf"], collected_at=t, rgw_ops=rgws, osd_ops=self.osd_ops()),
             pgs=self.pg_part,

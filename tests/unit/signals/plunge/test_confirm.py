@@ -14,7 +14,7 @@ from ceph_scale.core.parse_pgs import pg_part, pg_part_from_json
 from ceph_scale.core.signals.plunge.placement import Placement
 from ceph_scale.core.snapshot import Snapshot, SourceStatus
 from tests.unit.signals.plunge.study import SynthStudy, study_parts
-from tests.unit.study_rounds import PUT
+from tests.unit.study_rounds import POLL, PUT
 
 STALL = dataclasses.replace(PUT, slowdown=1 / 0.3)  # ops -70 % while the OSD's requests wait
 PG = {
@@ -71,6 +71,35 @@ def test_a_node_down_is_named_with_the_pgs_it_held_each_counted_once():
     info = c.run(15, STALL).info()
     assert info is not None and info["cause"] == "osds_down", info
     assert f"53 of 318 in OSDs (17%), holding {len(pgs)} RGW PGs; " in info["evidence"], info
+
+
+def test_an_osd_out_of_a_dump_read_before_the_osd_map_showed_it_down_is_named_with_what_it_held():
+    """Each source is read on its own thread. The monitor marks the hung osd.5 down and its PGs peer
+    without it; the PG dump read then comes with an OSD map read two seconds before the mark-down,
+    which still says up. At the next poll the OSD map says down: the OSD held what the dump before
+    said (the real cluster's hung OSD was once named after the deep scrubs beside it)."""
+    c = SynthStudy().run(450, PUT)
+    held = rgw_pgs_of(c, 5)
+    c.run(30, STALL)
+    c.pgs = [dataclasses.replace(pg, acting=tuple(o for o in pg.acting if o != 5)) for pg in c.pgs]
+    c.osd_map_age = 2.0
+    c.run(POLL, STALL)
+    c.osd_map_age = 0.0
+    c.down(5)
+    info = c.run(15, STALL).info()
+    assert info is not None and info["cause"] == "osds_down", info
+    assert info["evidence"].startswith(f"osd.5 down: 1 of 318 in OSDs (0.3%), holding {held} RGW PGs; "), info
+
+
+def test_an_osd_moved_off_the_s3_pools_while_up_is_not_named_when_it_goes_down_later():
+    """The quiet twin: osd.5 leaves the S3 pools' acting sets while up (a CRUSH change), and an OSD
+    map as new as that dump says it is up. What it held before is dropped: its stall later is no S3
+    op's."""
+    c = SynthStudy().run(450, PUT)
+    c.off_the_s3_pools(5)
+    info = stall(c.run(POLL, PUT)).info()
+    assert info is not None and info["cause"] == "none", info
+    assert c.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
 
 
 def test_an_osd_down_that_serves_none_of_the_s3_pools_is_not_named():
