@@ -5,8 +5,8 @@ Sized on the load of the moment, the 10B cluster's plan asked 374 HDDs by ops at
 hour, 425 at the end of the GETs and 397 after the mixed load, and none at an idle moment: the
 figure followed the phase. The cluster has to carry the busiest of them. Each hour keeps its
 busiest reading, the four S3 rates of one moment (phases that alternate are never summed), for a
-day: 24 readings at most. They are not saved: after a restart the plan holds the busiest moment
-seen since.
+day: 24 readings at most. They are saved with the runway's history: `--once --plan` from cron is
+a new process each hour, and would otherwise plan on the phase it ran in.
 """
 
 from __future__ import annotations
@@ -33,6 +33,23 @@ class Busiest:
         # two keeps the day's readings, its peak with them).
         for old in [h for h in self.hours if abs(h - hour) >= HOURS_KEPT]:
             del self.hours[old]
+
+    def to_list(self) -> list[list[float]]:
+        """[load, t, *rates] of each hour kept."""
+        return [[load, t, *rates] for load, t, rates in self.hours.values()]
+
+    @classmethod
+    def from_list(cls, data: object, width: int) -> Busiest:
+        """The readings `to_list` saved, each of `width` rates; a malformed one is dropped alone."""
+        busiest = cls()
+        for entry in data if isinstance(data, list) else ():
+            if not isinstance(entry, list) or len(entry) != width + 2:
+                continue
+            if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in entry):
+                continue
+            load, t, *rates = (float(x) for x in entry)
+            busiest.add(t, tuple(rates), load)
+        return busiest
 
     def rates(self) -> tuple[float, ...] | None:
         """The rates of the busiest reading kept; None before any."""

@@ -92,7 +92,7 @@ class RunwayState:
 
     def to_dict(self) -> dict[str, Any]:
         return {"used": self.used.to_dict(), "objects": self.objects.to_dict(), "db": self.db.to_dict(),
-                "s3": self.s3.to_dict(), "s3_last": self.s3_last}  # fmt: skip
+                "s3": self.s3.to_dict(), "s3_last": self.s3_last, "busiest": self.busiest.to_list()}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunwayState:
@@ -103,6 +103,7 @@ class RunwayState:
         state.objects = Trend.from_dict(data.get("objects"))
         state.db = Trend.from_dict(data.get("db"))
         state.s3 = Trend.from_dict(data.get("s3"), len(S3_COLUMNS))
+        state.busiest = Busiest.from_list(data.get("busiest"), len(S3_COLUMNS))
         last = data.get("s3_last")
         if isinstance(last, dict) and state.s3.points:
             try:

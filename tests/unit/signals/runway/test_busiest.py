@@ -3,6 +3,13 @@ cluster under the 1B study's hourly rounds, through the real derivation."""
 
 from __future__ import annotations
 
+import json
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ceph_scale.core.derive import DerivationState
 from ceph_scale.core.signals.runway.busiest import HOUR, Busiest
 from ceph_scale.core.signals.runway.derive import RunwayState
 from tests.unit.study_rounds import GET, MIXED, PUT, Load, StudyCluster
@@ -33,6 +40,34 @@ def test_the_plan_by_ops_holds_the_busiest_phase_of_the_rounds():
     assert all(rgws in (69, 70) for _, rgws in seen), seen
 
 
+def restarted(cluster: StudyCluster, saved: dict | None = None) -> StudyCluster:
+    """A new process from the state file, as `--once --plan` from cron starts each time."""
+    state = DerivationState(cluster.th)
+    state.restore(saved if saved is not None else json.loads(json.dumps(cluster.state.durable())))
+    cluster.state = state
+    return cluster
+
+
+def test_a_plan_run_from_cron_after_each_phase_holds_the_busiest_phase_too():
+    """Each phase ends with a restart from the saved state: the plan still holds the GETs' 425 HDDs
+    through the next PUT hour, mixed load and idle half hour (it followed the phase: 374, 397, none)."""
+    c = StudyCluster()
+    rounds = [(3600, PUT), (900, GET), (900, MIXED)] * 2
+    for phase in rounds:
+        plan_at_each_phase(restarted(c), [phase])
+    seen = [plan_at_each_phase(restarted(c), [phase])[0] for phase in [*rounds[:3], (1800, IDLE)]]
+    assert [hdds for hdds, _ in seen] == [425] * 4, seen
+    # A broken reading costs only itself; a broken list, only the readings.
+    saved = json.loads(json.dumps(c.state.durable()))
+    kept = len(saved["runway"]["busiest"])
+    saved["runway"]["busiest"] += [["x", 1, 2, 3, 4, 5], [1.0, 2.0], [True, 0, 0, 0, 0, 0], "garbage"]
+    assert len(restarted(c, saved).state.of(RunwayState).busiest.hours) == kept
+    saved["runway"]["busiest"] = {"not": "a list"}
+    restarted(c, saved)
+    runway = c.state.of(RunwayState)
+    assert runway.busiest.hours == {} and len(runway.used.points) == len(saved["runway"]["used"]["points"])
+
+
 def test_a_steady_load_plans_for_itself():
     # The quiet case beside it: a load that does not change plans what it is, neither more nor less.
     c = StudyCluster()
@@ -52,3 +87,37 @@ def test_a_reading_is_kept_a_day():
     busiest.add(60 * HOUR, (1.0, 0.0, 1.0, 0.0), 0.05)  # a day on: only the new reading
     busiest.add(60 * HOUR, (float("nan"), 0.0, 0.0, 0.0), 9.0)  # not finite: no reading
     assert busiest.rates() == (1.0, 0.0, 1.0, 0.0) and set(busiest.hours) == {60}
+
+
+SAVED = Busiest()
+for _h in range(30):
+    SAVED.add(_h * HOUR + 60, (100.0 * _h, 50.0, 6.5e6, 1e6), _h / 30)
+JSONISH = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=3)
+)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 40), st.integers(-1, 6), JSONISH), max_size=6),
+    st.lists(st.one_of(JSONISH, st.lists(JSONISH, max_size=7)), max_size=3),
+)
+@settings(max_examples=150, deadline=None)
+def test_a_mutated_saved_list_restores_its_sound_readings_and_nothing_else(edits, extra):
+    """A day's saved readings with values replaced, entries cut or added: what comes back is
+    finite readings of four rates, within a day of each other, each one that was saved or none."""
+    data = json.loads(json.dumps(SAVED.to_list()))
+    for i, at, value in edits:
+        if i < len(data):
+            if at < 0:
+                data[i] = value
+            elif at < len(data[i]):
+                data[i][at] = value
+    data += extra
+    restored = Busiest.from_list(data, 4)
+    for hour, (load, t, rates) in restored.hours.items():
+        assert len(rates) == 4 and all(math.isfinite(x) for x in (load, t, *rates))
+        assert hour == int(t // HOUR)
+    assert len(restored.hours) <= 2 * 24 - 1
+    untouched = [e for e in data if isinstance(e, list) and e in SAVED.to_list()]
+    if len(untouched) == len(data):  # nothing broken: every reading of the last day comes back
+        assert restored.rates() == SAVED.rates()
