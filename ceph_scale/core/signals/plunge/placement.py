@@ -6,8 +6,10 @@ and bucket index pools (`<zone>.rgw.buckets.index`: every PUT updates its bucket
 name, as an RGW zone creates them. An OSD leaves the acting sets once it is marked down and its
 PGs peer: what it held is what the last dump before that said, kept while it is down. Each source
 is read on its own thread, so a dump read just after the mark-down can come with an OSD map read
-just before it: an OSD out of every acting set keeps what it held until an OSD map as new as the
-dump says it is up.
+just before it, which still says up. So an OSD out of every acting set keeps what it held while
+some of those PGs are a member short (undersized: fewer OSDs acting than the pool's k+m, or so
+stated), which a mark-down leaves and a drain or CRUSH move, handing them whole to other OSDs, does
+not; and until an OSD map as new as the dump says it is up.
 
 The mapping is unknown where there is no PG dump with acting sets, no pool list to name the
 pools, or the pgs source failed at its last collection or is older than `PG_DUMP_STALE_AFTER`:
@@ -44,13 +46,16 @@ class Placement:
         self.held: dict[int, frozenset[str]] = {}  # OSD -> the PGs of the S3 ops' pools it serves
         self.left: dict[int, frozenset[str]] = {}  # OSD out of the last dump's acting sets -> what it held
         self.pools: set[int] | None = None  # the S3 ops' pools; None: no pool list yet
+        self.widths: dict[int, int] = {}  # the S3 ops' pools' k+m (size for a replicated pool)
 
     def observe(self, snap: Snapshot) -> None:
         status = next((s for s in snap.sources if s.name == "pgs"), None)
         self.pgs_failed = status is not None and not status.success
         pgs, capacity = snap.pgs, snap.capacity
         if capacity is not None:
-            self.pools = {p.pool_id for p in capacity.pools if p.name.endswith(RGW_POOL_SUFFIXES)}
+            rgw = [p for p in capacity.pools if p.name.endswith(RGW_POOL_SUFFIXES)]
+            self.pools = {p.pool_id for p in rgw}
+            self.widths = {p.pool_id: p.data_chunks + p.coding_chunks for p in rgw}
         pools = self.pools
         if pgs is not None and pgs.collected_at != self.pgs_at and pools:
             self._read(pgs.pgs, pools, pgs.collected_at)
@@ -61,6 +66,7 @@ class Placement:
 
     def _read(self, pgs: Iterable[PgScrubState], pools: set[int], at: float) -> None:
         served: dict[int, set[str]] = {}
+        short: set[str] = set()  # the S3 ops' PGs a member short
         read = False
         for pg in pgs:
             if pg.acting:
@@ -68,11 +74,13 @@ class Placement:
                 if pg.pool_id in pools:
                     for o in pg.acting:
                         served.setdefault(o, set()).add(pg.pgid)
+                    if "undersized" in pg.state or len(pg.acting) < self.widths.get(pg.pool_id, 0):
+                        short.add(pg.pgid)
         if not read:
             return
         before = self.left | self.held
         self.held = {o: frozenset(ids) for o, ids in served.items()}
-        self.left = {o: ids for o, ids in before.items() if o not in served}
+        self.left = {o: ids for o, ids in before.items() if o not in served and not ids.isdisjoint(short)}
         self.pgs_at = at
 
     def unknown(self, t: float) -> str:

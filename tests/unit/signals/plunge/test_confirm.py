@@ -92,14 +92,27 @@ def test_an_osd_out_of_a_dump_read_before_the_osd_map_showed_it_down_is_named_wi
 
 
 def test_an_osd_moved_off_the_s3_pools_while_up_is_not_named_when_it_goes_down_later():
-    """The quiet twin: osd.5 leaves the S3 pools' acting sets while up (a CRUSH change), and an OSD
-    map as new as that dump says it is up. What it held before is dropped: its stall later is no S3
-    op's."""
+    """The quiet twins: osd.5 leaves the S3 pools' acting sets while up (drained, or a CRUSH
+    change), its PGs handed whole to another OSD, none a member short. What it held is dropped,
+    whether an OSD map as new as that dump says it is up or the one read with it is older (each
+    source has its thread): once stopped, its stall is no S3 op's. (A review found the second
+    named osds_down "holding 376 RGW PGs", which it no longer held.)"""
     c = SynthStudy().run(450, PUT)
     c.off_the_s3_pools(5)
     info = stall(c.run(POLL, PUT)).info()
     assert info is not None and info["cause"] == "none", info
     assert c.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
+
+    older = SynthStudy().run(450, PUT)
+    older.run(30, STALL)  # a plunge under way for another reason
+    older.off_the_s3_pools(5)
+    older.osd_map_age = 2.0
+    older.run(POLL, STALL)
+    older.osd_map_age = 0.0
+    older.down(5)
+    info = older.run(15, STALL).info()
+    assert info is not None and info["cause"] == "none", info
+    assert older.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
 
 
 def test_an_osd_down_that_serves_none_of_the_s3_pools_is_not_named():
