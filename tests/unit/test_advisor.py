@@ -199,31 +199,6 @@ def test_shard_outlook_runway_preshard_list_and_bound():
     assert shards.outlook(buckets, {}, 100_000, 180 * DAY, 0.5, 3, 3600.0, 1999).runway == math.inf  # known: none grows
 
 
-def test_the_shard_runways_interval_is_the_soonest_bucket_at_each_ones_faster_and_slower_half():
-    """b19 (10,000 objects of room) grew at 5 and 20 objects/s over the halves of its span, 10 over
-    the whole; b18 (20,000) at 0 and 20; b17 (30,000) has no older read: its one rate. The earliest
-    end is b19 at 20/s, the latest b19 at 5/s, sooner than b17 at its 10/s (b18's slower half did
-    not grow: it may never reach its limit). One reference only: no interval, as before it."""
-    buckets = tuple(Bucket(f"b{i}", "", f"id{i}", 11, 900_000 + i * 10_000) for i in range(17, 20))
-    rates = {"b17": 10.0, "b18": 10.0, "b19": 10.0}
-    halves = {"b19": (5.0, 20.0), "b18": (0.0, 20.0)}
-    o = shards.outlook(buckets, rates, 100_000, 180 * DAY, 0.5, 3, 3 * 3600.0, 1999, halves)
-    assert (o.runway, o.earliest, o.latest) == pytest.approx((1_000, 500, 2_000))
-    r = runway.shard(measured(shards=o))
-    assert (r.seconds, r.earliest, r.latest, r.interval) == (o.runway, 500, 2_000, "halves")
-    line = render.runway_line(r, 180 * DAY, TH.plan_max_extrapolation)
-    assert "[each bucket's faster .. slower half: 8 min .. 33 min]" in line, line
-    assert "95 %" not in line
-    alone = shards.outlook(buckets, rates, 100_000, 180 * DAY, 0.5, 3, 3 * 3600.0, 1999, None)
-    assert alone.runway == pytest.approx(1_000) and alone.earliest is alone.latest is None
-    assert "[" not in render.runway_line(runway.shard(measured(shards=alone)), 180 * DAY, TH.plan_max_extrapolation)
-    # None of the growing buckets grew over its slower half: "never" is within the interval.
-    idle = shards.outlook(
-        buckets, rates, 100_000, 180 * DAY, 0.5, 3, 3 * 3600.0, 1999, dict.fromkeys(rates, (0.0, 20.0))
-    )
-    assert idle.latest == math.inf and idle.earliest == pytest.approx(500)
-
-
 def test_the_plan_in_json_and_text_says_the_same():
     m = measured(
         s3=s3(17_800, rate=0.0),

@@ -96,10 +96,6 @@ class ShardOutlook:
     due: int  # buckets reaching it before the target date, those over it included
     top: tuple[BucketDue, ...]  # the soonest, bounded by plan_top_buckets
     span: float
-    # The runway at each bucket's faster and slower half (shards.outlook): inf, none growing;
-    # None: one reference read only, no interval.
-    earliest: float | None = None
-    latest: float | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +133,6 @@ class Runway:
     earliest: float | None = None  # the 95 % interval of `seconds`: its fastest growth...
     latest: float | None = None  # ...and its slowest (inf: not growing is within the interval)
     shape: str = ""  # the growth's trend.Fit.trend; "": no fit of the runway's own behind it
-    interval: str = "95 %"  # what earliest..latest is: a fit's 95 % interval, or the halves (shard)
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,6 @@ SHAPES = {
     "changed": "changed lately: the slope since, the one before within the interval",
 }
 
-# What a runway's earliest..latest end is (Runway.interval).
-INTERVALS = {"95 %": "95 %", "halves": "each bucket's faster .. slower half"}
-
 
 def _runway(r: Runway) -> dict[str, Any]:
     return {
@@ -41,7 +38,6 @@ def _runway(r: Runway) -> dict[str, Any]:
         "days": _finite(r.seconds / DAY) if r.seconds is not None else None,
         "earliest_seconds": _finite(r.earliest),
         "latest_seconds": _finite(r.latest),
-        "interval": r.interval if r.earliest is not None else None,  # "95 %" (a fit) or "halves" (shard)
         "fit_span_seconds": r.span,
         "steady": r.steady,
         "shape": r.shape or None,
@@ -164,7 +160,7 @@ def runway_line(r: Runway, horizon: float, max_extrapolation: float) -> str:
     interval = ""
     if r.seconds not in (None, 0.0) and r.earliest is not None and r.latest is not None and r.earliest < r.latest:
         latest = "never" if math.isinf(r.latest) else duration(r.latest)
-        interval = f" [{INTERVALS[r.interval]}: {duration(r.earliest)} .. {latest}]"
+        interval = f" [95 %: {duration(r.earliest)} .. {latest}]"
     return f"  {r.limit:<13} {duration(r.seconds):>20}{flag}{interval}  ({r.detail}{fitted})"
 
 

@@ -224,9 +224,7 @@ def shard(m: Measured) -> Runway:
         return Runway("shard", None, 0.0, None, "no bucket data")
     detail = f"{o.over_limit} bucket(s) past the limit" if o.over_limit else f"{o.due} bucket(s) due by the target"
     steady = m.objects_steady if o.span > 0 else None
-    if o.runway is None:
-        return Runway("shard", None, o.span, steady, detail)
-    return Runway("shard", o.runway, o.span, steady, detail, o.earliest, o.latest, interval="halves")
+    return Runway("shard", o.runway, o.span, steady, detail)
 
 
 def runways(m: Measured, th: Thresholds) -> tuple[Runway, ...]:

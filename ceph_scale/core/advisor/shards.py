@@ -28,16 +28,11 @@ def outlook(
     top_n: int,
     span: float,
     max_shards: int,
-    halves: dict[str, tuple[float, float]] | None = None,
 ) -> ShardOutlook:
     """rates: objects per second of the buckets that grew (reshard.BucketGrowth); span: the
     history behind them, 0 while there is none (then only buckets past the limit count);
-    max_shards: rgw_max_dynamic_shards; halves: the slower and faster growth over the halves
-    of each one's span (BucketGrowth.halves); None: one reference only, no interval. The
-    interval is the soonest bucket at the faster and at the slower growth of each; a bucket
-    without halves (first read since the older reference) counts at its one rate."""
-    known = halves or {}
-    soonest = earliest = latest = math.inf
+    max_shards: rgw_max_dynamic_shards."""
+    soonest = math.inf
     over = 0
     due: list[tuple[float, str, Bucket, float]] = []
     for b in buckets:
@@ -48,10 +43,6 @@ def outlook(
             seconds = 0.0
         elif rate > 0:
             seconds = room / rate
-            slow, fast = known.get(b.key, (rate, rate))
-            earliest = min(earliest, room / max(fast, rate))
-            if slow > 0:
-                latest = min(latest, room / min(slow, rate))
         else:
             continue
         soonest = min(soonest, seconds)
@@ -72,6 +63,4 @@ def outlook(
     runway: float | None = soonest
     if not over and span <= 0:
         runway = None  # nobody is past the limit and no growth is known yet
-    if halves is None:
-        return ShardOutlook(runway, over, len(due), top, span)
-    return ShardOutlook(runway, over, len(due), top, span, earliest, latest)
+    return ShardOutlook(runway, over, len(due), top, span)

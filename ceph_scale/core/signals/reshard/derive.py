@@ -73,7 +73,6 @@ class ReshardState:
         # The last rates of the buckets that grew, and the history behind them (the runway reads them).
         self.rates: dict[str, float] = {}
         self.rates_span = 0.0
-        self.rate_halves: dict[str, tuple[float, float]] | None = None  # BucketGrowth.halves: the interval
         # The latest reshards seen, for the plunge signal's evidence (not durable): (the poll
         # before, the poll that saw it, bucket, shards before (0: not seen), shards after).
         self.recent: deque[tuple[float, float, str, int, int]] = deque(maxlen=RECENT_EVENTS)
@@ -318,7 +317,6 @@ def derive(given: SignalInput, state: ReshardState) -> list[Family]:
             state.growth = BucketGrowth(th.rgw_growth_window_seconds)
         rates = state.growth.rates(part.collected_at, part.buckets)
         state.rates, state.rates_span = rates, state.growth.span(part.collected_at)
-        state.rate_halves = state.growth.halves(part.collected_at, part.buckets, rates)
         state.growth.observe(part.collected_at, part.buckets)
         eta_f = gauge(
             "rgw_bucket_reshard_seconds",

@@ -102,28 +102,3 @@ class BucketGrowth:
     def rates(self, t: float, buckets: tuple[Bucket, ...]) -> dict[str, float]:
         """Objects per second of each bucket that grew since its reference read."""
         return self.kept_rates(t, buckets, object_rate)
-
-    def halves(
-        self, t: float, buckets: Iterable[Bucket], rates: dict[str, float]
-    ) -> dict[str, tuple[float, float]] | None:
-        """(slower, faster) of the growth over the two halves of the span of each bucket in
-        `rates` read in both references: from its older reference read to its newer one, and from
-        that to its latest. How far they and the whole span's rate are apart is all two references
-        can tell of how its growth varies (the shard runway's interval). A half under a quarter
-        window is not read: a few minutes of counts tell nothing. None: no older reference yet."""
-        if self.older is None or self.newer is None:
-            return None
-        (older_at, older), (newer_at, newer) = self.older, self.newer
-        least = self.window / 4
-        out: dict[str, tuple[float, float]] = {}
-        for b in buckets:
-            key = b.key
-            if key not in rates or (first := older.get(key)) is None or (mid := newer.get(key)) is None:
-                continue
-            t0, t1, t2 = first.stats_at or older_at, mid.stats_at or newer_at, b.stats_at or t
-            seen = [(n1 - n0) / (b1 - a0) for a0, b1, n0, n1 in (
-                (t0, t1, first.num_objects, mid.num_objects), (t1, t2, mid.num_objects, b.num_objects)
-            ) if b1 - a0 >= least]  # fmt: skip
-            if seen:
-                out[key] = (min(seen), max(seen))
-        return out

@@ -132,7 +132,6 @@ def shard_outlook(given: SignalInput, state: RunwayState) -> ShardOutlook | None
             th.plan_top_buckets,
             span,
             th.plan_rgw_max_dynamic_shards,
-            reshard.rate_halves,
         )
 
     return state.cached(f"shards:{given.shard_limit}:{span > 0}", part.collected_at, make)

@@ -98,8 +98,7 @@ def fit_behind_runways() -> Panel:
         ],
         desc="The history each runway's growth was fitted over, whether its older and newer thirds grow "
         "alike (1: steady; 0: a runway on unsteady growth is a guess), and the 95 % interval of the runway: "
-        "earliest and latest (latest +Inf: the interval allows no growth); for shard, the soonest bucket at "
-        "each bucket's faster and slower half of its span. No span: reached now, no fit needed.",
+        "earliest and latest (latest +Inf: the interval allows no growth). No span: reached now, no fit needed.",
         runbook=SHORT,
         columns={
             "A": ("runway", "s"),
