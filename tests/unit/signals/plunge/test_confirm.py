@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
+from collections.abc import Callable
 
 from ceph_scale.core.parse_pgs import pg_part, pg_part_from_json
 from ceph_scale.core.signals.plunge.placement import Placement
@@ -73,6 +74,19 @@ def test_a_node_down_is_named_with_the_pgs_it_held_each_counted_once():
     assert f"53 of 318 in OSDs (17%), holding {len(pgs)} RGW PGs; " in info["evidence"], info
 
 
+def left_then_stopped(c: SynthStudy, leave: Callable[[SynthStudy], None]) -> dict[str, str] | None:
+    """30 s into a plunge, osd.5 leaves the S3 pools' acting sets (`leave`); the PG dump that
+    shows it comes with an OSD map read 2 s earlier (each source has its thread), then the next
+    OSD map says osd.5 is down. The plunge's info 15 s later."""
+    c.run(30, STALL)
+    leave(c)
+    c.osd_map_age = 2.0
+    c.run(POLL, STALL)
+    c.osd_map_age = 0.0
+    c.down(5)
+    return c.run(15, STALL).info()
+
+
 def test_an_osd_out_of_a_dump_read_before_the_osd_map_showed_it_down_is_named_with_what_it_held():
     """Each source is read on its own thread. The monitor marks the hung osd.5 down and its PGs peer
     without it; the PG dump read then comes with an OSD map read two seconds before the mark-down,
@@ -80,13 +94,11 @@ def test_an_osd_out_of_a_dump_read_before_the_osd_map_showed_it_down_is_named_wi
     said (the real cluster's hung OSD was once named after the deep scrubs beside it)."""
     c = SynthStudy().run(450, PUT)
     held = rgw_pgs_of(c, 5)
-    c.run(30, STALL)
-    c.pgs = [dataclasses.replace(pg, acting=tuple(o for o in pg.acting if o != 5)) for pg in c.pgs]
-    c.osd_map_age = 2.0
-    c.run(POLL, STALL)
-    c.osd_map_age = 0.0
-    c.down(5)
-    info = c.run(15, STALL).info()
+
+    def peered_without_it(c: SynthStudy) -> None:
+        c.pgs = [dataclasses.replace(pg, acting=tuple(o for o in pg.acting if o != 5)) for pg in c.pgs]
+
+    info = left_then_stopped(c, peered_without_it)
     assert info is not None and info["cause"] == "osds_down", info
     assert info["evidence"].startswith(f"osd.5 down: 1 of 318 in OSDs (0.3%), holding {held} RGW PGs; "), info
 
@@ -104,13 +116,7 @@ def test_an_osd_moved_off_the_s3_pools_while_up_is_not_named_when_it_goes_down_l
     assert c.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
 
     older = SynthStudy().run(450, PUT)
-    older.run(30, STALL)  # a plunge under way for another reason
-    older.off_the_s3_pools(5)
-    older.osd_map_age = 2.0
-    older.run(POLL, STALL)
-    older.osd_map_age = 0.0
-    older.down(5)
-    info = older.run(15, STALL).info()
+    info = left_then_stopped(older, lambda c: c.off_the_s3_pools(5))
     assert info is not None and info["cause"] == "none", info
     assert older.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
 
