@@ -6,10 +6,11 @@ and bucket index pools (`<zone>.rgw.buckets.index`: every PUT updates its bucket
 name, as an RGW zone creates them. An OSD leaves the acting sets once it is marked down and its
 PGs peer: what it held is what the last dump before that said, kept while it is down. Each source
 is read on its own thread, so a dump read just after the mark-down can come with an OSD map read
-just before it, which still says up. So an OSD out of every acting set keeps what it held while
-some of those PGs are a member short (undersized: fewer OSDs acting than the pool's k+m, or so
-stated), which a mark-down leaves and a drain or CRUSH move, handing them whole to other OSDs, does
-not; and until an OSD map as new as the dump says it is up.
+just before it, which still says up. So an OSD out of every acting set keeps, PG by PG, those it
+left a member short (undersized: fewer OSDs acting than the pool's k+m, or so stated, its place
+not taken by another), which a mark-down leaves and a drain or CRUSH move, handing them whole to
+other OSDs, does not; while they stay short, and until an OSD map as new as the dump says it is up.
+Decided PG by PG: with another OSD down, a drained one shares a few short PGs with it.
 
 The mapping is unknown where there is no PG dump with acting sets, no pool list to name the
 pools, or the pgs source failed at its last collection or is older than `PG_DUMP_STALE_AFTER`:
@@ -47,6 +48,7 @@ class Placement:
         self.left: dict[int, frozenset[str]] = {}  # OSD out of the last dump's acting sets -> what it held
         self.pools: set[int] | None = None  # the S3 ops' pools; None: no pool list yet
         self.widths: dict[int, int] = {}  # the S3 ops' pools' k+m (size for a replicated pool)
+        self.acting: dict[str, tuple[int, ...]] = {}  # the S3 ops' PGs' acting sets in the last dump
 
     def observe(self, snap: Snapshot) -> None:
         status = next((s for s in snap.sources if s.name == "pgs"), None)
@@ -67,20 +69,30 @@ class Placement:
     def _read(self, pgs: Iterable[PgScrubState], pools: set[int], at: float) -> None:
         served: dict[int, set[str]] = {}
         short: set[str] = set()  # the S3 ops' PGs a member short
+        unfilled: dict[int, set[str]] = {}  # OSD -> the short PGs it left, its place not taken
+        acting: dict[str, tuple[int, ...]] = {}
         read = False
         for pg in pgs:
             if pg.acting:
                 read = True
                 if pg.pool_id in pools:
+                    acting[pg.pgid] = pg.acting
                     for o in pg.acting:
                         served.setdefault(o, set()).add(pg.pgid)
                     if "undersized" in pg.state or len(pg.acting) < self.widths.get(pg.pool_id, 0):
                         short.add(pg.pgid)
+                        before = self.acting.get(pg.pgid, ())
+                        gone = [o for o in before if o not in pg.acting]
+                        if len([o for o in pg.acting if o not in before]) < len(gone):
+                            for o in gone:
+                                unfilled.setdefault(o, set()).add(pg.pgid)
         if not read:
             return
-        before = self.left | self.held
+        still = {o: ids & short for o, ids in self.left.items() if o not in served}
+        new = {o: ids & unfilled[o] for o, ids in self.held.items() if o not in served and o in unfilled}
         self.held = {o: frozenset(ids) for o, ids in served.items()}
-        self.left = {o: ids for o, ids in before.items() if o not in served and not ids.isdisjoint(short)}
+        self.left = {o: frozenset(ids) for o, ids in (still | new).items() if ids}
+        self.acting = acting
         self.pgs_at = at
 
     def unknown(self, t: float) -> str:

@@ -13,7 +13,17 @@ from collections.abc import Callable
 
 from ceph_scale.core.parse_pgs import pg_part, pg_part_from_json
 from ceph_scale.core.signals.plunge.placement import Placement
-from ceph_scale.core.snapshot import Snapshot, SourceStatus
+from ceph_scale.core.snapshot import (
+    CapacityPart,
+    FullRatios,
+    Osd,
+    OsdMapPart,
+    PgPart,
+    PgScrubState,
+    Pool,
+    Snapshot,
+    SourceStatus,
+)
 from tests.unit.signals.plunge.study import SynthStudy, study_parts
 from tests.unit.study_rounds import POLL, PUT
 
@@ -119,6 +129,56 @@ def test_an_osd_moved_off_the_s3_pools_while_up_is_not_named_when_it_goes_down_l
     info = left_then_stopped(older, lambda c: c.off_the_s3_pools(5))
     assert info is not None and info["cause"] == "none", info
     assert older.value("ceph_scale_s3_plunge_cause_score", cause="osds_down") is None
+
+    # With osd.7 down for a while, osd.5 shares a few of its short PGs: decided PG by PG, osd.5
+    # left none of them short. (A review found it named "osd.5, osd.7 down ... holding 376 RGW
+    # PGs" when any one short PG kept all it held.)
+    beside = SynthStudy()
+    beside.down(7)
+    beside.pgs = [
+        dataclasses.replace(pg, acting=tuple(o for o in pg.acting if o != 7), state="active+undersized+degraded")
+        if 7 in pg.acting
+        else pg
+        for pg in beside.pgs
+    ]
+    beside.run(450, PUT)
+    pools = beside.rgw_pools()
+    assert any(pg.pool_id in pools and 5 in pg.acting and "undersized" in pg.state for pg in beside.pgs)
+    info = left_then_stopped(beside, lambda c: c.off_the_s3_pools(5))
+    assert info is not None and info["cause"] == "none", info
+
+
+def dump(t: float, acting: dict[str, tuple[int, ...]], state: str = "active+clean") -> Snapshot:
+    """A snapshot of one replicated RGW data pool (id 1) that the capacity source read as size
+    `SIZE`, its PGs' acting sets, and an OSD map read at `t` with osd.5 up."""
+    pool = Pool(1, "z.rgw.buckets.data", 0, 0, 0, 0.0, 0, 1, SIZE - 1)
+    pgs = tuple(PgScrubState(pgid, 1, state, 0.0, 0.0, a) for pgid, a in acting.items())
+    osds = tuple(Osd(o, "hdd", "h", True, True, 1, 0) for o in range(8))
+    return Snapshot(
+        taken_at=t,
+        pgs=PgPart(t, pgs),
+        capacity=CapacityPart(t, 1, 0, (pool,)),
+        osd_map=OsdMapPart(t, osds, FullRatios(0.85, 0.9, 0.95)),
+    )
+
+
+SIZE = 2
+
+
+def test_a_pg_short_by_its_state_alone_or_an_osd_seen_up_again_decide_what_an_osd_that_left_held():
+    """The capacity source read the pool at size 2 before it became 3 (each source has its
+    thread): osd.5's mark-down leaves its PGs two members, the width known, and only their state
+    says undersized. Kept, with an OSD map older than the dump; dropped once an OSD map as new as
+    the dump says osd.5 is up (it flapped back before the next dump)."""
+    placement = Placement()
+    three = {f"1.{i}": (i % 4, 4 + i % 2, 6) for i in range(8)}  # osd.5 in the odd ones
+    placement.observe(dump(100.0, three))
+    left = {pgid: tuple(o for o in a if o != 5) for pgid, a in three.items()}
+    snap = dump(160.0, left, "active+undersized+degraded")
+    placement.observe(dataclasses.replace(snap, osd_map=dataclasses.replace(snap.osd_map, collected_at=158.0)))
+    assert placement.holding([5]) == {5: 4}
+    placement.observe(dataclasses.replace(dump(170.0, left), pgs=snap.pgs))
+    assert placement.holding([5]) == {}
 
 
 def test_an_osd_down_that_serves_none_of_the_s3_pools_is_not_named():
