@@ -336,7 +336,7 @@ class Trend:
         try:
             points = [tuple(float(v) for v in p) for p in data.get("points", [])]
             step = float(data.get("step", 0.0))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # an integer past any float is valid JSON
             return trend
         if all(len(p) == columns + 1 for p in points) and all(a[0] < b[0] for a, b in zip(points, points[1:])):
             trend.points = points[-MAX_POINTS:]

@@ -89,7 +89,7 @@ class Collector:
             with open(self.state_file, encoding="utf-8") as f:
                 self.state.restore(json.load(f))
             log.info("restored state from %s", self.state_file)
-        except (OSError, ValueError, TypeError, KeyError) as e:
+        except (OSError, ValueError, TypeError, KeyError, OverflowError) as e:
             # A broken state file must not stop monitoring; the reshard
             # counter then starts from zero, which rate() handles as a reset.
             log.warning("ignoring unreadable state file %s: %s", self.state_file, e)

@@ -186,7 +186,7 @@ class Module(MgrModule):
                 self.log.info("scale: no stored state; reshard events count from 0")
                 return
             collector.state.restore(data)
-        except (ValueError, TypeError, KeyError) as e:
+        except (ValueError, TypeError, KeyError, OverflowError) as e:
             # A broken state must not stop monitoring; the counter then restarts, which
             # Prometheus' rate() handles as a counter reset.
             self.log.error("scale: ignoring unreadable stored state: %s", e)

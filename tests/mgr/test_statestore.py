@@ -85,6 +85,19 @@ def test_only_the_clock_moving_is_not_a_change():
     assert statestore.without_clock(durable(5, events=3)) != statestore.without_clock(durable(5, events=4))
 
 
+def test_the_hours_busiest_reading_rising_alone_is_not_a_change():
+    """The busiest reading of the hour rises with every poll of a rising load; written with each,
+    the header went to the monitors at every poll (180 of 180 polls, a review measured, where 7
+    without it). It is written with the next change that counts: a runway trend's point."""
+
+    def with_runway(busiest: float, points: int) -> dict:
+        trend = {"points": [[float(t), 1.0] for t in range(points)], "step": 60.0}
+        return durable(5) | {"runway": {"used": trend, "busiest": [[busiest, 3600.0, 1.0, 2.0, 3.0, 4.0]]}}
+
+    assert statestore.without_clock(with_runway(0.5, 3)) == statestore.without_clock(with_runway(0.6, 3))
+    assert statestore.without_clock(with_runway(0.5, 3)) != statestore.without_clock(with_runway(0.6, 4))
+
+
 def apply(store: dict, writes, upto: int | None = None) -> dict:
     store = dict(store)
     for k, v in writes[:upto]:

@@ -105,27 +105,34 @@ class StudyCluster:
 
     def run(self, seconds: float, load: Load) -> StudyCluster:
         for _ in range(round(seconds / POLL)):
-            rates = load.rates(self.in_flight)
-            c = self.counters
-            for op in ("put", "get"):
-                latency = (load.put_latency if op == "put" else load.get_latency) * load.slowdown
-                size = load.put_size if op == "put" else load.get_size
-                c[op] += rates[op] * POLL
-                c[f"{op}_s"] += rates[op] * POLL * latency
-                c[f"{op}_b"] += rates[op] * POLL * size
-            c["req"] += sum(rates.values()) * POLL
-            if self.spilled:
-                grown = rates["put"] * POLL * self.spill_per_put + (
-                    self.spill_per_reshard_poll if self.resharding else 0
-                )
-                wobble = SPILL_WOBBLE[round(self.t / POLL) % len(SPILL_WOBBLE)]
-                self.spilled = [b + grown * wobble / len(self.spilled) for b in self.spilled]
-            self.t += POLL
+            self._step(load)
             self.fams = derive(self.snapshot(), self.state, self.th, cluster="study")
             info = samples(self.fams, "ceph_scale_s3_plunge_info") or {}
             cause = dict(next(iter(info))).get("cause", "") if info else ""
             self.seen.append((self.t, self.value("ceph_scale_s3_plunge_active") or 0.0, cause))
         return self
+
+    def elapse(self, seconds: float, load: Load) -> StudyCluster:
+        """The cluster under `load` with no process watching it (between two `--once` runs)."""
+        for _ in range(round(seconds / POLL)):
+            self._step(load)
+        return self
+
+    def _step(self, load: Load) -> None:
+        rates = load.rates(self.in_flight)
+        c = self.counters
+        for op in ("put", "get"):
+            latency = (load.put_latency if op == "put" else load.get_latency) * load.slowdown
+            size = load.put_size if op == "put" else load.get_size
+            c[op] += rates[op] * POLL
+            c[f"{op}_s"] += rates[op] * POLL * latency
+            c[f"{op}_b"] += rates[op] * POLL * size
+        c["req"] += sum(rates.values()) * POLL
+        if self.spilled:
+            grown = rates["put"] * POLL * self.spill_per_put + (self.spill_per_reshard_poll if self.resharding else 0)
+            wobble = SPILL_WOBBLE[round(self.t / POLL) % len(SPILL_WOBBLE)]
+            self.spilled = [b + grown * wobble / len(self.spilled) for b in self.spilled]
+        self.t += POLL
 
     def snapshot(self) -> Snapshot:
         t, c = self.t, self.counters

@@ -44,7 +44,8 @@ def test_a_saved_trend_comes_back_and_a_broken_one_is_empty():
         t.add(i * 100.0, (i, 2 * i), 10_000.0, 600.0)
     back = Trend.from_dict(json.loads(json.dumps(t.to_dict())), 2)
     assert back.points == t.points and back.step == t.step
-    for broken in (None, [], {"points": [[1, "x"]]}, {"points": [[2, 1, 1], [1, 1, 1]]}, {"points": [[1, 1]]}):
+    huge = {"points": [[1, 10**400, 1]]}  # valid JSON, past any float
+    for broken in (None, [], {"points": [[1, "x"]]}, {"points": [[2, 1, 1], [1, 1, 1]]}, {"points": [[1, 1]]}, huge):
         assert Trend.from_dict(broken, 2).points == []
 
 

@@ -6,7 +6,10 @@ hour, 425 at the end of the GETs and 397 after the mixed load, and none at an id
 figure followed the phase. The cluster has to carry the busiest of them. Each hour keeps its
 busiest reading, the four S3 rates of one moment (phases that alternate are never summed), for a
 day: 24 readings at most. They are saved with the runway's history: `--once --plan` from cron is
-a new process each hour, and would otherwise plan on the phase it ran in.
+a new process each hour, and would otherwise plan on the phase it ran in. Such a process has no
+rate of the moment (one derivation): its reading is the runway trend's last interval, the load
+since the run before. Readings older than a day go at every derivation, whether one is added or
+not, so a saved peak never outlives its day.
 """
 
 from __future__ import annotations
@@ -27,11 +30,17 @@ class Busiest:
             return
         hour = int(t // HOUR)
         kept = self.hours.get(hour)
-        if kept is None or load >= kept[0]:
+        # Only a busier reading replaces the hour's: an equal one would change the saved state at
+        # every poll of a steady load.
+        if kept is None or load > kept[0]:
             self.hours[hour] = (load, t, rates)
-        # Past the day; or more than a day ahead of a clock that stepped back (a step of an hour or
-        # two keeps the day's readings, its peak with them).
-        for old in [h for h in self.hours if abs(h - hour) >= HOURS_KEPT]:
+        self.expire(t)
+
+    def expire(self, t: float) -> None:
+        """Drop the readings past the day before `t`; or more than a day ahead of a clock that
+        stepped back (a step of an hour or two keeps the day's readings, its peak with them)."""
+        hour = int(t // HOUR) if math.isfinite(t) else None
+        for old in [h for h in self.hours if hour is not None and abs(h - hour) >= HOURS_KEPT]:
             del self.hours[old]
 
     def to_list(self) -> list[list[float]]:
@@ -47,7 +56,10 @@ class Busiest:
                 continue
             if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in entry):
                 continue
-            load, t, *rates = (float(x) for x in entry)
+            try:
+                load, t, *rates = (float(x) for x in entry)
+            except OverflowError:  # an integer past any float, valid JSON
+                continue
             busiest.add(t, tuple(rates), load)
         return busiest
 

@@ -108,7 +108,7 @@ class RunwayState:
         if isinstance(last, dict) and state.s3.points:
             try:
                 state.s3_last = {str(k): [float(x) for x in v][: len(S3_COLUMNS)] for k, v in last.items()}
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 state.s3_last = {}
             if any(len(v) != len(S3_COLUMNS) for v in state.s3_last.values()):
                 state.s3_last = {}
@@ -137,12 +137,25 @@ def shard_outlook(given: SignalInput, state: RunwayState) -> ShardOutlook | None
     return state.cached(f"shards:{given.shard_limit}:{span > 0}", part.collected_at, make)
 
 
+def last_interval(points: list[tuple[float, ...]]) -> tuple[tuple[float, ...] | None, float | None]:
+    """The S3 rates over the trend's last interval, and its end; None, None before two points."""
+    if len(points) < 2 or points[-1][0] <= points[-2][0]:
+        return None, None
+    (t0, *a), (t1, *b) = points[-2], points[-1]
+    return tuple((y - x) / (t1 - t0) for x, y in zip(a, b)), t1
+
+
 def derive(given: SignalInput, state: RunwayState) -> list[Family]:
     snap = given.snap
     state.observe(snap, given.th)
-    now = instant_s3(given)
-    if now is not None and snap.perf is not None:
-        state.busiest.add(snap.perf.collected_at, now, hdd_baselines(dict(zip(S3_COLUMNS, now)), given.th))
+    now, at = instant_s3(given), snap.perf.collected_at if snap.perf is not None else None
+    if now is None:
+        # One derivation (`--once` from cron) has no rate of the moment: the load since the run
+        # before, the runway trend's last interval.
+        now, at = last_interval(state.s3.points)
+    if now is not None and at is not None:
+        state.busiest.add(at, now, hdd_baselines(dict(zip(S3_COLUMNS, now)), given.th))
+    state.busiest.expire(snap.taken_at)
     pgs = snap.pgs
     pg_counts = state.cached("pgs", pgs.collected_at, lambda: Counter(p.pool_id for p in pgs.pgs)) if pgs else {}
     state.measured = measure(given, state, shard_outlook(given, state), pg_counts)

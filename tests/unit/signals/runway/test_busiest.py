@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ceph_scale.core.derive import DerivationState
 from ceph_scale.core.signals.runway.busiest import HOUR, Busiest
 from ceph_scale.core.signals.runway.derive import RunwayState
-from tests.unit.study_rounds import GET, MIXED, PUT, Load, StudyCluster
+from tests.unit.study_rounds import GET, MIXED, POLL, PUT, Load, StudyCluster
 
 IDLE = Load(other=1.0)  # clients that only list: no PUT, no GET
 
@@ -60,12 +60,38 @@ def test_a_plan_run_from_cron_after_each_phase_holds_the_busiest_phase_too():
     # A broken reading costs only itself; a broken list, only the readings.
     saved = json.loads(json.dumps(c.state.durable()))
     kept = len(saved["runway"]["busiest"])
-    saved["runway"]["busiest"] += [["x", 1, 2, 3, 4, 5], [1.0, 2.0], [True, 0, 0, 0, 0, 0], "garbage"]
+    saved["runway"]["busiest"] += [["x", 1, 2, 3, 4, 5], [1.0, 2.0], [True, 0, 0, 0, 0, 0], "garbage", [10**400] * 6]
     assert len(restarted(c, saved).state.of(RunwayState).busiest.hours) == kept
     saved["runway"]["busiest"] = {"not": "a list"}
     restarted(c, saved)
     runway = c.state.of(RunwayState)
     assert runway.busiest.hours == {} and len(runway.used.points) == len(saved["runway"]["used"]["points"])
+
+
+def test_hourly_once_runs_from_cron_hold_the_busiest_hour_of_the_day_and_let_it_go_a_day_later():
+    """`--once --plan` from cron: a new process each hour with one derivation, the cluster under
+    the rounds in between. A run has no rate of the moment; its reading is the load since the run
+    before (the saved trend's last interval), so the plan holds the busiest hour's mean for a day:
+    393 HDDs by ops, where it followed the hour (393, 393, 374, ...). Once the clients stop, the
+    saved peak goes a day after it was read (a saved reading was only dropped by a new one)."""
+    c = StudyCluster()
+
+    def phase(t: float) -> Load:
+        into = t % 5400
+        return PUT if into < 3600 else GET if into < 4500 else MIXED
+
+    plans = []
+    for hour in range(1, 56):
+        load_of = phase if hour <= 28 else (lambda t: IDLE)
+        for _ in range(round(HOUR / POLL) - 1):
+            c.elapse(POLL, load_of(c.t))
+        advice = restarted(c).run(POLL, load_of(c.t)).state.of(RunwayState).advice
+        assert advice is not None
+        plans.append((hour, advice.plan.hdd_by_ops))
+    busy = {hdds for hour, hdds in plans if 2 <= hour <= 28}
+    assert busy == {393}, plans
+    assert all(hdds and hdds >= 374 for hour, hdds in plans if 28 < hour <= 28 + 23), plans
+    assert all(hdds == 0 for hour, hdds in plans if hour >= 28 + 24), plans
 
 
 def test_a_steady_load_plans_for_itself():
@@ -110,7 +136,7 @@ def test_a_mutated_saved_list_restores_its_sound_readings_and_nothing_else(edits
         if i < len(data):
             if at < 0:
                 data[i] = value
-            elif at < len(data[i]):
+            elif isinstance(data[i], list) and at < len(data[i]):
                 data[i][at] = value
     data += extra
     restored = Busiest.from_list(data, 4)
