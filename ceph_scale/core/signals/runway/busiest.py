@@ -39,8 +39,10 @@ class Busiest:
     def expire(self, t: float) -> None:
         """Drop the readings past the day before `t`; or more than a day ahead of a clock that
         stepped back (a step of an hour or two keeps the day's readings, its peak with them)."""
-        hour = int(t // HOUR) if math.isfinite(t) else None
-        for old in [h for h in self.hours if hour is not None and abs(h - hour) >= HOURS_KEPT]:
+        if not math.isfinite(t):
+            return
+        hour = int(t // HOUR)
+        for old in [h for h in self.hours if abs(h - hour) >= HOURS_KEPT]:
             del self.hours[old]
 
     def to_list(self) -> list[list[float]]:

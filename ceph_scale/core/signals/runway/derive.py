@@ -25,7 +25,7 @@ from ...advisor.sizing import hdd_baselines
 from ...config import Thresholds
 from ...families import Family, gauge
 from ...snapshot import Snapshot
-from ...trend import Trend
+from ...trend import Trend, rates
 from ..reshard.derive import ReshardState
 from ..signal_input import SignalInput
 from .busiest import Busiest
@@ -138,11 +138,12 @@ def shard_outlook(given: SignalInput, state: RunwayState) -> ShardOutlook | None
 
 
 def last_interval(points: list[tuple[float, ...]]) -> tuple[tuple[float, ...] | None, float | None]:
-    """The S3 rates over the trend's last interval, and its end; None, None before two points."""
-    if len(points) < 2 or points[-1][0] <= points[-2][0]:
+    """The S3 rates over the trend's last interval (trend.rates, as live_s3 reads it), and its
+    end; None, None before two points."""
+    last = [rates(points[-2:], i) for i in range(len(S3_COLUMNS))]
+    if not all(last):
         return None, None
-    (t0, *a), (t1, *b) = points[-2], points[-1]
-    return tuple((y - x) / (t1 - t0) for x, y in zip(a, b)), t1
+    return tuple(r[0][1] for r in last), points[-1][0]
 
 
 def derive(given: SignalInput, state: RunwayState) -> list[Family]:
