@@ -80,6 +80,18 @@ MIXED = Load(put=0.2, get=0.7, other=0.1)  # [000]
 LARGER = Load(put=1.0, put_latency=4 * PUT_LATENCY, put_size=20 * 64 * KB)
 
 
+def count_poll(c: dict[str, float], load: Load, rates: dict[str, float]) -> None:
+    """A poll's S3 ops at `rates` added to an RGW's (or all RGWs') counters: ops, seconds spent
+    at the load's latencies, bytes, and requests."""
+    for op in ("put", "get"):
+        latency = (load.put_latency if op == "put" else load.get_latency) * load.slowdown
+        size = load.put_size if op == "put" else load.get_size
+        c[op] += rates[op] * POLL
+        c[f"{op}_s"] += rates[op] * POLL * latency
+        c[f"{op}_b"] += rates[op] * POLL * size
+    c["req"] += sum(rates.values()) * POLL
+
+
 class StudyCluster:
     """Snapshots every POLL seconds of the study cluster under a load; counters split evenly
     over the RGWs."""
@@ -120,14 +132,7 @@ class StudyCluster:
 
     def _step(self, load: Load) -> None:
         rates = load.rates(self.in_flight)
-        c = self.counters
-        for op in ("put", "get"):
-            latency = (load.put_latency if op == "put" else load.get_latency) * load.slowdown
-            size = load.put_size if op == "put" else load.get_size
-            c[op] += rates[op] * POLL
-            c[f"{op}_s"] += rates[op] * POLL * latency
-            c[f"{op}_b"] += rates[op] * POLL * size
-        c["req"] += sum(rates.values()) * POLL
+        count_poll(self.counters, load, rates)
         if self.spilled:
             grown = rates["put"] * POLL * self.spill_per_put + (self.spill_per_reshard_poll if self.resharding else 0)
             wobble = SPILL_WOBBLE[round(self.t / POLL) % len(SPILL_WOBBLE)]

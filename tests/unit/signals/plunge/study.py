@@ -32,7 +32,7 @@ from ceph_scale.core.snapshot import (
 )
 from tests.unit.signals.derived import samples
 from tests.unit.study_clusters import synth_10b
-from tests.unit.study_rounds import IN_FLIGHT, POLL, Load
+from tests.unit.study_rounds import IN_FLIGHT, POLL, Load, count_poll
 
 TH = Thresholds(plunge_baseline_seconds=300)
 # The pgs source's default interval (exporter/sidecar/config_file.py): a dump of 21,760 PGs read
@@ -81,14 +81,7 @@ class SynthStudy:
         for _ in range(round(seconds / POLL)):
             for r in self.rgws:
                 slow = dataclasses.replace(load, slowdown=load.slowdown * self.slower.get(r, 1.0))
-                rates, c = slow.rates(per_rgw), self.counters[r]
-                for op in ("put", "get"):
-                    latency = (load.put_latency if op == "put" else load.get_latency) * slow.slowdown
-                    size = load.put_size if op == "put" else load.get_size
-                    c[op] += rates[op] * POLL
-                    c[f"{op}_s"] += rates[op] * POLL * latency
-                    c[f"{op}_b"] += rates[op] * POLL * size
-                c["req"] += sum(rates.values()) * POLL
+                count_poll(self.counters[r], slow, slow.rates(per_rgw))
             for o in self.osds:
                 if o.up:
                     ops, kept = OSD_OPS_PER_SECOND * POLL, self.osd_counters[o.osd_id]
