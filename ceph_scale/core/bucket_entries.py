@@ -7,9 +7,9 @@ this record and its dict slot; `python -m bench.decode_bound --only listing`): 3
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from .saved_rows import Dropped, as_count, as_time, read_rows
 from .snapshot import Bucket
 
 OLD_ROW = 11  # the columns of a row saved before bytes and quotas were kept
@@ -51,27 +51,32 @@ def to_table(entries: dict[str, Entry]) -> dict[str, list[Any]]:
     return out
 
 
-def from_table(table: dict[str, Any]) -> dict[str, Entry]:
-    """The entries of a `to_table` table; ValueError (or TypeError) for a malformed one. A row
-    saved before bytes and quotas were kept (11 columns) restores the bucket as listed and not
-    read: it is read again within the budget, its usage never shown as 0 meanwhile."""
-    entries = {}
-    for key, v in table.items():
-        if len(v) == OLD_ROW:
-            entries[str(key)] = Entry(int(v[7]))
-            continue
-        bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags, size, qb, qo = v
-        tenant, _, name = str(key).rpartition("/")
-        e = Entry(int(fp))
-        e.bucket = Bucket(name=name, tenant=tenant, bucket_id=str(bucket_id), num_shards=int(shards),
-                          num_objects=int(objects), owner=str(owner), marker=str(marker) or str(bucket_id),
-                          created=str(created),
-                          index_gen=None if int(gen) < 0 else int(gen), stats_at=float(stats_at),
-                          size_bytes=int(size), quota_bytes=int(qb), quota_objects=int(qo))  # fmt: skip
-        if e.bucket.size_bytes < 0 or min(e.bucket.quota_bytes, e.bucket.quota_objects) < -1:
-            raise ValueError(f"bucket {key!r}: bytes or quota {size!r}, {qb!r}, {qo!r}")
-        e.read_fp, e.rate, e.queued, e.fresh = int(fp), float(rate), int(flags) & 3, bool(int(flags) & 4)
-        if not math.isfinite(e.rate) or e.rate < 0:
-            raise ValueError(f"bucket {key!r}: growth rate {rate!r}")
-        entries[str(key)] = e
+def from_table(table: object, problems: list[str] | None = None) -> dict[str, Entry]:
+    """The entries of a `to_table` table. A row saved before bytes and quotas were kept (11
+    columns) restores the bucket as listed and not read: it is read again within the budget, its
+    usage never shown as 0 meanwhile. So does a row that does not read (a line in `problems`)."""
+    dropped = Dropped("bucket poll rows")
+    entries = read_rows(table, _entry, dropped, unread=lambda _: Entry(-1))
+    dropped.report(problems)
     return entries
+
+
+def _entry(key: str, v: Any) -> Entry:
+    if not isinstance(v, (list, tuple)):
+        raise TypeError(f"a row is a list, not {type(v).__name__}")
+    if len(v) == OLD_ROW:
+        return Entry(as_count(v[7], -1))
+    bucket_id, marker, shards, objects, stats_at, rate, gen, fp, created, owner, flags, size, qb, qo = v
+    if not all(isinstance(x, str) for x in (bucket_id, marker, created, owner)):
+        raise TypeError("ids, creation time and owner are strings")
+    tenant, _, name = key.rpartition("/")
+    e = Entry(as_count(fp, -1))
+    e.bucket = Bucket(name=name, tenant=tenant, bucket_id=bucket_id, num_shards=as_count(shards),
+                      num_objects=as_count(objects), owner=owner, marker=marker or bucket_id, created=created,
+                      index_gen=None if as_count(gen, -1) < 0 else int(gen), stats_at=as_time(stats_at),
+                      size_bytes=as_count(size), quota_bytes=as_count(qb, -1),
+                      quota_objects=as_count(qo, -1))  # fmt: skip
+    e.read_fp, e.rate, e.queued, e.fresh = e.listed_fp, as_time(rate), as_count(flags) & 3, bool(int(flags) & 4)
+    if e.rate < 0:
+        raise ValueError(f"growth rate {rate!r}")
+    return e

@@ -44,6 +44,7 @@ from typing import Any, Protocol
 from .bucket_entries import Entry, from_table, to_table
 from .bucket_poll_limits import PollLimits, may_cross_at
 from .index_generation import GenerationProber
+from .saved_rows import as_time, read_value, version_of
 from .snapshot import Bucket, BucketPollReport, BucketsPart
 from .user_quotas import UserQuotaReader, UserQuotaReads
 
@@ -116,8 +117,7 @@ class BucketPoll:
             self.tokens = float(lim.max_reads)
         else:
             self.tokens += max(0.0, now - self.refilled_at) * lim.reads_per_second
-        self.refilled_at = now
-        self.tokens = min(self.tokens, float(lim.max_reads))
+        self.tokens, self.refilled_at = min(self.tokens, float(lim.max_reads)), now
         return max(0.0, self.tokens)
 
     # --- one poll -------------------------------------------------------------------
@@ -387,14 +387,14 @@ class BucketPoll:
         return {**out, "users": self.users.to_dict()}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BucketPoll:
-        if data.get("version") != 1:
-            raise ValueError(f"unsupported bucket poll state version {data.get('version')!r}")
+    def from_dict(cls, data: dict[str, Any], problems: list[str] | None = None) -> BucketPoll:
+        """What does not read costs itself and a line in `problems` (core/saved_rows.py)."""
+        if (version := version_of(data)) != 1:
+            raise ValueError(f"unsupported bucket poll state version {version!r}")
         poll = cls()
-        tokens = data.get("tokens")
-        poll.tokens = None if tokens is None else float(tokens)
-        poll.refilled_at = float(data.get("refilled_at", 0.0))
-        poll.entries = from_table(dict(data.get("buckets", {})))
+        poll.tokens = read_value(data, "tokens", lambda t: None if t is None else as_time(t), None, problems)
+        poll.refilled_at = read_value(data, "refilled_at", as_time, 0.0, problems)
+        poll.entries = from_table(data.get("buckets", {}), problems)
         poll.listed = bool(poll.entries)
-        poll.users = UserQuotaReads.from_dict(data.get("users"))  # absent in a state saved before: all due
+        poll.users = UserQuotaReads.from_dict(data.get("users"), problems)  # absent in a state saved before: all due
         return poll

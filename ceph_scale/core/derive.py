@@ -17,6 +17,7 @@ from .config import Thresholds
 from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
 from .registry import OWNERS, SIGNALS
+from .saved_rows import UNREADABLE, version_of
 from .signals.results import SignalResults
 from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
@@ -86,12 +87,24 @@ class DerivationState:
                 out[s.name] = self.signals[s.name].to_dict()
         return out
 
-    def restore(self, data: dict[str, Any]) -> None:
-        if data.get("version") != 1:
-            raise ValueError(f"unsupported state version {data.get('version')!r}")
+    def restore(self, data: dict[str, Any]) -> list[str]:
+        """The saved state back, signal by signal; one line per thing that did not read, which
+        costs itself alone (core/saved_rows.py): a signal whose state does not read starts afresh."""
+        if (version := version_of(data)) != 1:
+            raise ValueError(f"unsupported state version {version!r}")
+        problems: list[str] = []
         for s in SIGNALS:
-            if s.durable:
-                self.signals[s.name] = s.state.from_dict(data.get(s.name, {}))  # type: ignore[union-attr]
+            if not s.durable:
+                continue
+            saved = data.get(s.name, {})
+            try:
+                if not isinstance(saved, dict):
+                    raise TypeError(f"a table was expected, not {type(saved).__name__}")
+                self.signals[s.name] = s.state.from_dict(saved, problems)  # type: ignore[union-attr]
+            except UNREADABLE as e:
+                why = f"{type(e).__name__}: {str(e)[:120]}"
+                problems.append(f"signal {s.name}: saved state unreadable ({why}); it starts afresh")
+        return problems
 
 
 def shard_limit_and_origin(snap: Snapshot, th: Thresholds) -> tuple[int, str]:

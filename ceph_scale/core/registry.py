@@ -163,8 +163,9 @@ SOURCE_BY_NAME: dict[str, SourceSpec] = {s.name: s for s in SOURCES}
 class SignalState(Protocol):
     """What a signal remembers between snapshots. Optional hooks, found by name:
     `retuned(th)` says what survives new thresholds (default: nothing, a fresh state);
-    `to_dict()` and a `from_dict(data)` class method make it durable (saved across restarts
-    and manager failovers)."""
+    `to_dict()` and a `from_dict(data, problems)` class method make it durable (saved across
+    restarts and manager failovers): what does not read costs itself and adds a line to
+    `problems` (core/saved_rows.py)."""
 
     def __init__(self, th: Thresholds) -> None: ...
 

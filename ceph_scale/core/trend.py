@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .saved_rows import as_time
+
 MAX_POINTS = 96
 # Fewer points fit any line exactly: two points an hour apart once gave a 41.6-day runway from
 # +0.01 %. Four leave two degrees of freedom for the residuals, so the interval means something.
@@ -327,14 +329,30 @@ class Trend:
         return {"step": self.step, "points": [list(p) for p in self.points]}
 
     @classmethod
-    def from_dict(cls, data: object, columns: int = 1) -> Trend:
+    def from_dict(cls, data: object, columns: int = 1, problems: list[str] | None = None, what: str = "") -> Trend:
         """A trend from its saved form; anything malformed gives an empty trend (the history is
-        lost, the rest of the saved state is not)."""
+        lost, the rest of the saved state is not), and a line in `problems` naming `what`."""
         trend = cls(columns)
-        if not isinstance(data, dict):
+        if data is None or data == {}:
             return trend
         try:
-            points = [tuple(float(v) for v in p) for p in data.get("points", [])]
+            if not isinstance(data, dict):
+                raise TypeError(f"a table was expected, not {type(data).__name__}")
+            points = [tuple(as_time(v) for v in p) for p in data.get("points", [])]
+            step = float(data.get("step", 0.0))
+            if not all(len(p) == columns + 1 for p in points) or not all(
+                a[0] < b[0] for a, b in zip(points, points[1:])
+            ):
+                raise ValueError(f"not {columns + 1} columns in time order")
+        except (TypeError, ValueError, OverflowError) as e:  # an integer past any float is valid JSON
+            if problems is not None:
+                problems.append(f"{what or 'a trend'}: saved history unreadable ({str(e)[:120]}), dropped")
+            return trend
+        trend.points = points[-MAX_POINTS:]
+        trend.step = step if math.isfinite(step) and step >= 0 else 0.0
+        return trend
+        try:
+            points = [tuple(as_time(v) for v in p) for p in data.get("points", [])]
             step = float(data.get("step", 0.0))
         except (TypeError, ValueError, OverflowError):  # an integer past any float is valid JSON
             return trend

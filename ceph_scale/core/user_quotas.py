@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from .saved_rows import Dropped, as_count, as_time, read_rows
 from .snapshot import UserQuota
 
 QUOTA_SHARE = 0.25
@@ -74,10 +75,22 @@ class UserQuotaReads:
         return {"read_at": dict(self.read_at), "quotas": quotas}
 
     @classmethod
-    def from_dict(cls, data: Any) -> UserQuotaReads:
+    def from_dict(cls, data: Any, problems: list[str] | None = None) -> UserQuotaReads:
+        """A saved read or quota that does not read is dropped alone, and its owner read again
+        as one never read: a quota is never taken for none."""
         out = cls()
-        if isinstance(data, dict):
-            out.read_at = {str(o): float(t) for o, t in dict(data.get("read_at", {})).items()}
-            for o, (size, objects, at) in dict(data.get("quotas", {})).items():
-                out.quotas[str(o)] = UserQuota(str(o), int(size), int(objects), float(at))
+        if not isinstance(data, dict):
+            return out
+        dropped = Dropped("user quotas")
+        read_at = read_rows(data.get("read_at", {}), lambda _, t: as_time(t), dropped)
+        out.quotas = read_rows(data.get("quotas", {}), _quota, dropped)
+        saved = data.get("quotas")
+        unread = {str(o) for o in saved if str(o) not in out.quotas} if isinstance(saved, dict) else set()
+        out.read_at = {o: t for o, t in read_at.items() if o not in unread}
+        dropped.report(problems)
         return out
+
+
+def _quota(owner: str, v: Any) -> UserQuota:
+    size, objects, at = v
+    return UserQuota(owner, as_count(size, -1), as_count(objects, -1), as_time(at))

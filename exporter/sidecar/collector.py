@@ -87,12 +87,14 @@ class Collector:
             return
         try:
             with open(self.state_file, encoding="utf-8") as f:
-                self.state.restore(json.load(f))
+                problems = self.state.restore(json.load(f))
+            for p in problems:
+                log.warning("state file %s: %s", self.state_file, p)
             log.info("restored state from %s", self.state_file)
-        except (OSError, ValueError, TypeError, KeyError, OverflowError) as e:
+        except (OSError, ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
             # A broken state file must not stop monitoring; the reshard
             # counter then starts from zero, which rate() handles as a reset.
-            log.warning("ignoring unreadable state file %s: %s", self.state_file, e)
+            log.warning("ignoring unreadable state file %s: %s: %s", self.state_file, type(e).__name__, e)
 
     def _save_state(self) -> None:
         if not self.state_file:

@@ -185,11 +185,12 @@ class Module(MgrModule):
             if data is None:
                 self.log.info("scale: no stored state; reshard events count from 0")
                 return
-            collector.state.restore(data)
-        except (ValueError, TypeError, KeyError, OverflowError) as e:
+            for p in collector.state.restore(data):
+                self.log.warning("scale: stored state: %s", p)
+        except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
             # A broken state must not stop monitoring; the counter then restarts, which
             # Prometheus' rate() handles as a counter reset.
-            self.log.error("scale: ignoring unreadable stored state: %s", e)
+            self.log.error("scale: ignoring unreadable stored state: %s: %s", type(e).__name__, e)
             return
         stored = {statestore.HEADER_KEY: self.get_store(statestore.HEADER_KEY) or ""}
         try:

@@ -242,14 +242,17 @@ class BucketPolling:
                 mgr.log.warning("scale: stored bucket poll state: %s", p)
             if data is None:
                 return BucketPoll()
-            poll = BucketPoll.from_dict(data)
+            read: list[str] = []
+            poll = BucketPoll.from_dict(data, read)
+            for p in read:
+                mgr.log.warning("scale: stored bucket poll state: %s", p)
             self.stored = dict(mgr.get_store_prefix(statestore.POLL_CHUNK_PREFIX) or {})
             self.stored[statestore.POLL_HEADER_KEY] = mgr.get_store(statestore.POLL_HEADER_KEY) or ""
             mgr.log.info("scale: restored the bucket poll's state of %d bucket(s)", len(poll.entries))
             return poll
-        except (ValueError, TypeError, KeyError) as e:
+        except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
             # Without it every bucket is read again, at the budget's pace: slower, never wrong.
-            mgr.log.error("scale: ignoring unreadable bucket poll state: %s", e)
+            mgr.log.error("scale: ignoring unreadable bucket poll state: %s: %s", type(e).__name__, e)
             return BucketPoll()
 
     def _save(self, mgr: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 
 import pytest
 from scale import collector, sources
@@ -213,6 +214,35 @@ def test_the_bucket_poll_state_is_kept_in_the_store_and_a_new_manager_goes_on_fr
     assert cluster.stats_read[0] == "new-while-failing-over"
     assert {b.key: b.num_objects for b in after.buckets} == {**{f"b{i:03d}": i for i in range(300)},
                                                              "new-while-failing-over": 5}  # fmt: skip
+
+
+def test_a_bucket_poll_state_with_a_row_past_any_float_reads_that_bucket_again_and_keeps_the_rest(monkeypatch, caplog):
+    """A stored row holding 1e400 (valid JSON) made every collection of the buckets fail before,
+    OverflowError out of the restore, and the restore was tried again at each: the buckets source
+    failed for good. Now that bucket alone is read again, with one warning."""
+    from scale import statestore
+
+    from tests.unit.bucket_reader import Clock, MemoryBuckets
+
+    clock = Clock()
+    cluster = MemoryBuckets(clock)
+    for i in range(300):
+        cluster.create(f"b{i:03d}", 11, i)
+    monkeypatch.setattr(sources.BucketPolling, "_reader", lambda self, mgr, settings: cluster)
+    monkeypatch.setattr(sources.BucketPolling, "_exists", lambda self, mgr: cluster.exists)
+    first = sources.BucketPolling(lambda name: None, Thresholds)
+    first.collect(fake(), ModuleSettings())
+    saved = json.loads(json.dumps(first.poll.to_dict()))
+    saved["buckets"]["b007"][3] = 10**400  # its object count
+    mgr = fake()
+    mgr.store.update(statestore.encode_poll(saved))
+    cluster.stats_read.clear()
+    with caplog.at_level(logging.INFO, logger="scale-test"):
+        after = sources.BucketPolling(lambda name: None, Thresholds).collect(mgr, ModuleSettings())
+    assert cluster.stats_read[0] == "b007"  # read again first, as never read
+    assert {b.key: b.num_objects for b in after.buckets} == {f"b{i:03d}": i for i in range(300)}
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warned) == 1 and "1 of 300 saved rows unreadable" in warned[0], warned
 
 
 def test_the_managers_librados_handle_is_made_by_one_thread_at_a_time():

@@ -4,6 +4,7 @@ never a silent zero or a silent "no quota". The durable bucket table keeps them 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -123,5 +124,11 @@ def test_the_bucket_table_keeps_bytes_and_quotas_and_reads_an_older_row_again():
     old = {"t/b": table["t/b"][:OLD_ROW]}  # saved before the bytes and quotas were kept
     restored = from_table(old)["t/b"]
     assert restored.bucket is None and restored.read_fp == -1 and restored.listed_fp == 42
-    with pytest.raises(ValueError, match="bytes or quota"):
-        from_table({"t/b": [*table["t/b"][:-3], -3, -1, -1]})
+    # A row that does not read (bytes below 0) is its bucket listed and not read, and one line.
+    problems: list[str] = []
+    unread = from_table({"t/b": [*table["t/b"][:-3], -3, -1, -1], "t/c": table["t/b"]}, problems)
+    assert unread["t/b"].bucket is None and unread["t/b"].read_fp == -1 and not unread["t/b"].fresh
+    assert unread["t/c"].bucket == dataclasses.replace(e.bucket, name="c")
+    assert problems == [
+        "bucket poll rows: 1 of 2 saved rows unreadable, dropped (first 't/b': ValueError: not a count from 0: -3)"
+    ]

@@ -68,7 +68,7 @@ def test_derive_runs_every_registered_signal_and_keeps_its_durable_state(monkeyp
             return {"calls": self.calls}
 
         @classmethod
-        def from_dict(cls, data: dict) -> CountingState:
+        def from_dict(cls, data: dict, problems: list[str]) -> CountingState:
             state = cls(Thresholds())
             state.calls = int(data.get("calls", 0))
             return state
@@ -88,7 +88,7 @@ def test_derive_runs_every_registered_signal_and_keeps_its_durable_state(monkeyp
     saved = state.durable()
     assert saved["example"] == {"calls": 2} and "reshard" in saved
     restored = DerivationState(th)
-    restored.restore(saved)
+    assert restored.restore(saved) == []
     assert restored.signals["example"].calls == 2
     restored.retune(dataclasses.replace(th, fill_target_ratio=0.7))  # no `retuned`: a fresh state
     assert restored.signals["example"].calls == 0

@@ -70,13 +70,16 @@ class BucketsSource(Source):
         if not self.path or not os.path.exists(self.path):
             return BucketPoll()
         try:
+            problems: list[str] = []
             with open(self.path, encoding="utf-8") as f:
-                poll = BucketPoll.from_dict(json.load(f))
+                poll = BucketPoll.from_dict(json.load(f), problems)
+            for p in problems:
+                log.warning("bucket poll state %s: %s", self.path, p)
             log.info("restored the bucket poll's state of %d bucket(s) from %s", len(poll.entries), self.path)
             return poll
-        except (OSError, ValueError, TypeError, KeyError) as e:
+        except (OSError, ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
             # Without it every bucket is read again, at the budget's pace: slower, never wrong.
-            log.error("ignoring unreadable bucket poll state %s: %s", self.path, e)
+            log.error("ignoring unreadable bucket poll state %s: %s: %s", self.path, type(e).__name__, e)
             return BucketPoll()
 
     def _save(self) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from ...config import Thresholds
 from ...families import Family, counter, gauge, histogram
 from ...inputs import InputError, parse_stamp
+from ...saved_rows import Dropped, as_count, as_time, read_rows, read_value
 from ...snapshot import Bucket
 from ...top_k import top_k
 from ..signal_input import SignalInput
@@ -173,23 +174,24 @@ class ReshardState:
                 "buckets": self.buckets}  # fmt: skip
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ReshardState:
+    def from_dict(cls, data: dict[str, Any], problems: list[str] | None = None) -> ReshardState:
+        """A bucket row that does not read is dropped alone: that bucket is seen afresh."""
         state = cls()
-        state.events = int(data.get("events", 0))
-        state.seen_at = float(data.get("seen_at", 0.0))
+        state.events = read_value(data, "events", as_count, 0, problems)
+        state.seen_at = read_value(data, "seen_at", as_time, 0.0, problems)
         # A state from before watch_start was kept: its first poll stands for it.
-        state.watch_start = float(data.get("watch_start", state.seen_at))
-        state.buckets = {
-            str(k): (
-                str(v[0]),
-                str(v[1]),
-                int(v[2]),
-                int(v[3]) if len(v) > 3 else UNKNOWN_GEN,
-                float(v[4]) if len(v) > 4 else 0.0,
-            )  # fmt: skip
-            for k, v in dict(data.get("buckets", {})).items()
-        }
+        state.watch_start = read_value(data, "watch_start", as_time, state.seen_at, problems)
+        dropped = Dropped("reshard buckets")
+        state.buckets = read_rows(data.get("buckets", {}), _bucket_row, dropped)
+        dropped.report(problems)
         return state
+
+
+def _bucket_row(_: str, v: Any) -> Record:
+    if not isinstance(v, (list, tuple)) or not (3 <= len(v) <= 5) or not all(isinstance(x, str) for x in v[:2]):
+        raise ValueError(f"not a bucket row: {str(v)[:80]}")
+    gen = as_count(v[3], RESHARDED_GEN_UNKNOWN) if len(v) > 3 else UNKNOWN_GEN
+    return v[0], v[1], as_count(v[2]), gen, as_time(v[4]) if len(v) > 4 else 0.0
 
 
 def next_prime(n: int) -> int:

@@ -95,14 +95,14 @@ class RunwayState:
                 "s3": self.s3.to_dict(), "s3_last": self.s3_last, "busiest": self.busiest.to_list()}  # fmt: skip
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunwayState:
+    def from_dict(cls, data: dict[str, Any], problems: list[str] | None = None) -> RunwayState:
         """Malformed history is dropped, trend by trend; it never costs the rest of the state."""
         state = cls()
         data = data if isinstance(data, dict) else {}
-        state.used = Trend.from_dict(data.get("used"))
-        state.objects = Trend.from_dict(data.get("objects"))
-        state.db = Trend.from_dict(data.get("db"))
-        state.s3 = Trend.from_dict(data.get("s3"), len(S3_COLUMNS))
+        state.used = Trend.from_dict(data.get("used"), 1, problems, "runway used")
+        state.objects = Trend.from_dict(data.get("objects"), 1, problems, "runway objects")
+        state.db = Trend.from_dict(data.get("db"), 1, problems, "runway db")
+        state.s3 = Trend.from_dict(data.get("s3"), len(S3_COLUMNS), problems, "runway s3")
         state.busiest = Busiest.from_list(data.get("busiest"), len(S3_COLUMNS))
         last = data.get("s3_last")
         if isinstance(last, dict) and state.s3.points:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...config import Thresholds
 from ...families import Family
+from ...saved_rows import Dropped, as_time, read_rows, read_value
 from ...snapshot import Bucket
 from ...trend import Trend
 from ..reshard.growth import BucketGrowth
@@ -67,10 +68,19 @@ class TenantsState:
         return {"seen_at": self.seen_at, "trends": {k: v.to_dict() for k, v in self.trends.items()}}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TenantsState:
+    def from_dict(cls, data: dict[str, Any], problems: list[str] | None = None) -> TenantsState:
+        """A tenant's malformed history is dropped alone (Trend.from_dict)."""
         state = cls()
-        state.seen_at = float(data.get("seen_at", 0.0))
-        trends = data.get("trends", {})
-        if isinstance(trends, dict):
-            state.trends = {str(k): Trend.from_dict(v, 2) for k, v in trends.items()}
+        state.seen_at = read_value(data, "seen_at", as_time, 0.0, problems)
+        dropped = Dropped("tenant trends")
+        state.trends = read_rows(data.get("trends", {}), _trend, dropped)
+        dropped.report(problems)
         return state
+
+
+def _trend(_: str, saved: Any) -> Trend:
+    unread: list[str] = []
+    trend = Trend.from_dict(saved, 2, unread, "history")
+    if unread:
+        raise ValueError(unread[0])
+    return trend

@@ -1,0 +1,242 @@
+"""A saved state edited by hand, by a disk or by another version, at the 10B study's scale.
+
+The state is the derivation's own after three polls of the synthetic study cluster with 100,000
+buckets (reshard's bucket table, 20 tenants' trends, the runway's trends), and the bucket poll's
+table of 100,000 buckets read, with 1,000 owners' user quotas. One value or row is made hostile:
+a number past any float (valid JSON), infinity, NaN, a string, null, a wrong shape. The outcome
+is the right value or that row alone dropped with one line saying so: never another row lost,
+never another signal's history, never a silent zero, never an exception.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import logging
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ceph_scale.core.bucket_entries import Entry, to_table
+from ceph_scale.core.bucket_poll import BucketPoll
+from ceph_scale.core.config import Thresholds
+from ceph_scale.core.derive import DerivationState, derive
+from ceph_scale.core.snapshot import UserQuota
+from tests.unit.study_snapshot import study_snapshot
+
+TH = Thresholds(forecast_min_span_seconds=120)
+ABSENT = "<absent>"  # a row that is no longer held
+HOSTILE: list[Any] = [10**400, math.inf, -math.inf, math.nan, "x", "12", None, [], {"k": 1}, True]
+
+
+def plain(data: Any) -> Any:
+    """What a save writes and a load reads back (tuples become lists)."""
+    return json.loads(json.dumps(data, allow_nan=True))
+
+
+@functools.cache
+def study_state() -> dict[str, Any]:
+    state = DerivationState(TH)
+    for step in range(3):
+        derive(study_snapshot(1000.0 + 60 * step, buckets=100_000, grow=step), state, TH, cluster="study")
+    data = plain(state.durable())
+    assert len(data["reshard"]["buckets"]) == 100_000 and len(data["tenants"]["trends"]) == 20
+    assert all(len(data["runway"][k]["points"]) == 3 for k in ("used", "objects", "db", "s3"))
+    return data
+
+
+@functools.cache
+def study_poll() -> dict[str, Any]:
+    poll = BucketPoll()
+    for b in study_snapshot(1000.0, buckets=100_000).buckets.buckets:
+        e = poll.entries[b.key] = Entry(7)
+        e.bucket, e.read_fp, e.rate = b, 7, 0.5
+    poll.users.quotas = {f"owner-{i}": UserQuota(f"owner-{i}", 10**12, 10**7, 900.0) for i in range(1000)}
+    poll.users.read_at = {f"owner-{i}": 900.0 for i in range(1000)}
+    data = plain(poll.to_dict())
+    assert len(data["buckets"]) == 100_000 and len(data["users"]["quotas"]) == 1000
+    return data
+
+
+def held(durable: dict[str, Any]) -> dict[str, Any]:
+    """`plain(durable)`, with the 100,000 rows of reshard's buckets made lists alone (faster)."""
+    reshard = durable["reshard"]
+    rows = {k: list(v) for k, v in reshard["buckets"].items()}
+    return {
+        **plain({**durable, "reshard": {**reshard, "buckets": {}}}),
+        "reshard": {**plain({**reshard, "buckets": {}}), "buckets": rows},
+    }
+
+
+def hostile_edit(draw: Any, row: Any) -> Any:
+    """`row` with one column (or the row itself) replaced by a hostile value."""
+    value = draw(st.sampled_from(HOSTILE))
+    if isinstance(row, list) and row and draw(st.booleans()):
+        i = draw(st.integers(0, len(row) - 1))
+        return [*row[:i], value, *row[i + 1 :]]
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    return json.dumps(a, allow_nan=True, sort_keys=True) == json.dumps(b, allow_nan=True, sort_keys=True)
+
+
+@functools.cache
+def reshard_keys() -> list[str]:
+    return sorted(study_state()["reshard"]["buckets"])
+
+
+@st.composite
+def state_edits(draw: Any, data: dict[str, Any]) -> tuple[str, str, str | None, Any]:
+    """(signal, field, row key or None, new value) for one place of the derivation's state."""
+    place = draw(st.sampled_from(["reshard row", "tenant trend", "runway trend", "scalar"]))
+    if place == "reshard row":
+        key = draw(st.sampled_from(reshard_keys()))
+        return "reshard", "buckets", key, hostile_edit(draw, data["reshard"]["buckets"][key])
+    if place == "tenant trend":
+        key = draw(st.sampled_from(sorted(data["tenants"]["trends"])))
+        points = data["tenants"]["trends"][key]["points"]
+        i = draw(st.integers(0, len(points) - 1))
+        edited = [*points[:i], hostile_edit(draw, points[i]), *points[i + 1 :]]
+        return "tenants", "trends", key, {**data["tenants"]["trends"][key], "points": edited}
+    if place == "runway trend":
+        field = draw(st.sampled_from(["used", "objects", "db", "s3"]))
+        points = data["runway"][field]["points"]
+        i = draw(st.integers(0, len(points) - 1))
+        edited = [*points[:i], hostile_edit(draw, points[i]), *points[i + 1 :]]
+        return "runway", field, None, {**data["runway"][field], "points": edited}
+    signal, field = draw(st.sampled_from([("reshard", "events"), ("reshard", "seen_at"), ("tenants", "seen_at")]))
+    return signal, field, None, draw(st.sampled_from(HOSTILE))
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_hostile_value_in_the_saved_state_costs_its_own_row_alone(data):
+    saved = study_state()
+    signal, field, key, value = data.draw(state_edits(saved))
+    edited = copy.copy(saved)
+    edited[signal] = {**saved[signal]}
+    if key is None:
+        edited[signal][field] = value
+    else:
+        edited[signal][field] = {**saved[signal][field], key: value}
+    state = DerivationState(TH)
+    problems = state.restore(edited)
+    back = held(state.durable())
+    for other in set(saved) - {signal}:
+        assert back[other] == saved[other], other  # never another signal's history
+    for f in set(saved[signal]) - {field}:
+        if (field, f) == ("s3", "s3_last") and not back["runway"]["s3"]["points"]:
+            assert back["runway"]["s3_last"] == {}  # the last counters, of no use without the trend
+            continue
+        assert back[signal][f] == saved[signal][f], f
+    if key is not None:
+        rows, before = dict(back[signal][field]), dict(saved[signal][field])
+        kept = rows.pop(key, ABSENT)
+        before.pop(key)
+        assert rows == before  # never another row
+    else:
+        kept = back[signal][field]
+    if same(kept, value):
+        assert problems == []  # read as written: the right value
+    else:
+        assert len(problems) == 1 and len(problems[0].splitlines()) == 1, problems
+        # Dropped: absent (counted afresh), an empty history, or the value a state starts with.
+        fresh = plain(DerivationState(TH).durable())[signal]
+        assert kept == ABSENT or same(kept, fresh[field]), kept
+
+
+@functools.cache
+def study_poll_read() -> tuple[dict[str, Any], list[str], list[str]]:
+    """The saved bucket poll as read back whole (the reference), its bucket keys and owners, sorted."""
+    poll = BucketPoll.from_dict(study_poll())
+    return {k: e.bucket for k, e in poll.entries.items()}, sorted(poll.entries), sorted(poll.users.quotas)
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_a_hostile_row_of_the_saved_bucket_poll_reads_its_bucket_again_and_keeps_the_rest(data):
+    saved_poll, (reference, keys, owners) = study_poll(), study_poll_read()
+    table = data.draw(st.sampled_from(["buckets", "quotas", "read_at"]))
+    rows = saved_poll["buckets"] if table == "buckets" else saved_poll["users"][table]
+    key = (keys if table == "buckets" else owners)[data.draw(st.integers(0, len(rows) - 1))]
+    value = hostile_edit(data.draw, rows[key])
+    edited = {**saved_poll, "users": {**saved_poll["users"]}}
+    if table == "buckets":
+        edited["buckets"] = {**rows, key: value}
+    else:
+        edited["users"][table] = {**rows, key: value}
+    problems: list[str] = []
+    poll = BucketPoll.from_dict(edited, problems)
+    assert set(poll.entries) == set(reference)  # every bucket still known
+    kept = {k: e.bucket for k, e in poll.entries.items()}
+    users = plain(poll.users.to_dict())
+    if table == "buckets":
+        back = plain(to_table({key: poll.entries[key]})).get(key, ABSENT)
+        assert kept.pop(key) is None or same(back, value)
+        assert kept == {k: b for k, b in reference.items() if k != key}  # never another row
+        assert users == saved_poll["users"]
+        if same(back, value):
+            assert problems == []  # read as written: the right value
+        else:
+            # Listed and not read: read again within the budget, never shown as 0 meanwhile.
+            assert poll.entries[key].bucket is None and not poll.entries[key].fresh
+            assert len(problems) == 1 and problems[0].startswith("bucket poll rows: 1 of 100,000"), problems
+        return
+    assert kept == reference
+    assert set(users["quotas"]) - {key} == set(saved_poll["users"]["quotas"]) - {key}
+    if same(users[table].get(key, ABSENT), value):
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problems[0].startswith("user quotas: 1 of 2,000"), problems
+        if table == "quotas":  # its owner is read again, as one never read: its quota never taken for none
+            assert key not in users["quotas"] and key not in users["read_at"]
+        else:
+            assert key not in users["read_at"] and key in users["quotas"]
+
+
+def test_a_state_that_is_not_a_table_is_one_error_and_a_signal_not_a_table_starts_afresh():
+    saved = study_state()
+    for broken in ([], "x", None, 10**400):
+        with pytest.raises(ValueError, match="unsupported state version"):
+            DerivationState(TH).restore(broken)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="unsupported bucket poll state version"):
+            BucketPoll.from_dict(broken)  # type: ignore[arg-type]
+    state = DerivationState(TH)
+    problems = state.restore({**saved, "reshard": [1, 2]})
+    assert problems == [
+        "signal reshard: saved state unreadable (TypeError: a table was expected, not list); it starts afresh"
+    ]
+    assert same(plain(state.durable())["tenants"], saved["tenants"])
+
+
+@pytest.mark.parametrize(
+    "text, logged",
+    [
+        ("[]", "unsupported state version 'none: a list'"),
+        ("[" * 100_000 + "]" * 100_000, "RecursionError"),  # nested past Python's limit
+        ('{"version": 1, "reshard": {"events": 1e400, "buckets": {"b": ["m", "i", 11, 0, 5.0]}}}', "'events'"),
+    ],
+)
+def test_the_sidecar_starts_on_any_state_file_and_logs_what_it_dropped(tmp_path, caplog, text, logged):
+    """Before, a state file holding a JSON list, or a number past any float, stopped the sidecar
+    at its start (AttributeError, OverflowError); now the rest is kept, with one line."""
+    from exporter.sidecar.collector import Collector
+    from exporter.sidecar.sources import BucketsSource, SourceContext
+    from tests.bench.test_fast_paths import FixtureCeph
+
+    path = tmp_path / "state.json"
+    path.write_text(text)
+    (tmp_path / "state.json.buckets").write_text(text.replace('"reshard": {', '"buckets": {"t/b": 1e400}, "x": {'))
+    with caplog.at_level(logging.INFO):
+        collector = Collector([], TH, fsid="11111111-2222-3333-4444-555555555555", state_file=str(path))
+        BucketsSource(SourceContext(ceph=FixtureCeph(b""), rgw=None, state_file=str(path)))
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 2 and logged in lines[0] and "bucket poll state" in lines[1], lines
+    if text.startswith("{"):  # the bucket row read, the events counted afresh
+        assert collector.state.signals["reshard"].buckets == {"b": ("m", "i", 11, 0, 5.0)}
+        assert collector.state.signals["reshard"].events == 0
