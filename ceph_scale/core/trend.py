@@ -351,15 +351,6 @@ class Trend:
         trend.points = points[-MAX_POINTS:]
         trend.step = step if math.isfinite(step) and step >= 0 else 0.0
         return trend
-        try:
-            points = [tuple(as_time(v) for v in p) for p in data.get("points", [])]
-            step = float(data.get("step", 0.0))
-        except (TypeError, ValueError, OverflowError):  # an integer past any float is valid JSON
-            return trend
-        if all(len(p) == columns + 1 for p in points) and all(a[0] < b[0] for a, b in zip(points, points[1:])):
-            trend.points = points[-MAX_POINTS:]
-            trend.step = step if math.isfinite(step) and step >= 0 else 0.0
-        return trend
 
 
 def first_step(window: float, min_span: float) -> float:
