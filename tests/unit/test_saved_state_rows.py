@@ -51,8 +51,9 @@ def study_state() -> dict[str, Any]:
 
 @functools.cache
 def study_poll() -> dict[str, Any]:
-    poll = BucketPoll()
-    for b in study_snapshot(1000.0, buckets=100_000).buckets.buckets:
+    poll, part = BucketPoll(), study_snapshot(1000.0, buckets=100_000).buckets
+    assert part is not None
+    for b in part.buckets:
         e = poll.entries[b.key] = Entry(7)
         e.bucket, e.read_fp, e.rate = b, 7, 0.5
     poll.users.quotas = {f"owner-{i}": UserQuota(f"owner-{i}", 10**12, 10**7, 900.0) for i in range(1000)}
