@@ -17,7 +17,7 @@ from .config import Thresholds
 from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
 from .registry import OWNERS, SIGNALS
-from .saved_rows import UNREADABLE, version_of
+from .saved_rows import UNREADABLE, as_fsid, read_value, version_of
 from .signals.results import SignalResults
 from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
@@ -40,6 +40,27 @@ class DerivationState:
         # The signals' judgements from the last derivation (signals/results.py).
         self.results = SignalResults()
         self._reported_errors: dict[str, str] = {}
+        self.fsid = ""  # the cluster whose history this is ("": not seen yet)
+        self.notices: list[str] = []  # what the producers log once (taken by take_notices)
+
+    def own(self, fsid: str) -> None:
+        """The history of another cluster is not this one's: a saved state restored from a file
+        another cluster's exporter wrote (a path shared by two exporters, a file copied along with
+        a configuration) is dropped when the cluster's fsid is first seen, before it forecasts or
+        counts anything, and said once."""
+        if not fsid or fsid == self.fsid:
+            return
+        if self.fsid:
+            self.signals = {s.name: s.state(self.thresholds) for s in SIGNALS if s.state is not None}
+            self.notices.append(
+                f"the saved state is cluster {self.fsid}'s, not this cluster's ({fsid}): its history is dropped, "
+                "and counters start from 0"
+            )
+        self.fsid = fsid
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
 
     def of(self, kind: type[Kept]) -> Kept:
         """The state of the signal whose registry row keeps a `kind`, typed as such."""
@@ -81,7 +102,7 @@ class DerivationState:
 
     def durable(self) -> dict[str, Any]:
         """What must survive a restart or a manager failover."""
-        out: dict[str, Any] = {"version": 1}
+        out: dict[str, Any] = {"version": 1, "fsid": self.fsid} if self.fsid else {"version": 1}
         for s in SIGNALS:
             if s.durable:
                 out[s.name] = self.signals[s.name].to_dict()
@@ -93,6 +114,7 @@ class DerivationState:
         if (version := version_of(data)) != 1:
             raise ValueError(f"unsupported state version {version!r}")
         problems: list[str] = []
+        self.fsid = read_value(data, "fsid", as_fsid, "", problems)
         for s in SIGNALS:
             if not s.durable:
                 continue
@@ -160,6 +182,7 @@ def derive(
 ) -> list[Family]:
     th = th or state.thresholds
     state.retune(th)
+    state.own(snap.fsid or (snap.osd_map.fsid if snap.osd_map else ""))
     families: list[Family] = []
     shard_limit = shard_limit_and_origin(snap, th)
     families += meta_families(snap, th, producer, shard_limit)

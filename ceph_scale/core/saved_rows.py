@@ -83,6 +83,13 @@ def read_value(
         return default
 
 
+def as_fsid(v: Any) -> str:
+    """A cluster's fsid as the snapshot had it (Ceph prints a UUID): a short printable string."""
+    if not isinstance(v, str) or not 0 < len(v) <= 64 or not v.isprintable():
+        raise ValueError(f"not a cluster fsid: {str(v)[:40]!r}")
+    return v
+
+
 def as_time(v: Any) -> float:
     """A saved time (or rate): a finite JSON number."""
     if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):

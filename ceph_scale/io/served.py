@@ -65,6 +65,8 @@ class ServedExposition:
             families = derive(snap, state, thresholds, producer=producer, cluster=cluster)
             for failing, line in state.signal_error_changes():
                 (log.error if failing else log.info)("%s%s", log_prefix, line)
+            for line in state.take_notices():
+                log.warning("%s%s", log_prefix, line)
             body = exposition.render(families)
         except Exception:
             self.failed()

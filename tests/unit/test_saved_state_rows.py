@@ -11,6 +11,7 @@ never another signal's history, never a silent zero, never an exception.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 import logging
@@ -241,3 +242,45 @@ def test_the_sidecar_starts_on_any_state_file_and_logs_what_it_dropped(tmp_path,
     if text.startswith("{"):  # the bucket row read, the events counted afresh
         assert collector.state.signals["reshard"].buckets == {"b": ("m", "i", 11, 0, 5.0)}
         assert collector.state.signals["reshard"].events == 0
+
+
+def test_a_saved_state_of_another_cluster_is_dropped_when_the_fsid_is_first_seen():
+    """Two sidecars given one --state-file path, or a file copied along with a configuration:
+    before, the second cluster took the first one's reshard table, trends and busiest load as
+    its own (its runways and plan from another cluster's growth). The saved state names its
+    cluster now; a derivation that sees another fsid drops it before it forecasts or counts."""
+    saved = study_state()  # the study cluster's, fsid f00
+    assert saved["fsid"] == "f00"
+    snap = study_snapshot(1200.0, buckets=100_000, grow=3)
+    for fsid, ours in (("f00", True), ("", True), ("0b5e...other", False)):
+        state = DerivationState(TH)
+        assert state.restore(saved) == []
+        if not fsid:  # unknown at the start (no fsid in ceph.conf), then read from the OSD map
+            derive(dataclasses.replace(snap, fsid="", osd_map=None), state, TH)
+            assert state.take_notices() == [] and state.fsid == "f00"
+            fsid = "f00"
+        derive(dataclasses.replace(snap, fsid=fsid), state, TH)
+        notices = state.take_notices()
+        reshard = state.signals["reshard"]
+        if ours:
+            assert notices == [] and reshard.events >= saved["reshard"]["events"]
+            assert len(reshard.buckets) == 100_000 and len(state.signals["runway"].used.points) > 1
+        else:
+            assert len(notices) == 1 and "cluster f00's, not this cluster's (0b5e...other)" in notices[0]
+            assert reshard.events == 0 and not state.signals["runway"].used.points[:-1]
+            assert state.durable()["fsid"] == "0b5e...other"  # saved as this cluster's from now on
+
+
+def test_the_sidecar_says_once_that_its_state_file_was_another_clusters(tmp_path, caplog):
+    from exporter.sidecar.collector import Collector
+
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(study_state()))
+    other = "11111111-2222-3333-4444-555555555555"
+    with caplog.at_level(logging.INFO):
+        collector = Collector([], TH, fsid=other, state_file=str(path))
+        for _ in range(3):
+            collector.derive_now()
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1 and f"not this cluster's ({other})" in lines[0], lines
+    assert json.loads(path.read_text())["fsid"] == other and collector.state.signals["reshard"].buckets == {}
