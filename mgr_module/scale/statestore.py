@@ -61,9 +61,12 @@ def _unchunk(get: Callable[[str], str | None], keys: list[str], problems: list[s
             problems.append(f"state chunk {i} of {len(keys)} is missing")
             continue
         try:
-            table.update(json.loads(zlib.decompress(base64.b64decode(chunk))))
-        except (ValueError, zlib.error) as e:
-            problems.append(f"state chunk {i} of {len(keys)} is unreadable: {e}")
+            rows = json.loads(zlib.decompress(base64.b64decode(chunk)))
+            if not isinstance(rows, dict):
+                raise ValueError(f"a table was expected, not {type(rows).__name__}")
+            table.update(rows)
+        except (ValueError, zlib.error, RecursionError) as e:  # a chunk costs its own buckets alone
+            problems.append(f"state chunk {i} of {len(keys)} is unreadable: {type(e).__name__}: {str(e)[:120]}")
     return table
 
 
@@ -88,12 +91,20 @@ def encode_poll(data: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
     return out
 
 
+def _table(raw: str) -> dict:
+    """A stored header: a JSON table, else ValueError (the caller starts afresh, with one line)."""
+    header = json.loads(raw)
+    if not isinstance(header, dict):
+        raise ValueError(f"the stored header is not a table but a {type(header).__name__}")
+    return header
+
+
 def decode_poll(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     """(`BucketPoll.to_dict()` as stored, or None when nothing is; problems found)."""
     raw = get(POLL_HEADER_KEY)
     if raw is None:
         return None, []
-    header = json.loads(raw)
+    header = _table(raw)
     problems: list[str] = []
     header["buckets"] = _unchunk(get, [str(k) for k in header.pop("chunk_keys", [])], problems)
     return header, problems
@@ -104,7 +115,7 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     raw = get(HEADER_KEY)
     if raw is None:
         return None, []
-    header = json.loads(raw)
+    header = _table(raw)
     problems: list[str] = []
     reshard = header.get("reshard")
     keys: list[str] | None = None

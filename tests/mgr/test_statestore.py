@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 
+import pytest
 from scale import statestore
 
 from ceph_scale.core.config import Thresholds
@@ -140,3 +143,23 @@ def test_the_first_format_still_restores():
     chunk = base64.b64encode(zlib.compress(json.dumps(table).encode())).decode()
     entries = {statestore.HEADER_KEY: json.dumps(header), statestore.CHUNK_PREFIX + "0": chunk}
     assert roundtrip(entries) == d
+
+
+def test_a_stored_header_or_chunk_that_is_not_a_table_costs_itself_alone():
+    """A chunk holding a JSON list raised TypeError out of the restore, and the whole state went
+    with it; a header holding one raised AttributeError, which the module did not catch."""
+    buckets = {f"b{i}": ["m", f"i{i}", 11, 0, 5.0] for i in range(2000)}
+    stored = statestore.encode({"version": 1, "reshard": {"events": 7, "seen_at": 9.0, "buckets": buckets}}, 4096)
+    chunks = sorted(k for k in stored if k.startswith(statestore.CHUNK_PREFIX))
+    assert len(chunks) > 2
+    broken = {**stored, chunks[0]: base64.b64encode(zlib.compress(b"[1, 2]")).decode()}
+    data, problems = statestore.decode(broken.get)
+    assert data is not None and len(problems) == 1 and "chunk 0 of" in problems[0] and "not list" in problems[0]
+    state = DerivationState(Thresholds())
+    assert state.restore(data) == []
+    kept = state.signals["reshard"]
+    assert kept.events == 7 and 0 < len(buckets) - len(kept.buckets) < len(buckets) / 2
+    with pytest.raises(ValueError, match="not a table but a list"):
+        statestore.decode({**stored, statestore.HEADER_KEY: "[]"}.get)
+    with pytest.raises(ValueError, match="not a table but a str"):
+        statestore.decode_poll({statestore.POLL_HEADER_KEY: '"x"'}.get)
