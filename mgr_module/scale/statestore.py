@@ -122,8 +122,8 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     if isinstance(reshard, dict) and "bucket_chunk_keys" in reshard:
         keys = [str(k) for k in reshard.pop("bucket_chunk_keys")]
     elif isinstance(reshard, dict) and "bucket_chunks" in reshard:  # the first format: state/buckets/<i>
-        keys = [f"{CHUNK_PREFIX}{i}" for i in range(int(reshard.pop("bucket_chunks")))]
-    if keys is not None:
+        keys = [f"{CHUNK_PREFIX}{i}" for i in range(min(MAX_CHUNKS, int(reshard.pop("bucket_chunks"))))]
+    if keys is not None and isinstance(reshard, dict):
         reshard["buckets"] = _unchunk(get, keys, problems)
     return header, problems
 
