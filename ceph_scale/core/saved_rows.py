@@ -16,7 +16,7 @@ _T = TypeVar("_T")
 
 # What reading a malformed row raises: a wrong type or arity, a bad number, a number past any
 # float (valid JSON: an integer of 400 digits, or 1e400 read as infinity and then as an int).
-UNREADABLE = (TypeError, ValueError, OverflowError, KeyError, IndexError, AttributeError)
+UNREADABLE = (TypeError, ValueError, OverflowError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 class Dropped:
@@ -46,11 +46,11 @@ def read_rows(
 ) -> dict[str, _T]:
     """`read(key, row)` of each row of a saved `{key: row}` table; a row it fails on is counted in
     `dropped`, and kept as `unread(key)` if given (what a row that says nothing stands for).
-    Anything but a table reads as an empty one, counted as one dropped row."""
+    Anything but a table (null included) reads as an empty one, counted as one dropped row; the
+    caller passes `{}` for a table that was never saved."""
     if not isinstance(table, dict):
-        if table is not None:
-            dropped.rows += 1
-            dropped.add(dropped.table, TypeError(f"a table was expected, not {type(table).__name__}"))
+        dropped.rows += 1
+        dropped.add(dropped.table, TypeError(f"a table was expected, not {type(table).__name__}"))
         return {}
     out: dict[str, _T] = {}
     dropped.rows += len(table)

@@ -27,6 +27,9 @@ HEADER_KEY = "state"
 CHUNK_PREFIX = "state/buckets/"
 MAX_VALUE_BYTES = 48 * 1024
 MAX_CHUNKS = 1 << 14
+# What a chunk may inflate to: a chunk of MAX_VALUE_BYTES holds ~1 MB of rows; a larger one is
+# not ours (a zlib bomb would take the manager's memory).
+CHUNK_TEXT_MAX = 64 << 20
 
 
 def _dumps(obj: Any) -> str:
@@ -61,7 +64,11 @@ def _unchunk(get: Callable[[str], str | None], keys: list[str], problems: list[s
             problems.append(f"state chunk {i} of {len(keys)} is missing")
             continue
         try:
-            rows = json.loads(zlib.decompress(base64.b64decode(chunk)))
+            inflate = zlib.decompressobj()
+            text = inflate.decompress(base64.b64decode(chunk), CHUNK_TEXT_MAX)
+            if inflate.unconsumed_tail:
+                raise ValueError(f"it inflates past {CHUNK_TEXT_MAX:,} bytes")
+            rows = json.loads(text)
             if not isinstance(rows, dict):
                 raise ValueError(f"a table was expected, not {type(rows).__name__}")
             table.update(rows)
@@ -91,7 +98,7 @@ def encode_poll(data: dict, max_value: int = MAX_VALUE_BYTES) -> dict[str, str]:
     return out
 
 
-def _table(raw: str) -> dict:
+def _stored_header(raw: str) -> dict:
     """A stored header: a JSON table, else ValueError (the caller starts afresh, with one line)."""
     header = json.loads(raw)
     if not isinstance(header, dict):
@@ -104,7 +111,7 @@ def decode_poll(get: Callable[[str], str | None]) -> tuple[dict | None, list[str
     raw = get(POLL_HEADER_KEY)
     if raw is None:
         return None, []
-    header = _table(raw)
+    header = _stored_header(raw)
     problems: list[str] = []
     header["buckets"] = _unchunk(get, [str(k) for k in header.pop("chunk_keys", [])], problems)
     return header, problems
@@ -115,7 +122,7 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     raw = get(HEADER_KEY)
     if raw is None:
         return None, []
-    header = _table(raw)
+    header = _stored_header(raw)
     problems: list[str] = []
     reshard = header.get("reshard")
     keys: list[str] | None = None

@@ -45,6 +45,8 @@ RECENT_EVENTS = 50
 # UNKNOWN_GEN, RESHARDED_GEN_UNKNOWN), and the read time of the stats that last changed these (not of the latest
 # read: the table is durable, and a time that moved at every poll would rewrite it each time).
 Record = tuple[str, str, int, int, float]
+# The record of a saved row that did not read: the bucket's next sight takes its place, counting nothing.
+UNREAD_ROW: Record = ("", "", 0, UNKNOWN_GEN, 0.0)
 _KEY = attrgetter("key")
 _OBJECTS = attrgetter("num_objects")
 
@@ -124,6 +126,8 @@ class ReshardState:
                 gen = old[3] if old is not None and old[1] == b.bucket_id and old[2] == b.num_shards else UNKNOWN_GEN
             seen = (b.marker, b.bucket_id, b.num_shards, gen)
             current[b.key] = old if old is not None and old[:4] == seen else (*seen, read_at)
+            if old == UNREAD_ROW:  # a saved row that did not read: what it held is unknown, so it counts nothing
+                continue
             if old is None:
                 if not first_poll and (unseen := self._before_first_sight(b, gen)):
                     self.events += unseen
@@ -182,7 +186,7 @@ class ReshardState:
         # A state from before watch_start was kept: its first poll stands for it.
         state.watch_start = read_value(data, "watch_start", as_time, state.seen_at, problems)
         dropped = Dropped("reshard buckets")
-        state.buckets = read_rows(data.get("buckets", {}), _bucket_row, dropped)
+        state.buckets = read_rows(data.get("buckets", {}), _bucket_row, dropped, unread=lambda _: UNREAD_ROW)
         dropped.report(problems)
         return state
 
