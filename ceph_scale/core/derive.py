@@ -48,6 +48,7 @@ class DerivationState:
         another cluster's exporter wrote (a path shared by two exporters, a file copied along with
         a configuration) is dropped when the cluster's fsid is first seen, before it forecasts or
         counts anything, and said once."""
+        fsid = fsid.strip().lower()  # as ceph.conf's is read (a UUID, whatever its case)
         if not fsid or fsid == self.fsid:
             return
         if self.fsid:

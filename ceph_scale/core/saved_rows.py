@@ -85,9 +85,9 @@ def read_value(
 
 def as_fsid(v: Any) -> str:
     """A cluster's fsid as the snapshot had it (Ceph prints a UUID): a short printable string."""
-    if not isinstance(v, str) or not 0 < len(v) <= 64 or not v.isprintable():
+    if not isinstance(v, str) or not 0 < len(v.strip()) <= 64 or not v.isprintable():
         raise ValueError(f"not a cluster fsid: {str(v)[:40]!r}")
-    return v
+    return v.strip().lower()
 
 
 def as_time(v: Any) -> float:

@@ -84,7 +84,7 @@ class UserQuotaReads:
         dropped = Dropped("user quotas")
         read_at = read_rows(data.get("read_at", {}), lambda _, t: as_time(t), dropped)
         out.quotas = read_rows(data.get("quotas", {}), _quota, dropped)
-        saved = data.get("quotas", {})
+        saved = data.get("quotas")  # absent or not a table: every owner is read again
         unread = {str(o) for o in saved if str(o) not in out.quotas} if isinstance(saved, dict) else set(read_at)
         out.read_at = {o: t for o, t in read_at.items() if o not in unread}
         dropped.report(problems)

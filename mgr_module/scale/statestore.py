@@ -68,6 +68,8 @@ def _unchunk(get: Callable[[str], str | None], keys: list[str], problems: list[s
             text = inflate.decompress(base64.b64decode(chunk), CHUNK_TEXT_MAX)
             if inflate.unconsumed_tail:
                 raise ValueError(f"it inflates past {CHUNK_TEXT_MAX:,} bytes")
+            if not inflate.eof:
+                raise ValueError("incomplete or truncated stream")
             rows = json.loads(text)
             if not isinstance(rows, dict):
                 raise ValueError(f"a table was expected, not {type(rows).__name__}")
@@ -113,7 +115,8 @@ def decode_poll(get: Callable[[str], str | None]) -> tuple[dict | None, list[str
         return None, []
     header = _stored_header(raw)
     problems: list[str] = []
-    header["buckets"] = _unchunk(get, [str(k) for k in header.pop("chunk_keys", [])], problems)
+    keys = list(dict.fromkeys(str(k) for k in header.pop("chunk_keys", [])))[:MAX_CHUNKS]
+    header["buckets"] = _unchunk(get, keys, problems)
     return header, problems
 
 
@@ -131,7 +134,10 @@ def decode(get: Callable[[str], str | None]) -> tuple[dict | None, list[str]]:
     elif isinstance(reshard, dict) and "bucket_chunks" in reshard:  # the first format: state/buckets/<i>
         keys = [f"{CHUNK_PREFIX}{i}" for i in range(min(MAX_CHUNKS, int(reshard.pop("bucket_chunks"))))]
     if keys is not None and isinstance(reshard, dict):
-        reshard["buckets"] = _unchunk(get, keys, problems)
+        reshard["buckets"] = _unchunk(get, list(dict.fromkeys(keys))[:MAX_CHUNKS], problems)
+        # Their buckets are new to the next poll: it must not count them as reshards seen first.
+        if problems:
+            reshard["buckets_lost"] = True
     return header, problems
 
 

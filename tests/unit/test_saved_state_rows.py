@@ -337,4 +337,41 @@ def test_user_quotas_saved_as_anything_but_a_table_read_every_owner_again():
         reads = UserQuotaReads.from_dict({"read_at": {"u": 5.0, "v": 6.0}, "quotas": quotas}, problems)
         assert reads.read_at == {} and reads.quotas == {}, quotas  # every owner read again, none taken for none
         assert len(problems) == 1 and "a table was expected" in problems[0], problems
-    assert UserQuotaReads.from_dict({"read_at": {"u": 5.0}}, problems := []).read_at == {"u": 5.0} and not problems
+    # Saved with no quota table at all (nothing writes that): every owner read again, too.
+    assert UserQuotaReads.from_dict({"read_at": {"u": 5.0}}, problems := []).read_at == {} and not problems
+
+
+def lost_table_case() -> tuple[dict[str, Any], tuple[Any, ...], int]:
+    """(a reshard state saved after 5 buckets created since the watch began reshard to generation 3
+    among 200 older ones, the next poll's buckets, the events counted)."""
+    from ceph_scale.core.signals.reshard.derive import ReshardState
+    from ceph_scale.core.snapshot import Bucket
+
+    def bucket(i: int, gen: int, created: str = "2026-01-02T00:00:00.000000Z") -> Bucket:
+        return Bucket(f"b{i}", "", f"id{i}", 11, 1, marker=f"id{i}", created=created, index_gen=gen)
+
+    old = [bucket(i, 0, "2020-01-01T00:00:00Z") for i in range(200)]
+    state = ReshardState()
+    state.observe(100.0, tuple(old))
+    state.observe(200.0, (*old, *(bucket(1000 + i, 0) for i in range(5))))
+    now = (*old, *(bucket(1000 + i, 3) for i in range(5)))
+    state.observe(300.0, now)
+    assert state.events == 15
+    return plain(state.to_dict()), now, state.events
+
+
+def test_a_reshard_table_lost_whole_counts_none_of_its_buckets_again():
+    """`"buckets": null` made all 205 buckets new to the next poll, and the 5 created since the
+    watch began added their 3 reshards each again: 30 counted for 15 (the second review's case)."""
+    from ceph_scale.core.signals.reshard.derive import ReshardState
+
+    saved, now, counted = lost_table_case()
+    for buckets in (saved["buckets"], None, "x"):
+        problems: list[str] = []
+        state = ReshardState.from_dict({**saved, "buckets": buckets}, problems)
+        state.observe(400.0, now)
+        assert state.events == counted and len(state.buckets) == 205, buckets
+        assert len(problems) == (buckets is not saved["buckets"]), problems
+        now_older = (*now[:200], *(dataclasses.replace(b, index_gen=4) for b in now[200:]))
+        state.observe(500.0, now_older)  # the next reshards count again
+        assert state.events == counted + 5

@@ -86,6 +86,10 @@ class ReshardState:
         # as the poll's, which moves). Told apart place by place, else by id in sets (handed.py).
         self.made_from: tuple[Bucket, ...] = ()
         self.unread_from: frozenset[str] | None = None  # ... and the unread keys it was given (None: none yet)
+        # The saved table lost buckets wholesale (not a table, or a chunk of the mgr store lost):
+        # those buckets are new to the next poll, whose first sights then count nothing, as on
+        # a first poll. A reshard while no one watched goes uncounted; none counts twice.
+        self.table_gaps = False
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
         """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
@@ -97,7 +101,7 @@ class ReshardState:
             self.watch_start = t
             first_poll = True
         else:
-            first_poll = False
+            first_poll, self.table_gaps = self.table_gaps, False
         self.seen_at = t
         previous = self.buckets
         look, same_keys = to_look_at(self.made_from, buckets)
@@ -179,14 +183,17 @@ class ReshardState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], problems: list[str] | None = None) -> ReshardState:
-        """A bucket row that does not read is dropped alone: that bucket is seen afresh."""
+        """A bucket row that does not read counts nothing when its bucket is seen again (UNREAD_ROW);
+        a table lost whole (`buckets_lost`: chunks of the mgr store) makes the next poll a first one."""
         state = cls()
         state.events = read_value(data, "events", as_count, 0, problems)
         state.seen_at = read_value(data, "seen_at", as_time, 0.0, problems)
         # A state from before watch_start was kept: its first poll stands for it.
         state.watch_start = read_value(data, "watch_start", as_time, state.seen_at, problems)
         dropped = Dropped("reshard buckets")
-        state.buckets = read_rows(data.get("buckets", {}), _bucket_row, dropped, unread=lambda _: UNREAD_ROW)
+        saved = data.get("buckets", {})
+        state.buckets = read_rows(saved, _bucket_row, dropped, unread=lambda _: UNREAD_ROW)
+        state.table_gaps = not isinstance(saved, dict) or data.get("buckets_lost") is True
         dropped.report(problems)
         return state
 
