@@ -175,7 +175,7 @@ def test_a_lost_chunk_loses_reshards_and_never_counts_one_twice():
     its whole generation again (18 counted for 15 with one chunk of 8 lost, the second review's
     case). A chunk cut short was taken whole, with no problem said."""
     from ceph_scale.core.signals.reshard.derive import ReshardState
-    from tests.unit.test_saved_state_rows import lost_table_case
+    from tests.unit.test_saved_state_rows import DAY, JAN_1, lost_table_case
 
     saved, now, counted = lost_table_case()
     stored = statestore.encode({"version": 1, "reshard": saved}, 400)
@@ -186,7 +186,12 @@ def test_a_lost_chunk_loses_reshards_and_never_counts_one_twice():
             data, problems = statestore.decode(broken.get)
             assert data is not None and len(problems) == 1, problems
             state = ReshardState.from_dict(data["reshard"])
-            state.observe(400.0, now)
+            # Saved again before the next poll (the module saves after every derivation): the
+            # store then says nothing of the lost chunk, and the loss must hold all the same.
+            data, problems = statestore.decode(statestore.encode({"version": 1, "reshard": state.to_dict()}).get)
+            assert data is not None and problems == []
+            state = ReshardState.from_dict(data["reshard"])
+            state.observe(JAN_1 + 3 * DAY, now)
             assert state.events == counted, (chunk, problems)
     data, problems = statestore.decode(stored.get)
     assert problems == [] and "buckets_lost" not in data["reshard"]

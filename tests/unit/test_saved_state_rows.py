@@ -341,9 +341,13 @@ def test_user_quotas_saved_as_anything_but_a_table_read_every_owner_again():
     assert UserQuotaReads.from_dict({"read_at": {"u": 5.0}}, problems := []).read_at == {} and not problems
 
 
+DAY = 86_400.0
+JAN_1 = 1_767_225_600.0  # 2026-01-01T00:00:00Z
+
+
 def lost_table_case() -> tuple[dict[str, Any], tuple[Any, ...], int]:
-    """(a reshard state saved after 5 buckets created since the watch began reshard to generation 3
-    among 200 older ones, the next poll's buckets, the events counted)."""
+    """(a reshard state saved on Jan 3 of a watch begun on Jan 1, where 5 buckets created on Jan 2
+    reshard to generation 3 among 200 older ones; the next poll's buckets; the events counted)."""
     from ceph_scale.core.signals.reshard.derive import ReshardState
     from ceph_scale.core.snapshot import Bucket
 
@@ -352,26 +356,41 @@ def lost_table_case() -> tuple[dict[str, Any], tuple[Any, ...], int]:
 
     old = [bucket(i, 0, "2020-01-01T00:00:00Z") for i in range(200)]
     state = ReshardState()
-    state.observe(100.0, tuple(old))
-    state.observe(200.0, (*old, *(bucket(1000 + i, 0) for i in range(5))))
+    state.observe(JAN_1, tuple(old))
+    state.observe(JAN_1 + 1.5 * DAY, (*old, *(bucket(1000 + i, 0) for i in range(5))))
     now = (*old, *(bucket(1000 + i, 3) for i in range(5)))
-    state.observe(300.0, now)
+    state.observe(JAN_1 + 2 * DAY, now)
     assert state.events == 15
     return plain(state.to_dict()), now, state.events
 
 
 def test_a_reshard_table_lost_whole_counts_none_of_its_buckets_again():
     """`"buckets": null` made all 205 buckets new to the next poll, and the 5 created since the
-    watch began added their 3 reshards each again: 30 counted for 15 (the second review's case)."""
+    watch began added their 3 reshards each again: 30 counted for 15 (the second review's case).
+    The third review's: the loss must hold through a save before the next poll, a poll that holds
+    the 5 as unread, and an empty one."""
     from ceph_scale.core.signals.reshard.derive import ReshardState
 
     saved, now, counted = lost_table_case()
+    later = (*now[:200], *(dataclasses.replace(b, index_gen=4) for b in now[200:]))  # one reshard each
+    unread = frozenset(b.key for b in now[200:])
     for buckets in (saved["buckets"], None, "x"):
-        problems: list[str] = []
-        state = ReshardState.from_dict({**saved, "buckets": buckets}, problems)
-        state.observe(400.0, now)
-        assert state.events == counted and len(state.buckets) == 205, buckets
-        assert len(problems) == (buckets is not saved["buckets"]), problems
-        now_older = (*now[:200], *(dataclasses.replace(b, index_gen=4) for b in now[200:]))
-        state.observe(500.0, now_older)  # the next reshards count again
-        assert state.events == counted + 5
+        for between in ("nothing", "a save", "an unread poll", "an empty poll"):
+            problems: list[str] = []
+            state = ReshardState.from_dict({**saved, "buckets": buckets}, problems)
+            t = JAN_1 + 3 * DAY
+            if between == "a save":
+                state = ReshardState.from_dict(plain(state.to_dict()))
+            elif between != "nothing":
+                state.observe(t, now[:200], unread if between == "an unread poll" else frozenset())
+                t += DAY
+            state.observe(t, now)
+            assert state.events == counted, (buckets, between)
+            assert len(problems) == (buckets is not saved["buckets"]), problems
+            state.observe(t + DAY, later)  # the next reshards count again
+            assert state.events == counted + 5, (buckets, between)
+    # A bucket created while no one watched, after the last poll seen, counts its reshards.
+    state = ReshardState.from_dict({**saved, "buckets": None})
+    made = dataclasses.replace(now[0], name="new", bucket_id="idn", marker="idn", created="2026-01-04T00:00:00Z")
+    state.observe(JAN_1 + 4 * DAY, (*now, dataclasses.replace(made, index_gen=2)))
+    assert state.events == counted + 2

@@ -86,10 +86,6 @@ class ReshardState:
         # as the poll's, which moves). Told apart place by place, else by id in sets (handed.py).
         self.made_from: tuple[Bucket, ...] = ()
         self.unread_from: frozenset[str] | None = None  # ... and the unread keys it was given (None: none yet)
-        # The saved table lost buckets wholesale (not a table, or a chunk of the mgr store lost):
-        # those buckets are new to the next poll, whose first sights then count nothing, as on
-        # a first poll. A reshard while no one watched goes uncounted; none counts twice.
-        self.table_gaps = False
 
     def observe(self, t: float, buckets: tuple[Bucket, ...], unread: frozenset[str] = frozenset()) -> None:
         """One poll's buckets; `unread`: listed buckets whose stats were not read yet, which keep
@@ -101,7 +97,7 @@ class ReshardState:
             self.watch_start = t
             first_poll = True
         else:
-            first_poll, self.table_gaps = self.table_gaps, False
+            first_poll = False
         self.seen_at = t
         previous = self.buckets
         look, same_keys = to_look_at(self.made_from, buckets)
@@ -183,8 +179,11 @@ class ReshardState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], problems: list[str] | None = None) -> ReshardState:
-        """A bucket row that does not read counts nothing when its bucket is seen again (UNREAD_ROW);
-        a table lost whole (`buckets_lost`: chunks of the mgr store) makes the next poll a first one."""
+        """A bucket row that does not read counts nothing when its bucket is seen again (UNREAD_ROW).
+        A table lost whole (not a table; `buckets_lost`: a chunk of the mgr store lost) leaves its
+        buckets new to the next poll: the watch then starts at the last poll seen, so that a bucket
+        created before it counts none of its reshards, which that poll had counted. Reshards while
+        no one watched go uncounted; none counts twice."""
         state = cls()
         state.events = read_value(data, "events", as_count, 0, problems)
         state.seen_at = read_value(data, "seen_at", as_time, 0.0, problems)
@@ -193,7 +192,8 @@ class ReshardState:
         dropped = Dropped("reshard buckets")
         saved = data.get("buckets", {})
         state.buckets = read_rows(saved, _bucket_row, dropped, unread=lambda _: UNREAD_ROW)
-        state.table_gaps = not isinstance(saved, dict) or data.get("buckets_lost") is True
+        if not isinstance(saved, dict) or data.get("buckets_lost") is True:
+            state.watch_start = max(state.watch_start, state.seen_at)
         dropped.report(problems)
         return state
 
