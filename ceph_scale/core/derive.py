@@ -17,7 +17,7 @@ from .config import Thresholds
 from .failure_kind import failure_kind
 from .families import Family, counter, gauge, with_constant_labels
 from .registry import OWNERS, SIGNALS
-from .saved_rows import UNREADABLE, as_fsid, read_value, version_of
+from .saved_rows import UNREADABLE, as_fsid, read_value, reason, version_of
 from .signals.results import SignalResults
 from .signals.signal_input import SignalInput
 from .snapshot import Snapshot
@@ -125,8 +125,7 @@ class DerivationState:
                     raise TypeError(f"a table was expected, not {type(saved).__name__}")
                 self.signals[s.name] = s.state.from_dict(saved, problems)  # type: ignore[union-attr]
             except UNREADABLE as e:
-                why = f"{type(e).__name__}: {str(e)[:120]}"
-                problems.append(f"signal {s.name}: saved state unreadable ({why}); it starts afresh")
+                problems.append(f"signal {s.name}: saved state unreadable ({reason(e)}); it starts afresh")
         return problems
 
 

@@ -19,6 +19,11 @@ _T = TypeVar("_T")
 UNREADABLE = (TypeError, ValueError, OverflowError, KeyError, IndexError, AttributeError, RecursionError)
 
 
+def reason(error: BaseException) -> str:
+    """Why a saved value did not read, in one short line."""
+    return f"{type(error).__name__}: {str(error)[:120]}"
+
+
 class Dropped:
     """The rows of one saved table that did not read: how many, and the first one's reason."""
 
@@ -31,7 +36,7 @@ class Dropped:
     def add(self, key: str, error: BaseException) -> None:
         self.count += 1
         if not self.first:
-            self.first = f"{key[:80]!r}: {type(error).__name__}: {str(error)[:120]}"
+            self.first = f"{key[:80]!r}: {reason(error)}"
 
     def report(self, problems: list[str] | None) -> None:
         """Adds one line to `problems` if anything was dropped."""
@@ -79,7 +84,7 @@ def read_value(
         return convert(data[key])
     except UNREADABLE as e:
         if problems is not None:
-            problems.append(f"saved {key!r} unreadable ({type(e).__name__}: {str(e)[:120]}); it starts at {default!r}")
+            problems.append(f"saved {key!r} unreadable ({reason(e)}); it starts at {default!r}")
         return default
 
 

@@ -17,6 +17,7 @@ import time
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.derive import DerivationState
 from ceph_scale.core.failure_kind import failure_kind
+from ceph_scale.core.saved_rows import UNREADABLE
 from ceph_scale.core.snapshot import Snapshot
 from ceph_scale.io.loop import CollectionLoop
 from ceph_scale.io.runner import Schedule, SourceRunner, default_stale_after
@@ -91,7 +92,7 @@ class Collector:
             for p in problems:
                 log.warning("state file %s: %s", self.state_file, p)
             log.info("restored state from %s", self.state_file)
-        except (OSError, ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
+        except (OSError, *UNREADABLE) as e:
             # A broken state file must not stop monitoring; the reshard
             # counter then starts from zero, which rate() handles as a reset.
             log.warning("ignoring unreadable state file %s: %s: %s", self.state_file, type(e).__name__, e)

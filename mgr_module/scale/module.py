@@ -41,6 +41,7 @@ except ImportError as e:  # the bundled core is missing: a copy of the module ma
 
 if not _IMPORT_ERROR:
     from ceph_scale.core.derive import DerivationState
+    from ceph_scale.core.saved_rows import UNREADABLE
     from ceph_scale.core.signals.reshard.derive import ReshardState
     from ceph_scale.core.signals.runway.derive import RunwayState
 
@@ -187,7 +188,7 @@ class Module(MgrModule):
                 return
             for p in collector.state.restore(data):
                 self.log.warning("scale: stored state: %s", p)
-        except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
+        except UNREADABLE as e:
             # A broken state must not stop monitoring; the counter then restarts, which
             # Prometheus' rate() handles as a counter reset.
             self.log.error("scale: ignoring unreadable stored state: %s: %s", type(e).__name__, e)

@@ -20,6 +20,7 @@ from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.bucket_poll_limits import poll_inputs
 from ceph_scale.core.config import Thresholds
 from ceph_scale.core.parse_base import InputError
+from ceph_scale.core.saved_rows import UNREADABLE
 from ceph_scale.core.snapshot import ReshardPart
 from ceph_scale.io import radosgw_admin
 from ceph_scale.io.admin_ops import AdminOpsBuckets
@@ -250,7 +251,7 @@ class BucketPolling:
             self.stored[statestore.POLL_HEADER_KEY] = mgr.get_store(statestore.POLL_HEADER_KEY) or ""
             mgr.log.info("scale: restored the bucket poll's state of %d bucket(s)", len(poll.entries))
             return poll
-        except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
+        except UNREADABLE as e:
             # Without it every bucket is read again, at the budget's pace: slower, never wrong.
             mgr.log.error("scale: ignoring unreadable bucket poll state: %s: %s", type(e).__name__, e)
             return BucketPoll()

@@ -8,6 +8,7 @@ import time
 
 from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.bucket_poll_limits import poll_inputs
+from ceph_scale.core.saved_rows import UNREADABLE
 from ceph_scale.io.admin_ops import AdminOpsBuckets
 
 from .base import Deadline, Source
@@ -77,7 +78,7 @@ class BucketsSource(Source):
                 log.warning("bucket poll state %s: %s", self.path, p)
             log.info("restored the bucket poll's state of %d bucket(s) from %s", len(poll.entries), self.path)
             return poll
-        except (OSError, ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
+        except (OSError, *UNREADABLE) as e:
             # Without it every bucket is read again, at the budget's pace: slower, never wrong.
             log.error("ignoring unreadable bucket poll state %s: %s: %s", self.path, type(e).__name__, e)
             return BucketPoll()
