@@ -13,7 +13,7 @@ from cluster.host import ClusterHost
 
 class ManagerFailover(ClusterHost):
     def refresh_active_mgr(self) -> str:
-        self.active_mgr = self.ceph("mgr", "stat", timeout=10).get("active_name") or self.active_mgr
+        self.active_mgr = self.ceph("mgr", "stat", timeout=30).get("active_name") or self.active_mgr
         self._save_info()
         return self.active_mgr
 

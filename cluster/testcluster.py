@@ -364,7 +364,7 @@ class TestCluster(
         for i in range(self.osds):
             self.start_daemon(f"osd.{i}")
         wait_for(lambda: self.ceph("mgr", "stat", timeout=10).get("available"), 90, what="an active manager")
-        self.active_mgr = self.ceph("mgr", "stat", timeout=10)["active_name"]
+        self.active_mgr = self.ceph("mgr", "stat", timeout=30)["active_name"]
         self.ceph("mgr", "module", "enable", "prometheus", fmt_json=False)
         self._mark("mgr")
         wait_for(self._all_osds_up, 120, what="all OSDs up and in")
