@@ -81,6 +81,11 @@ class Collector:
                 return r.part
         return None
 
+    def cluster_fsid(self) -> str:
+        """ceph.conf's fsid, else the OSD map's once read, as DerivationState.own compares them."""
+        osd_map = self.latest_part("osd_map")
+        return (self.fsid or (osd_map.fsid if osd_map is not None else "")).strip().lower()
+
     # --- durable state ---------------------------------------------------------
 
     def _load_state(self) -> None:

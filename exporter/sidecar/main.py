@@ -20,7 +20,7 @@ from ceph_scale.core.signals.runway.derive import RunwayState
 from ceph_scale.io import discovery
 from ceph_scale.io.admin_ops import AdminOps
 
-from . import artefacts, config_file
+from . import artefacts, config_file, state_lock
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
 from .gc_tuning import tune_collector
@@ -166,7 +166,9 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
         raise ConfigError(f"--web.telemetry-path {args.path!r}: expected a path starting with /")
     state_file = args.state_file or cfg.state_file
     if state_file:
-        check_state_file(state_file, "--state-file" if args.state_file else "state_file")
+        setting = "--state-file" if args.state_file else "state_file"
+        check_state_file(state_file, setting)
+        state_lock.hold(state_file, setting)
     rgw = build_admin_ops(args, cfg, notes)
 
     named = "--ceph-conf" if args.ceph_conf else ("$CEPH_CONF" if os.environ.get("CEPH_CONF") else None)
@@ -212,6 +214,7 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
     # one the OSD map names once the osd_map source has read it.
     collector = Collector(specs, cfg.thresholds, cluster_label=cluster_label, state_file=state_file, fsid=fsid)
     ctx.latest = collector.latest_part
+    ctx.fsid = collector.cluster_fsid
     return collector
 
 

@@ -31,6 +31,9 @@ class SourceContext:
     # Another source's last good part, by name (the bucket poll reads the reshard queue's and the
     # settings'); set by the collector.
     latest: Callable[[str], Any] = lambda name: None
+    # The cluster's fsid as far as known (ceph.conf's, else the OSD map's; "" before either):
+    # the bucket poll's saved state names the cluster it was read from. Set by the collector.
+    fsid: Callable[[], str] = lambda: ""
 
 
 class Deadline:

@@ -31,6 +31,7 @@ class BucketsSource(Source):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.path = f"{ctx.state_file}.buckets" if ctx.state_file else None
+        self.owner = ""  # the fsid of the cluster the poll's state was read from, once known
         self.poll = self._load()
         self.saved_at = time.time()
         self._polling = threading.Lock()  # the poll's state is saved between polls, never during one
@@ -50,12 +51,29 @@ class BucketsSource(Source):
             return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid, min(PROBE_TIMEOUT, time_left() / 2))
 
         with self._polling:
+            self._own(self.ctx.fsid())
             part = self.poll.poll(t, AdminOpsBuckets(self.ctx.rgw), limits, queued, time_left, exists)
             deadline.waiting_on = ""
             if t - self.saved_at >= SAVE_EVERY:
                 self._save()
                 self.saved_at = t
         return part
+
+    def _own(self, fsid: str) -> None:
+        """Another cluster's buckets are not this one's (a state file shared or copied, as
+        DerivationState.own says for the rest of the state): its usage would be served for
+        buckets of the same name until each is read again, and its quotas for a day."""
+        if not fsid or fsid == self.owner:
+            return
+        if self.owner:
+            log.warning(
+                "the bucket poll state %s is cluster %s's, not this cluster's (%s): dropped: every bucket read again",
+                self.path,
+                self.owner,
+                fsid,
+            )
+            self.poll = BucketPoll()
+        self.owner = fsid
 
     def close(self) -> None:
         """What the polls since the last save read (up to SAVE_EVERY of them) survives a stop."""
@@ -73,7 +91,11 @@ class BucketsSource(Source):
         try:
             problems: list[str] = []
             with open(self.path, encoding="utf-8") as f:
-                poll = BucketPoll.from_dict(json.load(f), problems)
+                data = json.load(f)
+            poll = BucketPoll.from_dict(data, problems)
+            # Saved before the state named its cluster: kept, as the derivation's state is.
+            owner = data.get("fsid")
+            self.owner = owner.strip().lower() if isinstance(owner, str) else ""
             for p in problems:
                 log.warning("bucket poll state %s: %s", self.path, p)
             log.info("restored the bucket poll's state of %d bucket(s) from %s", len(poll.entries), self.path)
@@ -89,7 +111,7 @@ class BucketsSource(Source):
         tmp = f"{self.path}.tmp"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(self.poll.to_dict(), f, separators=(",", ":"))
+                json.dump({**self.poll.to_dict(), "fsid": self.owner}, f, separators=(",", ":"))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
