@@ -13,7 +13,7 @@ import yaml
 
 from ceph_scale.core.registry import SOURCE_BY_NAME
 from exporter.sidecar.config_file import parse
-from exporter.sidecar.startup_checks import StartupNotes, load_rgw_credentials
+from exporter.sidecar.startup_checks import StartupNotes, check_ceph_conf, conf_fsid, load_rgw_credentials
 from tests.deploy.source_tree import REPO
 from tests.deploy.test_helm import CHART, IMAGE, NO_STORE, STORE, of_kind, render, set_args
 
@@ -115,11 +115,17 @@ def run_init(pod: dict, root) -> subprocess.CompletedProcess:
     return subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
 
 
-def rook_mounts(root, access: str, secret: str) -> None:
-    """What Kubernetes mounts: one file per item of the config map and the secrets."""
-    for name in ("ceph-config", "mon-endpoints", "client-key", "rgw-user"):
+FSID = "f568f7c3-5603-4108-99ff-3742cf008a83"
+
+
+def rook_mounts(root, access: str, secret: str, fsid: str | None = FSID) -> None:
+    """What Kubernetes mounts: one file per item of the config map and the secrets (an optional
+    secret that does not exist is an empty directory)."""
+    for name in ("ceph-config", "mon-endpoints", "client-key", "rgw-user", "cluster-fsid"):
         (root / name).mkdir()
     (root / "mon-endpoints" / "mon-endpoints").write_text("a=10.0.0.1:6789,b=10.0.0.2:6789")
+    if fsid is not None:
+        (root / "cluster-fsid" / "fsid").write_text(fsid)
     (root / "client-key" / "key").write_text("AQBkey==")
     (root / "rgw-user" / "AccessKey").write_text(access)
     (root / "rgw-user" / "SecretKey").write_text(secret)
@@ -131,7 +137,12 @@ def test_the_init_container_turns_rook_s_secrets_into_what_the_exporter_reads(he
     rook_mounts(tmp_path, access, secret_key + "\n")  # a hand-made secret may end in a newline
     proc = run_init(pod, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "ceph-config" / "ceph.conf").read_text() == "[global]\nmon_host = 10.0.0.1:6789,10.0.0.2:6789\n"
+    conf = tmp_path / "ceph-config" / "ceph.conf"
+    assert conf.read_text() == f"[global]\nfsid = {FSID}\nmon_host = 10.0.0.1:6789,10.0.0.2:6789\n"
+    # the exporter's own reading of it: the fsid is the cluster label, and what a saved state is
+    # checked against, from the first derivation
+    notes = StartupNotes()
+    assert conf_fsid(check_ceph_conf(str(conf), "--ceph-conf", notes) or {}) == FSID and notes.warnings == []
     creds = tmp_path / "ceph-config" / "rgw-admin.json"
     assert stat.S_IMODE(creds.stat().st_mode) == 0o600
     # the exporter's own loader (--rgw-credentials-file), without a warning: only its user reads them
@@ -142,6 +153,21 @@ def test_the_init_container_turns_rook_s_secrets_into_what_the_exporter_reads(he
     (exporter,) = pod["containers"]
     (mount,) = [m for m in exporter["volumeMounts"] if m["name"] == "ceph-config"]
     assert f"--rgw-credentials-file={mount['mountPath']}/rgw-admin.json" in exporter["args"]
+
+
+def test_the_pod_mounts_the_fsid_alone_of_rook_s_mon_secret(helm, tmp_path):
+    """rook/rook pkg/operator/ceph/controller/cluster_info.go: the secret AppName
+    ("rook-ceph-mon") holds the fsid (fsidSecretNameKey) beside the monitor's key."""
+    pod = pod_of(render(helm, *set_args(STORE)))
+    secret = {v["name"]: v for v in pod["volumes"]}["cluster-fsid"]["secret"]
+    assert secret["secretName"] == "rook-ceph-mon" and secret["items"] == [{"key": "fsid", "path": "fsid"}]
+    (exporter,) = pod["containers"]
+    assert "cluster-fsid" not in {m["name"] for m in exporter["volumeMounts"]}  # the init container's alone
+    # Without the secret's fsid (optional), ceph.conf names none: the exporter learns it from the OSD map.
+    rook_mounts(tmp_path, "0555b35654ad1656d804", "s3cr3t", fsid=None)
+    proc = run_init(pod, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "ceph-config" / "ceph.conf").read_text() == "[global]\nmon_host = 10.0.0.1:6789,10.0.0.2:6789\n"
 
 
 def test_the_init_container_names_a_missing_key(helm, tmp_path):
