@@ -57,10 +57,12 @@ class Collector:
         cluster_label: str | None = None,
         state_file: str | None = None,
         fsid: str = "",
+        save_state: bool = True,
     ) -> None:
         self.thresholds = thresholds
         self.cluster_label = cluster_label
         self.state_file = state_file
+        self.save_state = save_state  # False: a --once run beside a serving exporter reads its file only
         self.fsid = fsid
         self.state = DerivationState(thresholds)
         self.runners = [SidecarRunner(src, sched) for src, sched in runners_spec]
@@ -81,10 +83,15 @@ class Collector:
                 return r.part
         return None
 
-    def cluster_fsid(self) -> str:
-        """ceph.conf's fsid, else the OSD map's once read, as DerivationState.own compares them."""
+    def cluster_fsid(self) -> str | None:
+        """ceph.conf's fsid, else the OSD map's once read, as DerivationState.own compares them;
+        "" until then, None where neither will ever say (no fsid in ceph.conf, osd_map off)."""
+        if self.fsid:
+            return self.fsid.strip().lower()
+        if not any(r.name == "osd_map" for r in self.runners):
+            return None
         osd_map = self.latest_part("osd_map")
-        return (self.fsid or (osd_map.fsid if osd_map is not None else "")).strip().lower()
+        return (osd_map.fsid if osd_map is not None else "").strip().lower()
 
     # --- durable state ---------------------------------------------------------
 
@@ -103,7 +110,7 @@ class Collector:
             log.warning("ignoring unreadable state file %s: %s: %s", self.state_file, type(e).__name__, e)
 
     def _save_state(self) -> None:
-        if not self.state_file:
+        if not self.state_file or not self.save_state:
             return
         data = json.dumps(self.state.durable(), sort_keys=True, separators=(",", ":"))
         if data == self._saved_state:

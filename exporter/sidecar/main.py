@@ -20,7 +20,7 @@ from ceph_scale.core.signals.runway.derive import RunwayState
 from ceph_scale.io import discovery
 from ceph_scale.io.admin_ops import AdminOps
 
-from . import artefacts, config_file, state_lock
+from . import artefacts, config_file
 from .ceph_client import CephCommandError, RadosClient, make_client
 from .collector import Collector, schedule_for
 from .gc_tuning import tune_collector
@@ -114,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="radosgw-admin command, when rgw.reshard_backend is radosgw-admin (split on spaces)",
     )
     p.add_argument("--cluster-label", default=None, help="value of the cluster label (default: the fsid)")
-    p.add_argument("--state-file", default=None, help="where reshard counting state survives restarts")
+    p.add_argument(
+        "--state-file", default=None, help="where reshard counting state survives restarts (one serving exporter each)"
+    )
     p.add_argument("--disable-source", action="append", default=[], help="do not run this source (repeatable)")
     p.add_argument("--once", action="store_true", help="collect every source once, print the metrics, exit")
     p.add_argument(
@@ -124,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("text", "json"),
         default=None,
         help="with --once: print, instead of the metrics, when each study limit will be reached and what to add "
-        "to hold the target date (docs/runway.md); its growth comes from --state-file's history, so run it "
-        "with one, e.g. from cron",
+        "to hold the target date (docs/runway.md); its growth comes from --state-file's history: the serving "
+        "exporter's (read, left as it is), or its own from cron",
     )
     p.add_argument(
         "--size-for",
@@ -165,10 +167,9 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
     if not args.path.startswith("/"):
         raise ConfigError(f"--web.telemetry-path {args.path!r}: expected a path starting with /")
     state_file = args.state_file or cfg.state_file
-    if state_file:
-        setting = "--state-file" if args.state_file else "state_file"
-        check_state_file(state_file, setting)
-        state_lock.hold(state_file, setting)
+    state_setting = "--state-file" if args.state_file else "state_file"
+    # A --once run on a file a serving exporter holds reads it and leaves it as it is.
+    save_state = check_state_file(state_file, state_setting, notes, once=args.once) if state_file else False
     rgw = build_admin_ops(args, cfg, notes)
 
     named = "--ceph-conf" if args.ceph_conf else ("$CEPH_CONF" if os.environ.get("CEPH_CONF") else None)
@@ -197,6 +198,7 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
         ),
         thresholds=cfg.thresholds,
         state_file=state_file,
+        save_state=save_state,
     )
     specs = []
     for cls in ALL_SOURCES:
@@ -212,7 +214,9 @@ def build_collector(args: argparse.Namespace, notes: StartupNotes) -> Collector:
     # first command, which may wait on an unreachable monitor. The series carry the cluster
     # label from the first exposition: the operator's, else the fsid ceph.conf names, else the
     # one the OSD map names once the osd_map source has read it.
-    collector = Collector(specs, cfg.thresholds, cluster_label=cluster_label, state_file=state_file, fsid=fsid)
+    collector = Collector(
+        specs, cfg.thresholds, cluster_label=cluster_label, state_file=state_file, fsid=fsid, save_state=save_state
+    )
     ctx.latest = collector.latest_part
     ctx.fsid = collector.cluster_fsid
     return collector

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ceph_scale.core.config import ConfigError
 
+from . import state_lock
 from .rgw_admin import RgwCredentials
 
 ACCESS_ENV, SECRET_ENV = "CEPH_SCALE_RGW_ACCESS_KEY", "CEPH_SCALE_RGW_SECRET_KEY"
@@ -109,22 +110,30 @@ def check_keyring(explicit: str | None, user: str, conf: dict[str, dict[str, str
         return
 
 
-def check_state_file(path: str, setting: str) -> None:
+def check_state_file(path: str, setting: str, notes: StartupNotes, *, once: bool) -> bool:
     """The state file must be writable where it is, or every reshard count would be lost at the
-    next restart: its directory must exist and take the temporary file it is replaced through
-    (tried for real, as permissions alone do not say it for root or a read-only mount)."""
+    next restart: its directory must exist and take a file (tried for real, as permissions alone
+    do not say it for root or a read-only mount). It is locked first (state_lock.py), so a second
+    exporter is refused before it touches anything of the first's. True: this process may write
+    it; False: a `once` run on a file a serving exporter holds, read and left as it is."""
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ConfigError(f"{setting} {path}: is a directory")
     if not os.path.isdir(directory):
         raise ConfigError(f"{setting} {path}: directory {directory} does not exist")
-    probe = f"{path}.tmp"
+    held = state_lock.hold(path, setting, read_only_ok=once)
+    if held.warning:
+        notes.warnings.append(held.warning)
+    if held.shared:
+        return False
+    probe = f"{path}.probe-{os.getpid()}"  # not the .tmp a save goes through
     try:
         with open(probe, "w", encoding="utf-8"):
             pass
         os.unlink(probe)
     except OSError as e:
         raise ConfigError(f"{setting} {path}: cannot write in {directory}: {_reason(e)}") from None
+    return True
 
 
 def check_endpoint(endpoint: str, setting: str) -> None:

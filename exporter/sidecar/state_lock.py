@@ -1,9 +1,11 @@
-"""One exporter per state file: a second one given the same path is refused at its start.
+"""One serving exporter per state file: a second one given the same path is refused at its start.
 
 Two exporters writing one state file each replace the other's file at every derivation: each
 restarts from whichever wrote last, a reshard counted by one is counted again by the other, and
 two clusters' histories mix (the fsid in the file catches that only at a restart). Prometheus
-refuses a second server on one data directory the same way (its `lock` file).
+refuses a second server on one data directory the same way (its `lock` file). A `--once` run on
+a file a serving exporter holds (the runbook's `--once --plan`) reads the state and leaves it as
+it is.
 """
 
 from __future__ import annotations
@@ -11,48 +13,86 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import socket
+from dataclasses import dataclass
 
 from ceph_scale.core.config import ConfigError
 
-# Held for the life of the process. POSIX record locks belong to the process, so taking the
-# same path again in one process (tests building several collectors) succeeds, and closing any
-# descriptor of the file would drop the lock: each lock file is opened once and never closed.
+# flock() locks belong to an open file description: taking the same path again in one process
+# (tests building several collectors) would conflict with itself, so each path is opened and
+# locked once per process, and held until the process ends.
 _HELD: dict[str, int] = {}
+# errnos of a file system that has no locks (NFS mounted nolock, some FUSE file systems)
+NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL)
+
+
+@dataclass(frozen=True)
+class Held:
+    shared: bool = False  # another exporter holds the file: read it, never write it
+    warning: str = ""
 
 
 def lock_path(state_file: str) -> str:
     return f"{state_file}.lock"
 
 
-def hold(state_file: str, setting: str) -> None:
-    """Lock `<state_file>.lock` for this process, or raise a one-line ConfigError naming the
-    process that holds it."""
+def hold(state_file: str, setting: str, *, read_only_ok: bool) -> Held:
+    """Lock `<state_file>.lock` for this process. Held by another: with read_only_ok, a
+    shared hold (the caller reads and never writes), else a one-line ConfigError that names the
+    holder."""
     path = os.path.abspath(lock_path(state_file))
     if path in _HELD:
-        return
+        return Held()
+    fd, writable = _open(path, state_file, setting)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as e:
-        raise ConfigError(f"{setting} {state_file}: cannot open its lock file {path}: {e.strerror}") from None
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as e:
+        if e.errno in NO_LOCKS:
+            _HELD[path] = fd
+            return Held(
+                warning=f"{setting} {state_file}: its file system takes no locks ({e.strerror}): "
+                "a second exporter on it would not be refused, and the two would replace each other's state"
+            )
         holder = _holder(fd)
         os.close(fd)
-        if e.errno in (errno.EAGAIN, errno.EACCES):  # another process holds it
-            raise ConfigError(
-                f"{setting} {state_file}: in use by another exporter{holder}; give each exporter its own state file"
-            ) from None
-        raise ConfigError(f"{setting} {state_file}: cannot lock {path}: {e.strerror}") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+            raise ConfigError(f"{setting} {state_file}: cannot lock {path}: {e.strerror}") from None
+        if read_only_ok:
+            return Held(shared=True, warning=f"{setting} {state_file}: held by a serving exporter{holder}: "
+                        "read, and left as it is")  # fmt: skip
+        raise ConfigError(
+            f"{setting} {state_file}: in use by another exporter{holder}; give each exporter its own state file"
+        ) from None
+    if writable:
+        # Who holds it, for the refusal of the next: a pid alone means little across containers.
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {socket.gethostname()}\n".encode(errors="replace"), 0)
     _HELD[path] = fd
+    return Held()
+
+
+def _open(path: str, state_file: str, setting: str) -> tuple[int, bool]:
+    """The lock file, read-write where it can be; read-only where another user made it (root's
+    `--once` run beside the service): flock needs no write access."""
+    flags = os.O_CREAT | os.O_CLOEXEC
+    try:
+        return os.open(path, flags | os.O_RDWR, 0o644), True
+    except PermissionError:
+        pass
+    except OSError as e:
+        raise ConfigError(f"{setting} {state_file}: cannot write in {os.path.dirname(path)}: {e.strerror}") from None
+    try:
+        return os.open(path, flags | os.O_RDONLY), False
+    except OSError as e:
+        raise ConfigError(f"{setting} {state_file}: cannot write in {os.path.dirname(path)}: {e.strerror}") from None
 
 
 def _holder(fd: int) -> str:
-    """ " (pid N)" as the holder wrote it, or "" where the file does not say."""
+    """ " (pid N on host H)" as the holder wrote it, or "" where the file does not say."""
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        words = os.pread(fd, 300, 0).decode("utf-8", "replace").split()
     except OSError:
         return ""
-    return f" (pid {text})" if text.isdigit() else ""
+    if len(words) != 2 or not words[0].isdigit() or not words[1].isprintable():
+        return ""
+    return f" (pid {words[0]} on host {words[1][:64]})"

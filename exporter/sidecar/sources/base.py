@@ -28,12 +28,14 @@ class SourceContext:
     reshard_backend: str = "rados"  # or "radosgw-admin"
     thresholds: Thresholds = field(default_factory=Thresholds)
     state_file: str | None = None  # the bucket poll keeps its own next to it (<state_file>.buckets)
+    save_state: bool = True  # False: read, never written (a --once run beside a serving exporter)
     # Another source's last good part, by name (the bucket poll reads the reshard queue's and the
     # settings'); set by the collector.
     latest: Callable[[str], Any] = lambda name: None
-    # The cluster's fsid as far as known (ceph.conf's, else the OSD map's; "" before either):
-    # the bucket poll's saved state names the cluster it was read from. Set by the collector.
-    fsid: Callable[[], str] = lambda: ""
+    # The cluster's fsid as far as known (ceph.conf's, else the OSD map's; "" before either, None
+    # where it never will be): the bucket poll's saved state names the cluster it was read from.
+    # Set by the collector.
+    fsid: Callable[[], str | None] = lambda: None
 
 
 class Deadline:

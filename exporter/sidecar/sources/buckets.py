@@ -8,7 +8,7 @@ import time
 
 from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.bucket_poll_limits import poll_inputs
-from ceph_scale.core.saved_rows import UNREADABLE
+from ceph_scale.core.saved_rows import UNREADABLE, as_fsid, read_value
 from ceph_scale.io.admin_ops import AdminOpsBuckets
 
 from .base import Deadline, Source
@@ -59,13 +59,21 @@ class BucketsSource(Source):
                 self.saved_at = t
         return part
 
-    def _own(self, fsid: str) -> None:
+    def _own(self, fsid: str | None) -> None:
         """Another cluster's buckets are not this one's (a state file shared or copied, as
         DerivationState.own says for the rest of the state): its usage would be served for
-        buckets of the same name until each is read again, and its quotas for a day."""
-        if not fsid or fsid == self.owner:
+        buckets of the same name until each is read again, and its quotas for a day. A restored
+        poll that names a cluster is not served before this cluster's fsid is known."""
+        if fsid is None:  # never known here (the start warned): nothing to check it against
             return
-        if self.owner:
+        if not fsid:
+            if self.owner:
+                raise RuntimeError(
+                    f"the saved bucket poll state names cluster {self.owner}: waiting for this cluster's fsid "
+                    "(the osd_map source) before serving it"
+                )
+            return
+        if self.owner and fsid != self.owner:
             log.warning(
                 "the bucket poll state %s is cluster %s's, not this cluster's (%s): dropped: every bucket read again",
                 self.path,
@@ -94,8 +102,7 @@ class BucketsSource(Source):
                 data = json.load(f)
             poll = BucketPoll.from_dict(data, problems)
             # Saved before the state named its cluster: kept, as the derivation's state is.
-            owner = data.get("fsid")
-            self.owner = owner.strip().lower() if isinstance(owner, str) else ""
+            self.owner = read_value(data, "fsid", as_fsid, "", problems)
             for p in problems:
                 log.warning("bucket poll state %s: %s", self.path, p)
             log.info("restored the bucket poll's state of %d bucket(s) from %s", len(poll.entries), self.path)
@@ -106,12 +113,13 @@ class BucketsSource(Source):
             return BucketPoll()
 
     def _save(self) -> None:
-        if not self.path:
+        if not self.path or not self.ctx.save_state:
             return
         tmp = f"{self.path}.tmp"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({**self.poll.to_dict(), "fsid": self.owner}, f, separators=(",", ":"))
+                named = {"fsid": self.owner} if self.owner else {}
+                json.dump({**self.poll.to_dict(), **named}, f, separators=(",", ":"))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
