@@ -106,3 +106,23 @@ def test_a_group_of_a_longer_interval_needs_its_share_of_the_rounds_at_least_one
     assert evaluated_enough({"round": 4, "records-5m": 1}, intervals, 4, 30.0)
     assert not evaluated_enough({"round": 40, "records-5m": 1}, {**intervals, "records-1m": 60.0}, 4, 30.0)
     assert evaluated_enough({"round": 4, "records-5m": 1, "records-1m": 2}, {**intervals, "records-1m": 60.0}, 4, 30.0)
+
+
+def test_the_groups_evaluations_are_read_from_prometheus_own_metrics():
+    """The rounds measured read /metrics only: the rules API's answers carry every active
+    alert's annotations, and encoding them was counted as the rules' CPU."""
+    from bench import rules
+
+    own = {
+        "prometheus_rule_group_last_evaluation_timestamp_seconds": [
+            ({"rule_group": "/x/alerts.yml;ceph-scale-fill.alerts"}, 1700000000.5),
+            ({"rule_group": "/x/recording.yml;ceph-scale-fill.rules"}, 0.0),
+        ],
+        "prometheus_rule_group_last_duration_seconds": [
+            ({"rule_group": "/x/alerts.yml;ceph-scale-fill.alerts"}, 0.012),
+        ],
+    }
+    assert rules.group_evaluations(own) == {
+        "ceph-scale-fill.alerts": (1700000000.5, 0.012),
+        "ceph-scale-fill.rules": (0.0, 0.0),
+    }
