@@ -343,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
             for r in query(port, "count by (alertname, alertstate) (ALERTS)")
         }
         profile_end = time.time() + PROFILE_ROUNDS * base
+        if profile_end > end + 300:  # the alerts' 5-minute windows empty then, and the profile with them
+            print("  WARNING: the profile outlasts the data's 5-minute windows; raise --lead", flush=True)
         while time.time() < profile_end:
             rule_times.add(rules_api(port))
             time.sleep(base / 4)

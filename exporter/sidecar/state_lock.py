@@ -88,11 +88,42 @@ def _open(path: str, state_file: str, setting: str) -> tuple[int, bool]:
 
 
 def _holder(fd: int) -> str:
-    """ " (pid N on host H)" as the holder wrote it, or "" where the file does not say."""
+    """ " (pid N on host H)" of the process that holds the lock: the kernel's word for the pid
+    (/proc/locks), the lock file's for the host where it names the same pid. A holder that opened
+    the file read-only (another user's file) could not write its own, so the file alone may name
+    an older process; it is believed only where the kernel shows no holder (another pid namespace,
+    or another host over NFS)."""
     try:
         words = os.pread(fd, 300, 0).decode("utf-8", "replace").split()
     except OSError:
-        return ""
-    if len(words) != 2 or not words[0].isdigit() or not words[1].isprintable():
-        return ""
-    return f" (pid {words[0]} on host {words[1][:64]})"
+        words = []
+    written = len(words) == 2 and words[0].isdigit() and words[1].isprintable()
+    holders = _kernel_holders(fd)
+    if written and words[0] in holders or not holders and written:
+        return f" (pid {words[0]} on host {words[1][:64]})"
+    return f" (pid {holders[0]})" if holders else ""
+
+
+def _kernel_holders(fd: int) -> list[str]:
+    """The pids /proc/locks shows holding an flock on fd's file (as this process's namespace sees
+    them; 0 where it cannot)."""
+    st = os.fstat(fd)
+    found: list[str] = []
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            for line in f:
+                # "1: FLOCK  ADVISORY  WRITE 1234 00:2f:4567 0 EOF" (a waiter's line has "->")
+                parts = line.split()
+                if len(parts) < 6 or parts[1] != "FLOCK" or not parts[4].isdigit() or parts[4] == "0":
+                    continue
+                dev_ino = parts[5].split(":")
+                if len(dev_ino) == 3 and _same_file(dev_ino, st):
+                    found.append(parts[4])
+    except (OSError, ValueError):
+        return []
+    return found
+
+
+def _same_file(dev_ino: list[str], st: os.stat_result) -> bool:
+    major, minor, inode = int(dev_ino[0], 16), int(dev_ino[1], 16), int(dev_ino[2])
+    return (major, minor, inode) == (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)

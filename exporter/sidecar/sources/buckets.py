@@ -19,6 +19,8 @@ PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap, o
 # At a stop, how long to wait for a poll under way before leaving its state as last saved: the
 # process has a few seconds in all (main.STOP_GRACE_SECONDS).
 CLOSE_WAIT = 1.0
+# How long a poll whose restored state names a cluster waits for the OSD map to name this one.
+FSID_WAIT = 10.0
 
 
 class BucketsSource(Source):
@@ -51,13 +53,24 @@ class BucketsSource(Source):
             return self.ctx.ceph.object_exists(self.ctx.rgw_index_pool, oid, min(PROBE_TIMEOUT, time_left() / 2))
 
         with self._polling:
-            self._own(self.ctx.fsid())
+            self._own(self._cluster_fsid(deadline))
             part = self.poll.poll(t, AdminOpsBuckets(self.ctx.rgw), limits, queued, time_left, exists)
             deadline.waiting_on = ""
             if t - self.saved_at >= SAVE_EVERY:
                 self._save()
                 self.saved_at = t
         return part
+
+    def _cluster_fsid(self, deadline: Deadline) -> str | None:
+        """This cluster's fsid. While it is unknown and the restored poll names a cluster, it is
+        waited for a moment: the osd_map source that reads it starts beside this one (at every
+        start, and in a --once run), at most FSID_WAIT and half of what this source has left."""
+        fsid = self.ctx.fsid()
+        end = time.monotonic() + min(FSID_WAIT, max(0.0, deadline.end - time.monotonic()) / 2)
+        while fsid == "" and self.owner and time.monotonic() < end:
+            time.sleep(0.2)
+            fsid = self.ctx.fsid()
+        return fsid
 
     def _own(self, fsid: str | None) -> None:
         """Another cluster's buckets are not this one's (a state file shared or copied, as
