@@ -8,6 +8,7 @@ import time
 
 from ceph_scale.core.bucket_poll import SAVE_EVERY, BucketPoll
 from ceph_scale.core.bucket_poll_limits import poll_inputs
+from ceph_scale.core.registry import SOURCE_BY_NAME
 from ceph_scale.core.saved_rows import UNREADABLE, as_fsid, read_value
 from ceph_scale.io.admin_ops import AdminOpsBuckets
 
@@ -19,8 +20,9 @@ PROBE_TIMEOUT = 2.0  # a stat answers in milliseconds; no answer means no cap, o
 # At a stop, how long to wait for a poll under way before leaving its state as last saved: the
 # process has a few seconds in all (main.STOP_GRACE_SECONDS).
 CLOSE_WAIT = 1.0
-# How long a poll whose restored state names a cluster waits for the OSD map to name this one.
-FSID_WAIT = 10.0
+# How long a poll whose restored state names a cluster waits for the OSD map to name this one:
+# past the osd_map source's own default timeout, as its runner waits for it (a second more).
+FSID_WAIT = SOURCE_BY_NAME["osd_map"].timeout + 2.0
 
 
 class BucketsSource(Source):
