@@ -54,13 +54,12 @@ from bench import run as bench_run  # noqa: E402
 from bench import stages, synth  # noqa: E402
 from bench.rules_fleet import STEP, alerting_clusters, write_openmetrics  # noqa: E402
 from bench.rules_profile import RuleTimes, print_profile, profile  # noqa: E402
-
-PROFILE_ROUNDS = 2  # rounds of the rules API polled after the measured ones, for each rule's time
 from ceph_scale.core import exposition  # noqa: E402
 from ceph_scale.core.derive import derive  # noqa: E402
 from ceph_scale.core.registry import SOURCE_NAMES  # noqa: E402
 from cluster.testcluster import free_port  # noqa: E402
 
+PROFILE_ROUNDS = 2  # rounds of the rules API polled after the measured ones, for each rule's time
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$")
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 METRIC_TOKEN = re.compile(r"(?<![:\w])(ceph_scale_[a-z0-9_]+)(?![:\w])")

@@ -76,13 +76,10 @@ def _open(path: str, state_file: str, setting: str) -> tuple[int, bool]:
     `--once` run beside the service): flock needs no write access."""
     flags = os.O_CREAT | os.O_CLOEXEC
     try:
-        return os.open(path, flags | os.O_RDWR, 0o644), True
-    except PermissionError:
-        pass
-    except OSError as e:
-        raise ConfigError(f"{setting} {state_file}: cannot write in {os.path.dirname(path)}: {e.strerror}") from None
-    try:
-        return os.open(path, flags | os.O_RDONLY), False
+        try:
+            return os.open(path, flags | os.O_RDWR, 0o644), True
+        except PermissionError:
+            return os.open(path, flags | os.O_RDONLY), False
     except OSError as e:
         raise ConfigError(f"{setting} {state_file}: cannot write in {os.path.dirname(path)}: {e.strerror}") from None
 
@@ -99,7 +96,7 @@ def _holder(fd: int) -> str:
         words = []
     written = len(words) == 2 and words[0].isdigit() and words[1].isprintable()
     holders = _kernel_holders(fd)
-    if written and words[0] in holders or not holders and written:
+    if written and (not holders or words[0] in holders):
         return f" (pid {words[0]} on host {words[1][:64]})"
     return f" (pid {holders[0]})" if holders else ""
 
