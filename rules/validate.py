@@ -76,6 +76,7 @@ from rules.runbook_links import (  # noqa: E402
     set_runbook_base,
 )
 from rules.scrape_gaps import GAP_WINDOW, gap_fragile  # noqa: E402
+from rules.ticket_cadence import CadenceError, cadence_problems, inhibiting_alerts, tickets  # noqa: E402
 
 SEVERITIES = {"info", "warning", "critical"}
 SIGNALS = set(registry.ALERT_SIGNALS)
@@ -117,11 +118,18 @@ def documented_metrics(metrics_doc: Path) -> set[str]:
     return names
 
 
-def keep_firing_problems(alerts: dict[str, dict]) -> list[str]:
-    """Every alert keeps firing through a failed scrape, all for the same time."""
+def shared_keep_firing(alerts: dict[str, dict], tickets: set[str]) -> str | None:
+    """The keep_firing_for most alerts evaluated every round share (tickets keep firing less)."""
+    values = Counter(
+        str(r["keep_firing_for"]) for n, r in alerts.items() if "keep_firing_for" in r and n not in tickets
+    )
+    return values.most_common(1)[0][0] if values else None
+
+
+def keep_firing_problems(alerts: dict[str, dict], shared: str | None, tickets: set[str]) -> list[str]:
+    """Every alert keeps firing through a failed scrape; those of every round all for `shared`
+    (rules/ticket_cadence.py checks the tickets' own value)."""
     problems = []
-    values = Counter(str(r["keep_firing_for"]) for r in alerts.values() if "keep_firing_for" in r)
-    shared = values.most_common(1)[0][0] if values else None
     for name, rule in alerts.items():
         value = rule.get("keep_firing_for")
         if value is None:
@@ -130,7 +138,7 @@ def keep_firing_problems(alerts: dict[str, dict]) -> list[str]:
         seconds = duration_seconds(str(value))
         if seconds is None or seconds < KEEP_FIRING_MIN_SECONDS:
             problems.append(f"{name}: keep_firing_for {value} is not a duration of {KEEP_FIRING_MIN_SECONDS}s or more")
-        elif str(value) != shared:
+        elif str(value) != shared and name not in tickets:
             problems.append(f"{name}: keep_firing_for {value} is not {shared}, the other alerts' value")
     return problems
 
@@ -169,7 +177,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
                     name = rule["alert"]
                     if name in alerts:
                         problems.append(f"{name}: alert defined twice")
-                    alerts[name] = {**rule, "_file": path.name}
+                    alerts[name] = {**rule, "_file": path.name, "_interval": group.get("interval")}
                 elif "record" in rule:
                     kinds.add("record")
                     records[rule["record"]] = {**rule, "_file": path.name}
@@ -201,7 +209,16 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
     base = common_runbook_base((r.get("annotations") or {}).get("runbook_url") for r in alerts.values())
     if base is not None and not RUNBOOK_BASE_FORM.match(base):
         problems.append(f"runbook base {base!r} is not an absolute http(s) URL ending in /")
-    problems += keep_firing_problems(alerts)
+    try:
+        inhibitors: set[str] | None = inhibiting_alerts(rules_dir / "alertmanager" / "alertmanager.yml", set(alerts))
+    except CadenceError as e:  # the tickets cannot be told: the cadence is not judged
+        problems.append(str(e))
+        inhibitors = None
+    ticket_names = tickets(alerts, inhibitors) if inhibitors is not None else set()
+    shared = shared_keep_firing(alerts, ticket_names)
+    problems += keep_firing_problems(alerts, shared, ticket_names)
+    if inhibitors is not None:
+        problems += cadence_problems(alerts, inhibitors, shared)
     for name, rule in alerts.items():
         labels = rule.get("labels") or {}
         annotations = rule.get("annotations") or {}

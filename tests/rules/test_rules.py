@@ -650,6 +650,15 @@ def edit_yaml(path: Path, change) -> None:
     path.write_text(yaml.dump(data, Dumper=dumper, sort_keys=False))
 
 
+def edit_group(root: Path, name: str, change) -> None:
+    def apply(data):
+        for group in data["groups"]:
+            if group["name"] == name:
+                change(group)
+
+    edit_yaml(root / "rules" / "alerts.yml", apply)
+
+
 def edit_alert(root: Path, name: str, change) -> None:
     def apply(data):
         for group in data["groups"]:
@@ -887,6 +896,26 @@ BREAKAGES = {
             lambda d: d.update(group_eval_order=list(reversed(d["group_eval_order"]))),
         ),
         "ceph_scale/core/signals/load/rules_test.yml: group_eval_order puts a recording group after an alert group",
+    ),
+    "a ticket evaluated every round": (
+        lambda r: edit_group(r, "ceph-scale-runway.alerts", lambda g: g.pop("interval")),
+        "CephScaleRunwayShort: a ticket in a group evaluated every round, not 1m",
+    ),
+    "a warning evaluated every minute": (
+        lambda r: edit_group(r, "ceph-scale-fill.alerts", lambda g: g.update(interval="1m")),
+        "CephScaleFillPredictedToCrossTarget: in a group evaluated every 1m, not every round (it is not a ticket)",
+    ),
+    "a ticket that outlives what silences it": (
+        lambda r: edit_alert(r, "CephScaleFillAboveWarnLine", lambda a: a.update(keep_firing_for="5m")),
+        "CephScaleFillAboveWarnLine: a ticket keeps firing for 5m, not 240s (5m less 1m)",
+    ),
+    "a ticket that inhibits, evaluated every minute": (
+        lambda r: edit_text(
+            r / "rules" / "alertmanager" / "alertmanager.yml",
+            'source_matchers: [alertname="CephScaleFillPastTarget"]',
+            'source_matchers: [alertname=~"CephScaleFillPastTarget|CephScaleFillAboveWarnLine"]',
+        ),
+        "CephScaleFillAboveWarnLine: in a group evaluated every 1m, not every round (it inhibits other alerts)",
     ),
     "alertmanager refers to an unknown alert": (
         lambda r: edit_text(
