@@ -132,6 +132,23 @@ def parse_seconds(duration: str) -> float:
     return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
+def prometheus_config(work: Path, rule_files: list[Path], interval: str) -> Path:
+    """work/prometheus.yml evaluating copies of `rule_files` (in work/rules) every `interval`."""
+    (work / "rules").mkdir()
+    for f in rule_files:
+        shutil.copy(f, work / "rules" / f.name)
+    config = work / "prometheus.yml"
+    config.write_text(
+        json.dumps(
+            {
+                "global": {"evaluation_interval": interval, "scrape_interval": interval},
+                "rule_files": [str(work / "rules" / f.name) for f in rule_files],
+            }
+        )
+    )
+    return config
+
+
 def launched(config: Path, tsdb: Path, port: int, work: Path, *flags: str) -> subprocess.Popen:
     """Prometheus with `config` over the blocks in `tsdb` on `port`, its output in
     work/prometheus.log; `flags` added to its command line."""
@@ -283,19 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         if wait > 0:  # the head must start after the blocks end
             time.sleep(wait)
         port = free_port()
-        rules_dir = work / "rules"
-        rules_dir.mkdir()
-        for f in rule_files:
-            shutil.copy(f, rules_dir / f.name)
-        config = work / "prometheus.yml"
-        config.write_text(
-            json.dumps(
-                {
-                    "global": {"evaluation_interval": args.interval, "scrape_interval": args.interval},
-                    "rule_files": [str(rules_dir / f.name) for f in rule_files],
-                }
-            )
-        )
+        config = prometheus_config(work, rule_files, args.interval)
         proc = launched(config, tsdb, port, work, "--storage.tsdb.retention.time=30d", "--web.enable-lifecycle")
         started = time.time()
         gap = started - end

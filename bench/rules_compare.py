@@ -17,7 +17,6 @@ Each Prometheus gets its own temporary directory and is stopped by its PID.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import subprocess
 import tempfile
@@ -33,6 +32,7 @@ from bench.rules import (
     own_metrics,
     parse_seconds,
     process_cpu,
+    prometheus_config,
     rule_metrics,
     rules_api,
     stopped,
@@ -74,17 +74,7 @@ def prepared(name: str, rule_files: list[Path], blocks: Path, interval: str, ser
     server = Server(name, Path(tempfile.mkdtemp(prefix=f"ceph-scale-compare-{name}-")))
     servers.append(server)
     shutil.copytree(blocks, server.work / "tsdb")
-    (server.work / "rules").mkdir()
-    for f in rule_files:
-        shutil.copy(f, server.work / "rules" / f.name)
-    (server.work / "prometheus.yml").write_text(
-        json.dumps(
-            {
-                "global": {"evaluation_interval": interval, "scrape_interval": interval},
-                "rule_files": [str(server.work / "rules" / f.name) for f in rule_files],
-            }
-        )
-    )
+    prometheus_config(server.work, rule_files, interval)
 
 
 def start(server: Server) -> None:

@@ -103,12 +103,14 @@ def tickets(alerts: dict[str, dict], inhibitors: set[str]) -> set[str]:
     }
 
 
-def cadence_problems(alerts: dict[str, dict], inhibitors: set[str], round_keep_firing: str | None) -> list[str]:
-    """One line per alert in a group of the wrong interval, or a ticket that keeps firing longer
-    than the every-round alerts less TICKET_INTERVAL; each alert carries its group's interval
-    under `_interval` (None: the group has none, it runs every round)."""
+def cadence_problems(
+    alerts: dict[str, dict], inhibitors: set[str], ticket_names: set[str], round_keep_firing: str | None
+) -> list[str]:
+    """One line per alert in a group of the wrong interval, or a ticket (`ticket_names`, from
+    tickets()) that keeps firing longer than the every-round alerts less TICKET_INTERVAL; each
+    alert carries its group's interval under `_interval` (None: the group has none, it runs every
+    round)."""
     problems = []
-    ticket_names = tickets(alerts, inhibitors)
     round_seconds = duration_seconds(round_keep_firing) if round_keep_firing else None
     wanted = round_seconds - TICKET_INTERVAL_SECONDS if round_seconds is not None else None
     for name, rule in alerts.items():

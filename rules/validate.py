@@ -218,7 +218,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
     shared = shared_keep_firing(alerts, ticket_names)
     problems += keep_firing_problems(alerts, shared, ticket_names)
     if inhibitors is not None:
-        problems += cadence_problems(alerts, inhibitors, shared)
+        problems += cadence_problems(alerts, inhibitors, ticket_names, shared)
     for name, rule in alerts.items():
         labels = rule.get("labels") or {}
         annotations = rule.get("annotations") or {}
