@@ -34,11 +34,17 @@ THRESHOLDS = {
     "plan_max_extrapolation": 1e6,
 }
 PER_BUCKET = 90
-STEADY_PACE = 10.0  # PUT/s of the steady writer: the load grows with the writers, not with what the host can take
-# PUT/s of each ramp writer: ten of them (30 PUT/s of 128 KB) stay under what the test cluster takes
-# while the other releases' clusters share its two cores (it levelled off at about 45 PUT/s of
-# 256 KB there, and a levelled-off load is rightly no growth).
-RAMP_PACE = 3.0
+# PUT/s of each writer, kept to its schedule (a slow PUT is made up for, not added to the period):
+# the load grows with the writers, not with what the host can take. Four steady writers of 64 KB
+# objects (10 PUT/s); then two ramp writers of 128 KB objects more every RAMP_STEP seconds, 3 to 30
+# PUT/s, which stays under what the test cluster takes while the other releases' clusters share its
+# two cores (it levelled off at about 45 PUT/s of 256 KB there, and a levelled-off load is rightly
+# no growth). Each writer's period holds a PUT of up to 0.4-0.67 s: one run on a loaded machine
+# reached only 8 PUT/s where each writer waited its period after a PUT of ~0.3 s.
+STEADY_PACE = 2.5
+RAMP_PACE = 1.5
+RAMP_STEP = 4.0
+RAMP_SECONDS = 40.0
 
 
 class PutLoad:
@@ -51,6 +57,7 @@ class PutLoad:
         self.threads: list[threading.Thread] = []
         self.buckets: list[str] = []
         self.puts = self.errors = 0
+        self.done: list[float] = []  # when each PUT completed (monotonic)
         self.lock = threading.Lock()
 
     def add_workers(self, n: int) -> None:
@@ -60,23 +67,32 @@ class PutLoad:
             t.start()
 
     def _work(self, w: int) -> None:
-        k = 0
+        k, due = 0, time.monotonic()
         while not self.stop.is_set():
             bucket = f"{self.prefix}-{w}-{k}"
             self.s3.create_bucket(Bucket=bucket)
             with self.lock:
                 self.buckets.append(bucket)
             for i in range(PER_BUCKET):
-                if self.stop.wait(1 / self.pace):
+                due += 1 / self.pace
+                # Behind by more than a second (a bucket created, a stalled PUT): no burst to catch up.
+                due = max(due, time.monotonic() - 1)
+                if self.stop.wait(max(0.0, due - time.monotonic())):
                     return
                 try:
                     self.s3.put_object(Bucket=bucket, Key=f"o{i}", Body=self.body)
                     with self.lock:
                         self.puts += 1
+                        self.done.append(time.monotonic())
                 except Exception:  # noqa: BLE001 - counted, and the test asserts there were none
                     with self.lock:
                         self.errors += 1
             k += 1
+
+    def rate(self, start: float, end: float) -> float:
+        """PUTs a second the writers completed between two monotonic times."""
+        with self.lock:
+            return sum(start <= t < end for t in self.done) / (end - start)
 
     def close(self) -> None:
         self.stop.set()
@@ -124,6 +140,18 @@ def once_plan(exporter: Sidecar, config) -> dict:
     return json.loads(r.stdout)
 
 
+def plans_until(stop: threading.Event, exporter: Sidecar, config, plans: list) -> None:
+    """`--once --plan` every 8 s until `stop`, each result (or its failure) appended to `plans`."""
+    while True:
+        try:
+            plans.append(once_plan(exporter, config))
+        except Exception as e:  # noqa: BLE001 - reported by the test, with the plans before it
+            plans.append({"failed": repr(e)})
+            return
+        if stop.wait(8):
+            return
+
+
 def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_grows(ceph_cluster, scratch):
     exporter = Sidecar(ceph_cluster, scratch, thresholds=THRESHOLDS).start()
     cron = exporter.dir / "cron.yml"
@@ -132,8 +160,8 @@ def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_gr
     steady = PutLoad(ceph_cluster, f"runway-a{int(time.time())}", 65536, STEADY_PACE)
     ramp = PutLoad(ceph_cluster, f"runway-b{int(time.time())}", 131072, RAMP_PACE)
     try:
-        # A: one writer of 64 KB objects at 10 PUT/s, long enough that the 60 s window holds nothing else.
-        steady.add_workers(1)
+        # A: 10 PUT/s of 64 KB objects, long enough that the 60 s window holds nothing else.
+        steady.add_workers(4)
         start = time.monotonic()
         a = wait_until(
             lambda: (
@@ -145,22 +173,31 @@ def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_gr
             120,
             what="runways fitted over the steady load",
         )
-        # B: a writer of 128 KB objects more every 4 s: the cluster fills faster and the load grows
-        # linearly, from 3 to 30 PUT/s.
+        # B: two writers of 128 KB objects more every RAMP_STEP seconds: the cluster fills faster
+        # and the load grows linearly, from 3 to 30 PUT/s. Writers are added on the clock, and
+        # `--once --plan` runs from cron beside them (one run took seconds on a loaded machine,
+        # and the ramp waiting for it fell behind).
         steady.stop.set()
+        plans: list[dict] = []
+        planner = threading.Thread(target=lambda: plans_until(ramp.stop, exporter, cron, plans), daemon=True)
         start = time.monotonic()
-        plans = []
-        while time.monotonic() - start < 40:
-            ramp.add_workers(1)
-            if len(ramp.threads) % 2:
-                plans.append(once_plan(exporter, cron))
-            time.sleep(max(0.0, 4 - (time.monotonic() - start) % 4))  # the ramp's own pace, not a wait for state
+        planner.start()
+        while (elapsed := time.monotonic() - start) < RAMP_SECONDS:
+            ramp.add_workers(2 * (int(elapsed // RAMP_STEP) + 1) - len(ramp.threads))
+            time.sleep(RAMP_STEP - elapsed % RAMP_STEP)
         b = reading(exporter)
+        end = time.monotonic()
+        third = (end - start) / 3
+        ramped = (ramp.rate(start, start + third), ramp.rate(end - third, end))
+        ramp.stop.set()
+        planner.join(150)
     finally:
         steady.close()
         ramp.close()
         exporter.stop()
-    print(f"A (steady): {a}\nB (ramp, {ramp.puts} PUTs): {b}")
+    print(f"A (steady): {a}\nB (ramp, {ramp.puts} PUTs, {ramped[0]:.1f} then {ramped[1]:.1f} PUT/s): {b}")
+    # What the assertions below stand on: the load the cluster took grew (not only the writers).
+    assert ramped[1] >= 2 * ramped[0] > 0, f"the ramp's PUT/s, first and last third: {ramped}"
     assert steady.errors == 0 and ramp.errors == 0
     assert b["put_rate"] > a["put_rate"]
     # Filling faster: less runway to the fill target, more HDDs to hold the target date.
@@ -180,6 +217,8 @@ def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_gr
     assert b["span_fill_cluster"] >= THRESHOLDS["forecast_min_span_seconds"]
     assert b["steady_fill"] in (0.0, 1.0)
     # --once --plan from cron fits across runs, through its state file.
+    assert not [p for p in plans if "failed" in p], plans
+    assert len(plans) >= 2, plans
     fitted = [p for p in plans if [r for r in p["runways"] if r["limit"] == "fill_cluster"][0]["seconds"] is not None]
     assert fitted, [p["runways"] for p in plans]
     assert plans[-1]["plan"]["hdd_osds"]["now"] == 3
