@@ -24,6 +24,9 @@
    measured, for each rule's time).
    Then each rule, dearest first: its median evaluation, its expression alone
    and the samples it reads, the rest being its annotations (bench/rules_profile.py).
+   With --cpu-profile FILE, Prometheus' own CPU profile of the rounds measured, and
+   what in the rules it went to: expressions, annotation templates, their parsing
+   and their queries, garbage collection (bench/rules_pprof.py).
 
 The data ends a little before Prometheus starts, so that the 5 m windows of
 the rules see it; nothing is scraped. Needs promtool and prometheus on PATH.
@@ -32,6 +35,7 @@ the rules see it; nothing is scraped. Needs promtool and prometheus on PATH.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -53,6 +57,7 @@ if str(REPO) not in sys.path:
 from bench import run as bench_run  # noqa: E402
 from bench import stages, synth  # noqa: E402
 from bench.rules_fleet import STEP, alerting_clusters, write_openmetrics  # noqa: E402
+from bench.rules_pprof import Capture, ProfileError, print_parts, read  # noqa: E402
 from bench.rules_profile import RuleTimes, print_profile, profile  # noqa: E402
 from ceph_scale.core import exposition  # noqa: E402
 from ceph_scale.core.derive import derive  # noqa: E402
@@ -250,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(), "ceph-scale-bench"))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", help="also write the figures to this file")
+    p.add_argument(
+        "--cpu-profile",
+        help="write Prometheus' CPU profile of the rounds measured to this file and print where it went "
+        "(bench/rules_pprof.py; reading it needs Go)",
+    )
     args = p.parse_args(argv)
     default_files = [str(REPO / "rules" / "recording.yml"), str(REPO / "rules" / "alerts.yml")]
     rule_files = [Path(r).resolve() for r in (args.rules or default_files)]
@@ -322,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         # a round either way. Waiting 5 minutes more would outlast the data's lead (--lead), and
         # the 5-minute windows of the alerts would empty.
         first_round: tuple[float, float] | None = None
+        capture: Capture | None = None
         while (
             first_round is None
             or time.time() - first_round[0] < args.evaluations * base
@@ -337,8 +348,17 @@ def main(argv: list[str] | None = None) -> int:
                 durations.setdefault(name, []).append(seconds)
             if first_round is None and each_round <= set(durations):
                 first_round = (time.time(), process_cpu(port))
+                if args.cpu_profile:
+                    capture = Capture(port, args.evaluations * base)
         own = own_metrics(port)
         cpu_end, t_end = process_cpu(port), time.time()
+        # Before the rules API's answers below, which cost the server more than a tenth of a round.
+        saved = None
+        if capture is not None:
+            try:
+                saved = capture.save(Path(args.cpu_profile))
+            except ProfileError as e:
+                print(f"  {e}", flush=True)
         # Only now the rules API, whose every answer carries each active alert with its
         # annotations (1,144 of them at the study's trouble): polled every 2 s during the rounds
         # measured, encoding them cost Prometheus more than a tenth of the CPU counted as rules'.
@@ -422,6 +442,15 @@ def main(argv: list[str] | None = None) -> int:
         for (name, state), n in sorted(active.items()):
             print(f"    {name} {state}: {n}")
     print_profile(rules_profile, args.top)
+    cpu_profile = None
+    if saved is not None:  # read once the server is gone (pprof is built on its first use here)
+        try:
+            cpu_profile = read(saved)
+        except ProfileError as e:
+            print(f"  {e}")
+    if cpu_profile is not None:
+        print_parts(cpu_profile, base)
+        result["cpu_profile"] = {"file": args.cpu_profile, **dataclasses.asdict(cpu_profile)}
     if result["prometheus_rss_mb"]:
         print(f"  Prometheus RSS: {result['prometheus_rss_mb']:,.0f} MB")
     if args.json:
