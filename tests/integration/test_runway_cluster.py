@@ -17,6 +17,7 @@ import time
 import pytest
 import yaml
 
+from ceph_scale.core import trend
 from cluster import s3load
 from cluster.testcluster import TestCluster
 from demo.monitoring import wait_until
@@ -45,6 +46,8 @@ STEADY_PACE = 2.5
 RAMP_PACE = 1.5
 RAMP_STEP = 4.0
 RAMP_SECONDS = 40.0
+# `--once --plan` from cron: a fit needs trend.MIN_POINTS runs over 20 s, within the ramp.
+PLAN_EVERY = 6.0
 
 
 class PutLoad:
@@ -141,14 +144,18 @@ def once_plan(exporter: Sidecar, config) -> dict:
 
 
 def plans_until(stop: threading.Event, exporter: Sidecar, config, plans: list) -> None:
-    """`--once --plan` every 8 s until `stop`, each result (or its failure) appended to `plans`."""
+    """`--once --plan` every PLAN_EVERY seconds on the clock (a slow run delays the next, not all
+    after it) until `stop`, each result (or its failure) appended to `plans` with how long it took."""
+    due = time.monotonic()
     while True:
+        began = time.monotonic()
         try:
-            plans.append(once_plan(exporter, config))
+            plans.append({**once_plan(exporter, config), "took": time.monotonic() - began})
         except Exception as e:  # noqa: BLE001 - reported by the test, with the plans before it
             plans.append({"failed": repr(e)})
             return
-        if stop.wait(8):
+        due += PLAN_EVERY
+        if stop.wait(max(0.0, due - time.monotonic())):
             return
 
 
@@ -159,6 +166,7 @@ def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_gr
     cron.write_text(yaml.safe_dump({**config, "state_file": str(exporter.dir / "cron-state.json")}))
     steady = PutLoad(ceph_cluster, f"runway-a{int(time.time())}", 65536, STEADY_PACE)
     ramp = PutLoad(ceph_cluster, f"runway-b{int(time.time())}", 131072, RAMP_PACE)
+    planner: threading.Thread | None = None
     try:
         # A: 10 PUT/s of 64 KB objects, long enough that the 60 s window holds nothing else.
         steady.add_workers(4)
@@ -186,19 +194,19 @@ def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_gr
             ramp.add_workers(2 * (int(elapsed // RAMP_STEP) + 1) - len(ramp.threads))
             time.sleep(RAMP_STEP - elapsed % RAMP_STEP)
         b = reading(exporter)
-        end = time.monotonic()
-        third = (end - start) / 3
-        ramped = (ramp.rate(start, start + third), ramp.rate(end - third, end))
-        ramp.stop.set()
-        planner.join(150)
+        third = RAMP_SECONDS / 3
+        ramped = (ramp.rate(start, start + third), ramp.rate(start + 2 * third, start + RAMP_SECONDS))
     finally:
         steady.close()
-        ramp.close()
+        ramp.close()  # stops the planner too, after its run in flight
+        if planner is not None:
+            planner.join(150)
         exporter.stop()
+    assert planner is None or not planner.is_alive(), "a --once --plan run outlived the test"
     print(f"A (steady): {a}\nB (ramp, {ramp.puts} PUTs, {ramped[0]:.1f} then {ramped[1]:.1f} PUT/s): {b}")
+    assert (steady.errors, ramp.errors) == (0, 0)
     # What the assertions below stand on: the load the cluster took grew (not only the writers).
     assert ramped[1] >= 2 * ramped[0] > 0, f"the ramp's PUT/s, first and last third: {ramped}"
-    assert steady.errors == 0 and ramp.errors == 0
     assert b["put_rate"] > a["put_rate"]
     # Filling faster: less runway to the fill target, more HDDs to hold the target date.
     assert b["runway_fill_cluster"] < a["runway_fill_cluster"]
@@ -218,7 +226,7 @@ def test_runways_shorten_and_the_plan_grows_as_the_cluster_fills_and_its_load_gr
     assert b["steady_fill"] in (0.0, 1.0)
     # --once --plan from cron fits across runs, through its state file.
     assert not [p for p in plans if "failed" in p], plans
-    assert len(plans) >= 2, plans
+    assert len(plans) >= trend.MIN_POINTS, [p["took"] for p in plans]
     fitted = [p for p in plans if [r for r in p["runways"] if r["limit"] == "fill_cluster"][0]["seconds"] is not None]
     assert fitted, [p["runways"] for p in plans]
     assert plans[-1]["plan"]["hdd_osds"]["now"] == 3
