@@ -25,8 +25,8 @@
    Then each rule, dearest first: its median evaluation, its expression alone
    and the samples it reads, the rest being its annotations (bench/rules_profile.py).
    With --cpu-profile FILE, Prometheus' own CPU profile of the rounds measured, and
-   what in the rules it went to: expressions, annotation templates, their parsing
-   and their queries, garbage collection (bench/rules_pprof.py).
+   what in the rules it went to: recording and alerting rules, the alerts' templates,
+   their parsing and their queries, garbage collection (bench/rules_pprof.py).
 
 The data ends a little before Prometheus starts, so that the 5 m windows of
 the rules see it; nothing is scraped. Needs promtool and prometheus on PATH.
