@@ -22,11 +22,18 @@ from .prom import Prom
 
 
 def render_all(prom_url: str, out: Path, start: float, end: float, values: dict[str, str] | None = None,
-               json_dir: Path = JSON_DIR) -> dict[str, list[str]]:  # fmt: skip
-    """Render every board; returns {png path: titles of panels that showed no data}."""
+               json_dir: Path = JSON_DIR, only: list[str] | None = None) -> dict[str, list[str]]:  # fmt: skip
+    """Render every board, or those named in `only` (their files' stems); returns {png path:
+    titles of panels that showed no data}."""
+    boards = load_boards(json_dir)
+    unknown = sorted(set(only or []) - set(boards))
+    if unknown:
+        raise ValueError(f"no such board: {', '.join(unknown)} (boards: {', '.join(boards)})")
     out.mkdir(parents=True, exist_ok=True)
     result = {}
-    for _stem, board in load_boards(json_dir).items():
+    for stem, board in boards.items():
+        if only and stem not in only:
+            continue
         r = Renderer(Prom(prom_url), start, end, values or {})
         path = r.board(board, out)
         result[str(path)] = r.missing
@@ -43,11 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--end", type=float, help="range end, Unix seconds (default now)")
     p.add_argument("--rate-interval", default="1m", help="value of $__rate_interval (default 1m)")
     p.add_argument("--cluster", default=".*", help="value of $cluster (a regex; default all)")
+    p.add_argument("--board", action="append", metavar="NAME",
+                   help="only this board (its file's stem, e.g. scrub); repeatable (default: every board)")  # fmt: skip
     args = p.parse_args(argv)
     end = args.end or time.time()
     start = args.start or end - args.minutes * 60
-    res = render_all(args.prometheus, args.out, start, end, {"__rate_interval": args.rate_interval,
-                                                              "cluster": args.cluster})  # fmt: skip
+    values = {"__rate_interval": args.rate_interval, "cluster": args.cluster}
+    try:
+        res = render_all(args.prometheus, args.out, start, end, values, only=args.board)
+    except ValueError as e:
+        p.error(str(e))
     for path, missing in res.items():
         size = Path(path).stat().st_size
         print(f"{path}  {size // 1024} KB" + (f"  no data: {', '.join(missing)}" if missing else ""))
