@@ -84,6 +84,12 @@ ALL_RELEASES = ("pacific", "reef", "tentacle")
 # newer release's, each in a process of its own.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
 CLUSTERLESS = os.environ.get("CEPH_SCALE_CLUSTERLESS", "1")
+# CEPH_SCALE_PART splits a run in two, for two processes: `signals` the signals' unit tests (the
+# plunge detector fed the studies' rounds: a third of the tests that start no cluster), `rest` the
+# others; unset, both. scripts/test.sh runs the tests that start no cluster in two processes, so
+# that once the clusters' processes are done, the second core is not left idle.
+PART = os.environ.get("CEPH_SCALE_PART", "")
+PARTS = {"signals": ("tests/unit/signals/",)}
 
 
 ON_EVERY_RELEASE = pytest.mark.parametrize("ceph_cluster", ALL_RELEASES, indirect=True)
@@ -199,10 +205,12 @@ def uses_a_cluster(item) -> bool:
 
 
 def selected(item) -> bool:
-    """Whether this run tests the item: of one of its releases (or of none), and of the kind it
-    runs (the tests that start a cluster, those that do not, or both)."""
+    """Whether this run tests the item: of one of its releases (or of none), of its part (PART), and
+    of the kind it runs (the tests that start a cluster, those that do not, or both)."""
     rel = release(item)
     if rel is not None and rel not in RELEASES:
+        return False
+    if PART and PART != next((name for name, under in PARTS.items() if item.nodeid.startswith(under)), "rest"):
         return False
     return CLUSTERLESS != "only" if uses_a_cluster(item) else CLUSTERLESS != "0"
 
@@ -219,6 +227,8 @@ def pytest_collection_modifyitems(config, items):
     run when they wait for other processes (QUIET_LOCK)."""
     if CLUSTERLESS not in ("0", "1", "only"):
         raise pytest.UsageError(f"CEPH_SCALE_CLUSTERLESS={CLUSTERLESS}: 1 (the default), 0 or only")
+    if PART not in ("", "rest", *PARTS):
+        raise pytest.UsageError(f"CEPH_SCALE_PART={PART}: {', '.join(PARTS)} or rest (unset: both)")
     kept, dropped = [], []
     for item in items:
         (kept if selected(item) else dropped).append(item)

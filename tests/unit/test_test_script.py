@@ -17,7 +17,8 @@ SCRIPT = (REPO / "scripts" / "test.sh").read_text()
 
 
 STUB_PYTEST = """#!/bin/bash
-echo "pytest releases=$CEPH_SCALE_RELEASES clusterless=$CEPH_SCALE_CLUSTERLESS quiet=${CEPH_SCALE_QUIET_LOCK:-}"
+q=${CEPH_SCALE_QUIET_LOCK:-}
+echo "pytest releases=$CEPH_SCALE_RELEASES clusterless=$CEPH_SCALE_CLUSTERLESS part=${CEPH_SCALE_PART:-} quiet=$q"
 [ "$CEPH_SCALE_RELEASES" != "${FAILING:-}" ] || exit 5
 """
 
@@ -45,11 +46,12 @@ def run_the_script_with_a_stub_pytest(tmp_path: Path, **env: str) -> subprocess.
 def test_the_command_runs_each_share_and_prints_each_log_with_its_status(tmp_path):
     done = run_the_script_with_a_stub_pytest(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "pytest releases=pacific clusterless=0 quiet=run/quiet.lock" in done.stdout
+    assert "pytest releases=pacific clusterless=0 part= quiet=run/quiet.lock" in done.stdout
     for log, asked in (
-        ("run/pytest-reef.log", "releases=reef clusterless=0 quiet="),
-        ("run/pytest-tentacle.log", "releases=tentacle clusterless=0 quiet="),
-        ("run/pytest-clusterless.log", "releases=pacific,reef,tentacle clusterless=only quiet="),
+        ("run/pytest-reef.log", "releases=reef clusterless=0 part= quiet="),
+        ("run/pytest-tentacle.log", "releases=tentacle clusterless=0 part= quiet="),
+        ("run/pytest-clusterless-rest.log", "releases=pacific,reef,tentacle clusterless=only part=rest quiet="),
+        ("run/pytest-clusterless-signals.log", "releases=pacific,reef,tentacle clusterless=only part=signals quiet="),
     ):
         assert f"=== run at the same time: {log} (exit 0) ===\npytest {asked}\n" in done.stdout
 
@@ -78,7 +80,8 @@ def collected(**env: str) -> set[str]:
 def test_the_processes_share_out_every_test_once():
     # The environment of each process, as scripts/test.sh sets it.
     assert "for r in ${newer//,/ }; do\n  CEPH_SCALE_RELEASES=$r CEPH_SCALE_CLUSTERLESS=0 flock -s" in SCRIPT
-    assert "CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only flock -s" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only CEPH_SCALE_PART=$part flock -s" in SCRIPT
+    assert "for part in rest signals; do" in SCRIPT
     assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
     # Every release the tests know, by default.
     everyone = ",".join(ALL_RELEASES)
@@ -90,8 +93,15 @@ def test_the_processes_share_out_every_test_once():
     )
     newer_ones = [r for r in ALL_RELEASES if r != "pacific"]
     each = {r: collected(CEPH_SCALE_RELEASES=r, CEPH_SCALE_CLUSTERLESS="0") for r in newer_ones}
-    free = collected(CEPH_SCALE_RELEASES=everyone, CEPH_SCALE_CLUSTERLESS="only")
-    shares = [pacific, *each.values(), free]
+    free_parts = [
+        collected(CEPH_SCALE_RELEASES=everyone, CEPH_SCALE_CLUSTERLESS="only", CEPH_SCALE_PART=part)
+        for part in ("rest", "signals")
+    ]
+    free = set().union(*free_parts)
+    # The signals' unit tests in a part of their own, and those alone; what reads a replay in the other.
+    assert free_parts[1] and all(t.startswith("tests/unit/signals/") for t in free_parts[1])
+    assert any(t.startswith("tests/replay/") for t in free_parts[0])
+    shares = [pacific, *each.values(), *free_parts]
     assert all(shares)
     assert sum(map(len, shares)) == len(every)  # none twice
     assert set().union(*shares) == every
@@ -100,7 +110,7 @@ def test_the_processes_share_out_every_test_once():
     for r, share in each.items():
         assert all(r in params(t) for t in share), sorted(share)[:3]
     assert {"unit", "replay", "rules", "deploy"} <= {t.split("/")[1] for t in free}
-    # The newer releases' tests that read only their packages run in the shortest queue.
+    # The newer releases' tests that read only their packages run in a queue of no cluster.
     assert set(newer_ones) <= set().union(*(params(t) for t in free))
     # A run narrowed to none of the releases leaves out a release's tests that read its packages.
     stamps = "tests/mgr/test_manager_python_stamps.py"
@@ -124,3 +134,12 @@ def test_the_heavy_runs_come_last_when_they_wait_for_the_other_process():
     heavy = [i for i, t in enumerate(order) if t.startswith(LAST_ON_THEIR_CLUSTER)]
     assert heavy and heavy == list(range(len(order) - len(heavy), len(order)))
     assert any(t.startswith("tests/unit/") for t in order)
+
+
+def test_a_part_no_run_knows_is_refused_by_name():
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "tests/unit/test_docs.py"],
+        cwd=REPO, env={**os.environ, "CEPH_SCALE_PART": "signal"}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "CEPH_SCALE_PART=signal: signals or rest (unset: both)" in proc.stdout + proc.stderr
