@@ -95,14 +95,14 @@ if [ $# -gt 0 ] || [ "$newer" = "$releases" ] || [ -z "$newer" ]; then
   direct=""
   exit "$status"
 fi
-# A process per release's cluster tests and one for the tests that start no cluster, at once, so
+# A process per release's cluster tests and two for the tests that start no cluster, at once, so
 # that the command stays within its budget on two cores (most of a cluster test is waiting on its
 # cluster: one process alone leaves the cores idle, and one for both newer releases, their tests
 # one after the other, was the run's longest by 8 minutes): Pacific's cluster tests, whose output
 # is the command's; each newer release's in a process of its own; the tests that start no cluster
 # (unit, docs, the replays, the promtool tests, and every release's tests that only read its
-# packages: cephadm's, the manager's Python) in the last, whose replays run in two workers of
-# their own beside its other tests (replay/workers.py).
+# packages: cephadm's, the manager's Python) in the last two, the replays in the `rest` one, in two
+# workers of their own beside its other tests (replay/workers.py).
 # The others hold run/quiet.lock, shared, while they run. Pacific's heavy tests (tests/conftest.py)
 # come last: the bucket watch's cost, counted at Pacific's cluster, beside the others' last tests;
 # then the plunge run, which measures the cluster under load, takes the lock exclusively and so
@@ -113,7 +113,7 @@ fi
 lock=run/quiet.lock
 : >"$lock"
 for r in ${newer//,/ }; do
-  CEPH_SCALE_RELEASES=$r CEPH_SCALE_CLUSTERLESS=0 flock -s "$lock" "${pytest[@]}" >"run/pytest-$r.log" 2>&1 &
+  CEPH_SCALE_RELEASES=$r CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_PART= flock -s "$lock" "${pytest[@]}" >"run/pytest-$r.log" 2>&1 &
   flocked="$flocked $!"
   logs="$logs run/pytest-$r.log"
 done
@@ -125,7 +125,7 @@ for part in rest signals; do
   logs="$logs $free_log"
 done
 sleep 2 # the others hold the lock before anything here can ask for it
-CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" &
+CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_PART= CEPH_SCALE_QUIET_LOCK=$lock "${pytest[@]}" &
 direct=$!
 status=0
 wait "$direct" || status=$?

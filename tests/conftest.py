@@ -80,8 +80,8 @@ ALL_RELEASES = ("pacific", "reef", "tentacle")
 # test of another release is deselected. CEPH_SCALE_CLUSTERLESS says what becomes of the tests that
 # start no cluster (unit, rules, replay, docs, and a release's tests that only read its packages):
 # 1 (the default) they run with the others, 0 they are left out, only nothing else runs.
-# scripts/test.sh runs them in a process of their own, beside Pacific's cluster tests and each
-# newer release's, each in a process of its own.
+# scripts/test.sh runs them in two processes of their own (PART), beside Pacific's cluster tests
+# and each newer release's, each in a process of its own.
 RELEASES = tuple(r for r in os.environ.get("CEPH_SCALE_RELEASES", ",".join(ALL_RELEASES)).split(",") if r)
 CLUSTERLESS = os.environ.get("CEPH_SCALE_CLUSTERLESS", "1")
 # CEPH_SCALE_PART splits a run in two, for two processes: `signals` the signals' unit tests (the

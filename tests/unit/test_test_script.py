@@ -1,4 +1,4 @@
-"""scripts/test.sh: its processes (one per release's cluster tests, one for the tests that start
+"""scripts/test.sh: its processes (one per release's cluster tests, two for the tests that start
 no cluster) run every test exactly once between them, each with its share in its environment, and
 the command ends with their status and prints each one's log (tests/unit/test_test_command_stop.py:
 how it stops)."""
@@ -64,10 +64,12 @@ def test_a_share_that_fails_fails_the_command_and_says_which(tmp_path):
 
 
 def ordered(**env: str) -> list[str]:
-    """The test ids pytest collects with this environment, in the order it would run them."""
+    """The test ids pytest collects with this environment (this process's own share, which the test
+    command sets in it, left out), in the order it would run them."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("CEPH_SCALE_")}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "tests"],
-        cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
+        cwd=REPO, env={**inherited, **env}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return [line for line in proc.stdout.splitlines() if "::" in line]
@@ -79,10 +81,11 @@ def collected(**env: str) -> set[str]:
 
 def test_the_processes_share_out_every_test_once():
     # The environment of each process, as scripts/test.sh sets it.
-    assert "for r in ${newer//,/ }; do\n  CEPH_SCALE_RELEASES=$r CEPH_SCALE_CLUSTERLESS=0 flock -s" in SCRIPT
+    each_newer = "for r in ${newer//,/ }; do\n  CEPH_SCALE_RELEASES=$r CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_PART="
+    assert each_newer + ' flock -s "$lock"' in SCRIPT
     assert "CEPH_SCALE_RELEASES=$releases CEPH_SCALE_CLUSTERLESS=only CEPH_SCALE_PART=$part flock -s" in SCRIPT
     assert "for part in rest signals; do" in SCRIPT
-    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
+    assert "CEPH_SCALE_RELEASES=pacific CEPH_SCALE_CLUSTERLESS=0 CEPH_SCALE_PART= CEPH_SCALE_QUIET_LOCK=$lock" in SCRIPT
     # Every release the tests know, by default.
     everyone = ",".join(ALL_RELEASES)
     assert f'releases=$(echo "${{CEPH_SCALE_RELEASES:-{everyone}}}"' in SCRIPT
