@@ -26,9 +26,6 @@ def render_all(prom_url: str, out: Path, start: float, end: float, values: dict[
     """Render every board, or those named in `only` (their files' stems); returns {png path:
     titles of panels that showed no data}."""
     boards = load_boards(json_dir)
-    unknown = sorted(set(only or []) - set(boards))
-    if unknown:
-        raise ValueError(f"no such board: {', '.join(unknown)} (boards: {', '.join(boards)})")
     out.mkdir(parents=True, exist_ok=True)
     result = {}
     for stem, board in boards.items():
@@ -55,11 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     end = args.end or time.time()
     start = args.start or end - args.minutes * 60
+    boards = sorted(load_boards())
+    unknown = sorted(set(args.board or []) - set(boards))
+    if unknown:
+        p.error(f"no such board: {', '.join(unknown)} (boards: {', '.join(boards)})")
     values = {"__rate_interval": args.rate_interval, "cluster": args.cluster}
-    try:
-        res = render_all(args.prometheus, args.out, start, end, values, only=args.board)
-    except ValueError as e:
-        p.error(str(e))
+    res = render_all(args.prometheus, args.out, start, end, values, only=args.board)
     for path, missing in res.items():
         size = Path(path).stat().st_size
         print(f"{path}  {size // 1024} KB" + (f"  no data: {', '.join(missing)}" if missing else ""))
