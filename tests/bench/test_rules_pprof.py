@@ -77,7 +77,8 @@ def test_a_profile_is_taken_from_a_real_server_while_it_evaluates_the_shipped_ru
     finally:
         bench_rules.stopped(proc, work)
     assert gzip.decompress(saved.read_bytes())  # a pprof protobuf, gzipped as Go writes it
-    assert rules_pprof.read(saved).span == 2
+    # The span Go measured: the 2 s asked, and a little more on a loaded machine (2.01 in the test command)
+    assert rules_pprof.read(saved).span == pytest.approx(2, abs=0.5)
 
 
 def test_a_server_that_is_gone_is_said_in_one_line(tmp_path):
