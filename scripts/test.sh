@@ -101,15 +101,14 @@ fi
 # one after the other, was the run's longest by 8 minutes): Pacific's cluster tests, whose output
 # is the command's; each newer release's in a process of its own; the tests that start no cluster
 # (unit, docs, the replays, the promtool tests, and every release's tests that only read its
-# packages: cephadm's, the manager's Python) in the last two, the replays in the `rest` one, in two
-# workers of their own beside its other tests (replay/workers.py).
+# packages: cephadm's, the manager's Python) in the last two (CEPH_SCALE_PART, tests/conftest.py:
+# the signals' unit tests and the rest; one alone ran on one core for the run's last 11 minutes,
+# once the clusters' processes were done, and the plunge run waited for it), the replays in the
+# `rest` one, in two workers of their own beside its other tests (replay/workers.py).
 # The others hold run/quiet.lock, shared, while they run. Pacific's heavy tests (tests/conftest.py)
 # come last: the bucket watch's cost, counted at Pacific's cluster, beside the others' last tests;
 # then the plunge run, which measures the cluster under load, takes the lock exclusively and so
 # runs once the others are done.
-# The tests that start no cluster are two processes (CEPH_SCALE_PART, tests/conftest.py): the
-# signals' unit tests and the rest. One alone ran on one core for the run's last 11 minutes, once
-# the clusters' processes were done, and the plunge run waited for it.
 lock=run/quiet.lock
 : >"$lock"
 for r in ${newer//,/ }; do

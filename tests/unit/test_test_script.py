@@ -63,14 +63,19 @@ def test_a_share_that_fails_fails_the_command_and_says_which(tmp_path):
     assert "=== run at the same time: run/pytest-reef.log (exit 0) ===" in done.stdout
 
 
-def ordered(**env: str) -> list[str]:
-    """The test ids pytest collects with this environment (this process's own share, which the test
-    command sets in it, left out), in the order it would run them."""
+def collect_only(target: str = "tests", **env: str) -> subprocess.CompletedProcess:
+    """pytest's collection of `target` with this environment (this process's own share, which the
+    test command sets in it, left out)."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("CEPH_SCALE_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "tests"],
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", target],
         cwd=REPO, env={**inherited, **env}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
+
+
+def ordered(**env: str) -> list[str]:
+    """The test ids pytest collects with this environment, in the order it would run them."""
+    proc = collect_only(**env)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return [line for line in proc.stdout.splitlines() if "::" in line]
 
@@ -140,9 +145,6 @@ def test_the_heavy_runs_come_last_when_they_wait_for_the_other_process():
 
 
 def test_a_part_no_run_knows_is_refused_by_name():
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "tests/unit/test_docs.py"],
-        cwd=REPO, env={**os.environ, "CEPH_SCALE_PART": "signal"}, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    proc = collect_only("tests/unit/test_docs.py", CEPH_SCALE_PART="signal")
     assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "CEPH_SCALE_PART=signal: signals or rest (unset: both)" in proc.stdout + proc.stderr
