@@ -35,17 +35,22 @@ import statistics
 from collections.abc import Sequence
 
 from ...config import Thresholds
-from .detect import MIN_WINDOWS, OPS, Baseline, Window, baseline, throughput_drop
+from .detect import MIN_WINDOWS, OPS, Baseline, Window, throughput_drop
+from .rolling import RollingBaseline
 
 LEVEL_SPAN_WINDOWS = 3  # a phase's windows cover this many windows' seconds at least
 
 
-def phases(past: Sequence[Window], op: str, th: Thresholds) -> list[list[Window]]:
+def near_gap(past: Sequence[Window], th: Thresholds) -> float:
+    """How far apart two windows of one run may be (covered): one and a half windows, or polls."""
+    gaps = [b.t - a.t for a, b in zip(past, past[1:])]
+    return 1.5 * max(th.plunge_window_seconds, statistics.median(gaps) if gaps else 0.0)
+
+
+def phases(past: Sequence[Window], op: str, th: Thresholds, near: float) -> list[list[Window]]:
     """The windows of `past` grouped by their demand for `op`, most first: each group those of the
     windows left within `plunge_drop_ratio` of the third most, where they cover LEVEL_SPAN_WINDOWS
-    windows."""
-    gaps = [b.t - a.t for a, b in zip(past, past[1:])]
-    near = 1.5 * max(th.plunge_window_seconds, statistics.median(gaps) if gaps else 0.0)
+    windows, no two of a run more than `near` apart (near_gap)."""
     left = [w for w in past if w.busy.get(op, 0.0) > 0]
     out = []
     while len(left) >= MIN_WINDOWS:
@@ -78,6 +83,8 @@ def fell(level: Baseline, kept: Baseline, op: str, th: Thresholds) -> bool:
 class OpLevels:
     def __init__(self) -> None:
         self.kept: dict[str, list[tuple[float, Baseline]]] = {}  # op -> (when last taken, level) per phase
+        self.rolling = RollingBaseline()  # the baseline's windows
+        self.groups: dict[tuple[str, int], RollingBaseline] = {}  # (op, phase by rank) -> its windows
 
     def update(self, t: float, op: str, level: Baseline, th: Thresholds) -> None:
         """Take `level` at t as the op's level of its phase, unless it reads as a drop against it."""
@@ -112,16 +119,18 @@ class OpLevels:
     def baseline(self, past: Sequence[Window], t: float, th: Thresholds) -> Baseline | None:
         """The baseline of `past` (detect.baseline), with each op's levels of its phases attached
         where they are not this baseline."""
-        base = baseline(past)
+        base = self.rolling.of(past)
         if base is not None:
             # A level is a phase's own, from a baseline of at least half its span. A history begun
             # anew (a plunge that became the new level) has a few windows, whose median steps through
             # the partial windows of a switch of phase one at a time: each step within
             # `plunge_drop_ratio` of the last, it would walk the op's level down to the next phase's.
             if past[-1].t - past[0].t >= th.plunge_baseline_seconds / 2:
+                near = near_gap(past, th)
                 for op in OPS:
-                    for group in phases(past, op, th):
-                        level = base if len(group) == len(past) else baseline(group)
+                    for rank, group in enumerate(phases(past, op, th, near)):
+                        rolling = self.groups.setdefault((op, rank), RollingBaseline())
+                        level = base if len(group) == len(past) else rolling.of(group)
                         if level is not None:
                             self.update(t, op, level, th)
             base = self.attach(t, base, th)

@@ -1,0 +1,112 @@
+"""The baseline of a list of windows that changes by a few windows between polls (detect.baseline,
+the same values), kept as each rate's values in order.
+
+At every 15 s poll the baseline's windows (120 of them over the default 1,800 s) change by one in
+and one out, and so do most phases' (levels.py). Taking each median anew sorts every rate of every
+window for the cluster and for each of the 12 RGWs at every poll; kept in order, a window in or out
+is one insertion or deletion per rate.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+
+from .detect import MIN_WINDOWS, OPS, Baseline, Window
+
+# Past this share of the windows changed, sorting anew is no dearer than moving them one by one.
+REBUILD_SHARE = 0.5
+
+
+def _rates(w: Window) -> Iterator[tuple[str, float]]:
+    """Each rate the baseline takes a median of, as (key, value); a rate the window lacks is absent,
+    as detect.baseline leaves it out (an op's ops/s are 0 where unread, as there)."""
+    for op in OPS:
+        yield f"ops:{op}", w.ops.get(op, 0.0)
+        if op in w.busy:
+            yield f"busy:{op}", w.busy[op]
+        if op in w.bytes:
+            yield f"bytes:{op}", w.bytes[op]
+    if w.in_flight is not None:
+        yield "in_flight", w.in_flight
+    if w.requests is not None:
+        yield "requests", w.requests
+    if w.failed is not None:
+        yield "failed", w.failed
+
+
+def _median(ordered: list[float] | None) -> float | None:
+    """statistics.median of values already in order (its arithmetic, so the same float)."""
+    if not ordered:
+        return None
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+class RollingBaseline:
+    def __init__(self) -> None:
+        self.members: dict[int, Window] = {}  # id -> window: the windows the values are of
+        self.values: dict[str, list[float]] = {}  # rate key -> its values over the members, in order
+        self.ordered = False  # no NaN among the values: bisect finds each one's place
+
+    def of(self, windows: Sequence[Window]) -> Baseline | None:
+        """detect.baseline(windows), from the values kept for the windows of the last call."""
+        if len(windows) < MIN_WINDOWS:
+            return None
+        now = dict(zip(map(id, windows), windows))
+        gone = [self.members[k] for k in self.members.keys() - now.keys()]
+        new = [now[k] for k in now.keys() - self.members.keys()]
+        moved = self.ordered and len(gone) + len(new) <= REBUILD_SHARE * len(now) and self._move(gone, new)
+        if not moved:
+            self._rebuild(windows)
+        self.members = now
+        return self._baseline(windows)
+
+    def _move(self, gone: list[Window], new: list[Window]) -> bool:
+        """Take the windows gone out and the new ones in; False where a value is not a number that
+        orders (NaN): sorting anew then gives what detect.baseline's sort gives."""
+        moves = [(key, v, False) for w in gone for key, v in _rates(w)]
+        moves += [(key, v, True) for w in new for key, v in _rates(w)]
+        if any(v != v for _, v, _ in moves):
+            return False
+        for key, v, entering in moves:
+            ordered = self.values.setdefault(key, [])
+            if entering:
+                bisect.insort(ordered, v)
+            else:
+                i = bisect.bisect_left(ordered, v)
+                if i == len(ordered) or ordered[i] != v:
+                    return False
+                del ordered[i]
+        return True
+
+    def _rebuild(self, windows: Sequence[Window]) -> None:
+        values: dict[str, list[float]] = {}
+        for w in windows:
+            for key, v in _rates(w):
+                values.setdefault(key, []).append(v)
+        self.values = {key: sorted(vs) for key, vs in values.items()}
+        self.ordered = not any(v != v for vs in values.values() for v in vs)
+
+    def _baseline(self, windows: Sequence[Window]) -> Baseline:
+        get = self.values.get
+        ops = {op: _median(get(f"ops:{op}")) or 0.0 for op in OPS}
+        busy = {op: m for op in OPS if (m := _median(get(f"busy:{op}"))) is not None}
+        sizes = {op: m for op in OPS if (m := _median(get(f"bytes:{op}"))) is not None}
+        flights = get("in_flight")
+        floor, peak = (flights[0], flights[-1]) if flights else (None, None)
+        if flights and not self.ordered:  # min and max of NaN depend on the windows' order, as there
+            raw = [w.in_flight for w in windows if w.in_flight is not None]
+            floor, peak = min(raw), max(raw)
+        return Baseline(
+            ops,
+            busy,
+            _median(flights),
+            _median(get("requests")),
+            len(windows),
+            floor,
+            peak,
+            sizes,
+            failed=_median(get("failed")),
+            start=windows[0].t,
+        )
