@@ -129,8 +129,9 @@ class OpLevels:
                 near = near_gap(past, th)
                 for op in OPS:
                     for rank, group in enumerate(phases(past, op, th, near)):
-                        rolling = self.groups.setdefault((op, rank), RollingBaseline())
-                        level = base if len(group) == len(past) else rolling.of(group)
+                        if (op, rank) not in self.groups:
+                            self.groups[op, rank] = RollingBaseline()
+                        level = base if len(group) == len(past) else self.groups[op, rank].of(group)
                         if level is not None:
                             self.update(t, op, level, th)
             base = self.attach(t, base, th)
@@ -138,3 +139,4 @@ class OpLevels:
 
     def clear(self) -> None:
         self.kept.clear()
+        self.rolling, self.groups = RollingBaseline(), {}  # the windows before go with the levels

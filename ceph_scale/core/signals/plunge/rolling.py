@@ -10,6 +10,7 @@ is one insertion or deletion per rate.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Iterator, Sequence
 
 from .detect import MIN_WINDOWS, OPS, Baseline, Window
@@ -35,49 +36,68 @@ def _rates(w: Window) -> Iterator[tuple[str, float]]:
         yield "failed", w.failed
 
 
-def _median(ordered: list[float] | None) -> float | None:
+def _plain(v: float) -> bool:
+    """A value whose place in order is its identity: a float, not NaN (unordered) nor -0.0 or an int
+    (equal to 0.0 or a float, yet printed otherwise: where equal values sit would then show)."""
+    return type(v) is float and v == v and (v != 0.0 or math.copysign(1.0, v) > 0)
+
+
+def _mid(ordered: list[float]) -> float:
     """statistics.median of values already in order (its arithmetic, so the same float)."""
-    if not ordered:
-        return None
     n = len(ordered)
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
+def _median(ordered: list[float] | None) -> float | None:
+    return _mid(ordered) if ordered else None
+
+
 class RollingBaseline:
+    """detect.baseline of the windows of each call, from the last call's. Each window object is
+    taken once per list (a list repeating one is sorted anew), and not changed once made (Window
+    is frozen; rates.py makes a new one at each poll)."""
+
     def __init__(self) -> None:
         self.members: dict[int, Window] = {}  # id -> window: the windows the values are of
         self.values: dict[str, list[float]] = {}  # rate key -> its values over the members, in order
-        self.ordered = False  # no NaN among the values: bisect finds each one's place
+        self.bisectable = False  # every value _plain: one moved in or out finds its place
 
     def of(self, windows: Sequence[Window]) -> Baseline | None:
         """detect.baseline(windows), from the values kept for the windows of the last call."""
         if len(windows) < MIN_WINDOWS:
             return None
+        # Forgotten until this call is done: one that raises midway leaves the next to sort anew.
+        members, self.members = self.members, {}
         now = dict(zip(map(id, windows), windows))
-        gone = [self.members[k] for k in self.members.keys() - now.keys()]
-        new = [now[k] for k in now.keys() - self.members.keys()]
-        moved = self.ordered and len(gone) + len(new) <= REBUILD_SHARE * len(now) and self._move(gone, new)
+        gone = [members[k] for k in members.keys() - now.keys()]
+        new = [now[k] for k in now.keys() - members.keys()]
+        moved = (
+            self.bisectable
+            and len(now) == len(windows)
+            and len(gone) + len(new) <= REBUILD_SHARE * len(now)
+            and self._move(gone, new)
+        )
         if not moved:
             self._rebuild(windows)
-        self.members = now
+        self.members = now if len(now) == len(windows) else {}  # a repeat's values: no member's alone
         return self._baseline(windows)
 
     def _move(self, gone: list[Window], new: list[Window]) -> bool:
-        """Take the windows gone out and the new ones in; False where a value is not a number that
-        orders (NaN): sorting anew then gives what detect.baseline's sort gives."""
+        """Take the windows gone out and the new ones in; False where a value is not _plain: sorting
+        anew then gives what detect.baseline's sort gives."""
         moves = [(key, v, False) for w in gone for key, v in _rates(w)]
         moves += [(key, v, True) for w in new for key, v in _rates(w)]
-        if any(v != v for _, v, _ in moves):
+        if not all(_plain(v) for _, v, _ in moves):
             return False
         for key, v, entering in moves:
-            ordered = self.values.setdefault(key, [])
+            in_order = self.values.setdefault(key, [])
             if entering:
-                bisect.insort(ordered, v)
+                bisect.insort(in_order, v)
             else:
-                i = bisect.bisect_left(ordered, v)
-                if i == len(ordered) or ordered[i] != v:
+                i = bisect.bisect_left(in_order, v)
+                if i == len(in_order) or in_order[i] != v:
                     return False
-                del ordered[i]
+                del in_order[i]
         return True
 
     def _rebuild(self, windows: Sequence[Window]) -> None:
@@ -86,16 +106,16 @@ class RollingBaseline:
             for key, v in _rates(w):
                 values.setdefault(key, []).append(v)
         self.values = {key: sorted(vs) for key, vs in values.items()}
-        self.ordered = not any(v != v for vs in values.values() for v in vs)
+        self.bisectable = all(_plain(v) for vs in values.values() for v in vs)
 
     def _baseline(self, windows: Sequence[Window]) -> Baseline:
         get = self.values.get
-        ops = {op: _median(get(f"ops:{op}")) or 0.0 for op in OPS}
+        ops = {op: _mid(self.values[f"ops:{op}"]) for op in OPS}
         busy = {op: m for op in OPS if (m := _median(get(f"busy:{op}"))) is not None}
         sizes = {op: m for op in OPS if (m := _median(get(f"bytes:{op}"))) is not None}
         flights = get("in_flight")
         floor, peak = (flights[0], flights[-1]) if flights else (None, None)
-        if flights and not self.ordered:  # min and max of NaN depend on the windows' order, as there
+        if flights and not self.bisectable:  # min and max of equal values: the first, as there
             raw = [w.in_flight for w in windows if w.in_flight is not None]
             floor, peak = min(raw), max(raw)
         return Baseline(

@@ -1,5 +1,5 @@
-"""The rolling baseline is detect.baseline, value for value, over windows that slide, skip, jump
-and carry unread or NaN rates."""
+"""The rolling baseline is detect.baseline, value for value and as printed, over windows that slide,
+skip, jump and repeat, and carry unread, NaN, -0.0 or int rates."""
 
 from __future__ import annotations
 
@@ -16,31 +16,36 @@ RATE = st.one_of(
     st.sampled_from([0.0, 1.0, 17_800.0, 1.0]),  # repeated values: a deletion must take one of them
     st.floats(min_value=0, max_value=1e7, allow_nan=False),
 )
-RATE_OR_NAN = st.one_of(RATE, st.just(math.nan))
+# Equal to a plain value yet printed otherwise (-0.0 and 0.0, 1 and 1.0), and NaN, which orders
+# with nothing: where such a value sits among its equals, or whether it is sorted at all, shows.
+ODD = st.sampled_from([-0.0, 0, 1, math.nan])
 
 
 @st.composite
-def windows(draw: st.DrawFn, t: float, nan: bool) -> Window:
-    kind = RATE_OR_NAN if nan else RATE
+def windows(draw: st.DrawFn, t: float, odd: bool) -> Window:
+    def rate() -> float | None:
+        return draw(ODD) if odd and draw(st.integers(0, 3)) == 0 else draw(RATE)
 
     def rates() -> dict[str, float]:
-        return {op: v for op in ("put", "get") if (v := draw(kind)) is not None}
+        return {op: v for op in ("put", "get") if (v := rate()) is not None}
 
     return Window(
-        t, rates(), rates(), draw(kind), draw(kind), draw(kind), rates()
+        t, rates(), rates(), rate(), rate(), rate(), rates()
     )  # fmt: skip
 
 
 @st.composite
 def histories(draw: st.DrawFn) -> tuple[list[Window], list[list[int]]]:
     """Windows, and the lists of them (by index, in order) each call takes: mostly a slide of one
-    in and one out as at a poll, sometimes a filter (a plunge's windows left out) or a jump."""
+    in and one out as at a poll, sometimes a filter (a plunge's windows left out), a jump, or one
+    window repeated."""
     n = draw(st.integers(3, 60))
-    nan = draw(st.sampled_from([False, False, False, True]))  # a history with NaN rates sorts anew
-    made = [draw(windows(15.0 * i, nan)) for i in range(n)]
+    # Mostly plain windows; in some histories a few odd ones, which enter and leave by slides.
+    odd = set(draw(st.lists(st.integers(0, n - 1), max_size=3)))
+    made = [draw(windows(15.0 * i, i in odd)) for i in range(n)]
     calls, start, end = [], 0, min(n, draw(st.integers(3, 20)))
     for _ in range(draw(st.integers(1, 40))):
-        step = draw(st.sampled_from(["slide", "slide", "slide", "grow", "skip", "jump"]))
+        step = draw(st.sampled_from(["slide", "slide", "slide", "grow", "skip", "jump", "repeat"]))
         if step == "slide":
             start, end = min(start + 1, n), min(end + 1, n)
         elif step == "grow":
@@ -52,6 +57,10 @@ def histories(draw: st.DrawFn) -> tuple[list[Window], list[list[int]]]:
         if step == "skip" and chosen:
             gone = set(draw(st.lists(st.sampled_from(chosen), max_size=5)))
             chosen = [i for i in chosen if i not in gone]
+        if step == "repeat" and chosen:  # one window twice or more in the list, in its place
+            twice = draw(st.sampled_from(chosen))
+            at = chosen.index(twice)
+            chosen[at:at] = [twice] * draw(st.integers(1, 3))
         calls.append(chosen)
     return made, calls
 
