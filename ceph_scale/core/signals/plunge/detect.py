@@ -33,8 +33,6 @@ COSBench round wrote for an hour, then read and ran a mixed load for 15 minutes 
 from __future__ import annotations
 
 import dataclasses
-import statistics
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...config import Thresholds
@@ -87,36 +85,7 @@ class Baseline:
         return busy / ops if ops and busy is not None else None
 
 
-def _median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
-
-
 MIN_WINDOWS = 3  # a level is not one window
-
-
-def baseline(windows: Sequence[Window], min_windows: int = MIN_WINDOWS) -> Baseline | None:
-    """The baseline of these windows, or None with fewer than `min_windows`: a level is not one
-    window."""
-    if len(windows) < min_windows:
-        return None
-    ops = {op: statistics.median(w.ops.get(op, 0.0) for w in windows) for op in OPS}
-    busy = {}
-    for op in OPS:
-        seen = [w.busy[op] for w in windows if op in w.busy]
-        if seen:
-            busy[op] = statistics.median(seen)
-    flights = [w.in_flight for w in windows if w.in_flight is not None]
-    requests = _median([w.requests for w in windows if w.requests is not None])
-    floor, peak = (min(flights), max(flights)) if flights else (None, None)
-    sizes = {}
-    for op in OPS:
-        seen = [w.bytes[op] for w in windows if op in w.bytes]
-        if seen:
-            sizes[op] = statistics.median(seen)
-    failed = _median([w.failed for w in windows if w.failed is not None])
-    return Baseline(
-        ops, busy, _median(flights), requests, len(windows), floor, peak, sizes, failed=failed, start=windows[0].t
-    )
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ class OpLevels:
         return dataclasses.replace(base, own=own) if own else base
 
     def baseline(self, past: Sequence[Window], t: float, th: Thresholds) -> Baseline | None:
-        """The baseline of `past` (detect.baseline), with each op's levels of its phases attached
+        """The baseline of `past` (rolling.py), with each op's levels of its phases attached
         where they are not this baseline."""
         base = self.rolling.of(past)
         if base is not None:

@@ -1,10 +1,11 @@
-"""The baseline of a list of windows that changes by a few windows between polls (detect.baseline,
-the same values), kept as each rate's values in order.
+"""The baseline of a list of windows: the median of each rate over them, and the least and most
+requests in flight (detect.Baseline), kept as each rate's values in order.
 
 At every 15 s poll the baseline's windows (120 of them over the default 1,800 s) change by one in
 and one out, and so do most phases' (levels.py). Taking each median anew sorts every rate of every
 window for the cluster and for each of the 12 RGWs at every poll; kept in order, a window in or out
-is one insertion or deletion per rate.
+is one insertion or deletion per rate. The values are statistics.median's and min's and max's over
+the windows in their order, as printed (tests/unit/signals/plunge/test_rolling.py takes them so).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ REBUILD_SHARE = 0.5
 
 
 def _rates(w: Window) -> Iterator[tuple[str, float]]:
-    """Each rate the baseline takes a median of, as (key, value); a rate the window lacks is absent,
-    as detect.baseline leaves it out (an op's ops/s are 0 where unread, as there)."""
+    """Each rate the baseline takes a median of, as (key, value); a rate the window lacks is left
+    out, but an op's ops/s, which are 0 where unread."""
     for op in OPS:
         yield f"ops:{op}", w.ops.get(op, 0.0)
         if op in w.busy:
@@ -53,7 +54,7 @@ def _median(ordered: list[float] | None) -> float | None:
 
 
 class RollingBaseline:
-    """detect.baseline of the windows of each call, from the last call's. Each window object is
+    """The baseline of the windows of each call, from the last call's. Each window object is
     taken once per list (a list repeating one is sorted anew), and not changed once made (Window
     is frozen; rates.py makes a new one at each poll)."""
 
@@ -63,7 +64,8 @@ class RollingBaseline:
         self.bisectable = False  # every value _plain: one moved in or out finds its place
 
     def of(self, windows: Sequence[Window]) -> Baseline | None:
-        """detect.baseline(windows), from the values kept for the windows of the last call."""
+        """The baseline of `windows`, or None with fewer than MIN_WINDOWS (a level is not one window),
+        from the values kept for the windows of the last call."""
         if len(windows) < MIN_WINDOWS:
             return None
         # Forgotten until this call is done: one that raises midway leaves the next to sort anew.
@@ -84,7 +86,7 @@ class RollingBaseline:
 
     def _move(self, gone: list[Window], new: list[Window]) -> bool:
         """Take the windows gone out and the new ones in; False where a value is not _plain: sorting
-        anew then gives what detect.baseline's sort gives."""
+        anew then gives what sorting the windows' values in their order gives."""
         moves = [(key, v, False) for w in gone for key, v in _rates(w)]
         moves += [(key, v, True) for w in new for key, v in _rates(w)]
         if not all(_plain(v) for _, v, _ in moves):
@@ -130,3 +132,8 @@ class RollingBaseline:
             failed=_median(get("failed")),
             start=windows[0].t,
         )
+
+
+def baseline(windows: Sequence[Window]) -> Baseline | None:
+    """The baseline of these windows alone, or None with fewer than MIN_WINDOWS."""
+    return RollingBaseline().of(windows)

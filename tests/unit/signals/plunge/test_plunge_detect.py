@@ -18,10 +18,10 @@ from ceph_scale.core.signals.plunge.detect import (
     Baseline,
     OpVerdict,
     Window,
-    baseline,
     clients_left,
     judge,
 )
+from ceph_scale.core.signals.plunge.rolling import baseline
 
 TH = Thresholds()
 rates = st.floats(min_value=TH.plunge_min_ops_per_second, max_value=1e6)

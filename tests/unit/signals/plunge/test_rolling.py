@@ -1,14 +1,17 @@
-"""The rolling baseline is detect.baseline, value for value and as printed, over windows that slide,
-skip, jump and repeat, and carry unread, NaN, -0.0 or int rates."""
+"""The rolling baseline is the baseline taken anew (each rate's statistics.median, min and max over
+the windows in their order), value for value and as printed, over windows that slide, skip, jump
+and repeat, and carry unread, NaN, -0.0 or int rates."""
 
 from __future__ import annotations
 
 import math
+import statistics
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ceph_scale.core.signals.plunge.detect import Baseline, Window, baseline
+from ceph_scale.core.signals.plunge.detect import MIN_WINDOWS, OPS, Baseline, Window
 from ceph_scale.core.signals.plunge.rolling import RollingBaseline
 
 RATE = st.one_of(
@@ -63,6 +66,34 @@ def histories(draw: st.DrawFn) -> tuple[list[Window], list[list[int]]]:
             chosen[at:at] = [twice] * draw(st.integers(1, 3))
         calls.append(chosen)
     return made, calls
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def baseline(windows: Sequence[Window]) -> Baseline | None:
+    """The baseline taken anew, as the detector took it before rolling.py: the reference."""
+    if len(windows) < MIN_WINDOWS:
+        return None
+    ops = {op: statistics.median(w.ops.get(op, 0.0) for w in windows) for op in OPS}
+    busy = {}
+    for op in OPS:
+        seen = [w.busy[op] for w in windows if op in w.busy]
+        if seen:
+            busy[op] = statistics.median(seen)
+    flights = [w.in_flight for w in windows if w.in_flight is not None]
+    requests = _median([w.requests for w in windows if w.requests is not None])
+    floor, peak = (min(flights), max(flights)) if flights else (None, None)
+    sizes = {}
+    for op in OPS:
+        seen = [w.bytes[op] for w in windows if op in w.bytes]
+        if seen:
+            sizes[op] = statistics.median(seen)
+    failed = _median([w.failed for w in windows if w.failed is not None])
+    return Baseline(
+        ops, busy, _median(flights), requests, len(windows), floor, peak, sizes, failed=failed, start=windows[0].t
+    )
 
 
 def same(a: Baseline | None, b: Baseline | None) -> bool:
