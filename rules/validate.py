@@ -17,6 +17,9 @@ Exits 1 and lists every problem if any of these fails:
   and annotations `summary`, `description` and `runbook_url`;
 - every description shows a live value (`$value` or a `query` template),
   except CephScaleExporterAbsent's, which has none to show;
+- the annotations keep to their query budget (rules/template_cost.py): at most
+  one query in a summary and two in a description, none inside a `range` body,
+  none that prints a threshold alone;
 - every runbook_url is one base shared by all alerts + rules/runbooks.md + an
   anchor equal to the alert name in lower case, and runbooks.md has that
   section (headings inside fenced code blocks do not count);
@@ -76,6 +79,7 @@ from rules.runbook_links import (  # noqa: E402
     set_runbook_base,
 )
 from rules.scrape_gaps import GAP_WINDOW, gap_fragile  # noqa: E402
+from rules.template_cost import template_cost_problems  # noqa: E402
 from rules.ticket_cadence import CadenceError, cadence_problems, inhibiting_alerts, tickets  # noqa: E402
 
 SEVERITIES = {"info", "warning", "critical"}
@@ -234,6 +238,7 @@ def validate(rules_dir: Path, metrics_doc: Path | None = None, repo_root: Path |
         description = str(annotations.get("description") or "")
         if description.strip() and name not in NO_LIVE_VALUE and not LIVE_VALUE.search(description):
             problems.append(f"{name}: description shows no live value ($value or a query template)")
+        problems += template_cost_problems(name, annotations)
         url = str(annotations.get("runbook_url") or "")
         if url:
             if RUNBOOK_DOC + "#" not in url:

@@ -49,4 +49,4 @@ def test_the_check_sees_a_per_osd_read():
     expr = "count by (cluster) (max by (cluster, ceph_daemon) (ceph_scale_bluefs_db_share_ratio) < 0.04)"
     assert per_osd_reads(expr) == ["ceph_scale_bluefs_db_share_ratio"]
     assert per_osd_reads("max by (cluster) (ceph_scale_cluster_bluefs_spilled_bytes)") == []
-    assert per_osd_reads("cluster:ceph_scale_bluefs_spilled_bytes:sum > 0") == []
+    assert per_osd_reads("cluster:ceph_scale_bluefs_spillover_osds:max > 0") == []

@@ -761,6 +761,47 @@ BREAKAGES = {
         ),
         "CephScaleExporterTargetDown: description shows no live value ($value or a query template)",
     ),
+    "a threshold queried alone": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleFillPastTarget",
+            lambda a: a["annotations"].update(
+                description=a["annotations"]["description"]
+                + ' Target: {{ with printf "cluster_option:ceph_scale_config:max'
+                "{cluster='%s',option='fill_target_ratio'}\" $labels.cluster | query }}"
+                "{{ . | first | value }}{{ end }}."
+            ),
+        ),
+        "CephScaleFillPastTarget: annotation description queries a threshold alone (fill_target_ratio)",
+    ),
+    "a query per item of a range": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleBluefsSpilloverStarted",
+            lambda a: a["annotations"].update(
+                description=a["annotations"]["description"].replace(
+                    "{{ $s.Labels.ceph_daemon }}",
+                    "{{ $s.Labels.ceph_daemon }}{{ with printf \"max(ceph_scale_bluefs_db_size_bytes{cluster='%s'})\""
+                    " $labels.cluster | query }} of {{ . | first | value }}{{ end }}",
+                )
+            ),
+        ),
+        "CephScaleBluefsSpilloverStarted: annotation description runs a query inside a range, once per item",
+    ),
+    "a summary past its query budget": (
+        lambda r: edit_alert(
+            r,
+            "CephScaleFillPastTarget",
+            lambda a: a["annotations"].update(
+                summary=a["annotations"]["summary"]
+                + "{{ with printf \"cluster:ceph_scale_cluster_used_ratio:max{cluster='%s'}\" $labels.cluster"
+                " | query }} ({{ . | first | value }}){{ end }}"
+                "{{ with printf \"max(ceph_scale_hdd_osds{cluster='%s'})\" $labels.cluster | query }}"
+                " on {{ . | first | value }} HDDs{{ end }}"
+            ),
+        ),
+        "CephScaleFillPastTarget: annotation summary runs 2 queries, more than its 1",
+    ),
     "no test expects it to fire": (
         lambda r: drop_test_cases(r, "CephScaleRgwReshardQueueStuck", firing=True),
         "CephScaleRgwReshardQueueStuck: no promtool test case expects it to fire",
