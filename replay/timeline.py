@@ -5,6 +5,7 @@ and `python -m replay.docs` writes into docs/replay.md.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from replay import traces
@@ -30,8 +31,9 @@ def bar(start: float, end: float | None, span: float) -> str:
 
 def sparkline(points: list[tuple[float, float]], span: float, pick: str) -> tuple[str, float, float]:
     """A signal's samples as a row of the axis, one level per column (the column's lowest or
-    highest sample, `pick`), scaled from the row's lowest to its highest; a blank where no sample
-    was scraped. Returns the row and the values of its lowest and highest level."""
+    highest sample, `pick`), scaled from the row's lowest to its highest finite one; a blank where
+    no sample was scraped, the top level where +Inf was (a runway of "never"). Returns the row and
+    the values of its lowest and highest level."""
     cols: list[list[float]] = [[] for _ in range(WIDTH)]
     for t, v in points:
         cols[column(t, span)].append(v)
@@ -39,10 +41,17 @@ def sparkline(points: list[tuple[float, float]], span: float, pick: str) -> tupl
     present = [v for v in shown if v is not None]
     if not present:
         return " " * WIDTH, 0.0, 0.0
-    lo, hi = min(present), max(present)
+    finite = [v for v in present if math.isfinite(v)] or [math.inf]
+    lo, hi = min(finite), max(finite)
     top = len(LEVELS) - 1
-    row = "".join(" " if v is None else LEVELS[0 if hi == lo else round((v - lo) / (hi - lo) * top)] for v in shown)
-    return row, lo, hi
+
+    def level(v: float) -> str:
+        if not math.isfinite(v):
+            return LEVELS[top]
+        return LEVELS[0 if hi == lo else round((v - lo) / (hi - lo) * top)]
+
+    row = "".join(" " if v is None else level(v) for v in shown)
+    return row, lo, hi if len(finite) == len(present) else math.inf
 
 
 def axis(r: Result) -> str:

@@ -22,8 +22,11 @@ class Trace:
     # A count by state whose series exists only while the count is above 0: no series in a
     # scrape is 0, not a gap.
     zero_when_absent: bool = False
+    days: bool = False  # seconds, shown in days; +Inf (a runway of "never") as "never"
 
     def value_text(self, v: float) -> str:
+        if self.days:
+            return "never" if v == math.inf else f"{v / 86400:,.1f} days"
         return f"{v:.0%}" if self.percent else f"{v:,.0f}"
 
 
@@ -40,6 +43,9 @@ TRACES = {
     "pgs_recovering": Trace("PGs recovering or backfilling", "ceph_scale_pg_recovering", zero_when_absent=True),
     "reshard_queue": Trace("reshard queue", "ceph_scale_rgw_reshard_queued"),
     "top_bucket_objects": Trace("objects of the largest bucket", "ceph_scale_rgw_top_bucket_objects", combine="max"),
+    "fill_runway": Trace(
+        "runway to the fill target", "ceph_scale_runway_seconds", {"limit": ("fill_cluster",)}, "max", "min", days=True
+    ),
 }
 DEFAULT = ("s3_ops",)
 

@@ -11,7 +11,8 @@ counters' four totals share their times).
 at least MIN_POINTS over `min_span`; a 95 % interval from Student's t on the slope and the
 residuals; a point one reading off left out; a one-off step (a delete wave) set aside, repeated
 drops (a lifecycle sawtooth) read as the peaks' net growth (a drop over consecutive points is
-one), a change lasting to now fitted on its own points, and a change of rate between the older
+one), a fall under way read as the wave it is (the growth around it, "never" within the interval),
+any other change lasting to now fitted on its own points, and a change of rate between the older
 and the newer third detected, the recent slope then used.
 """
 
@@ -220,13 +221,43 @@ def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
         return fit([p for k, p in enumerate(points) if k not in odd], min_span)
     runs = events(found)
     if runs and len(runs[-1]) >= 2 and runs[-1][-1][0] == len(points) - 1:
+        at = runs[-1][0][0] - 1
+        if deleting(points, at, span):
+            return deletes_under_way(fit_shaped(points, runs, span), line(points[at:]))
         # A change over two or more intervals that lasts to now is the rate now, not a step
         # (growth that stopped a day ago is not set aside to leave the old growth).
-        at = runs[-1][0][0] - 1
         changed = since_change(points[at:], points[: at + 1], min_span)
         if changed is not None:
             return changed
         runs = runs[:-1]  # too short to fit alone: the thirds judge it
+    return fit_shaped(points, runs, span)
+
+
+def deleting(points: Sequence[tuple[float, float]], at: int, span: float) -> bool:
+    """Whether the change from point `at` to now is a fall under way: the level fell by more than
+    the growth before it would have added meanwhile (deletes, not growth that stopped), for less
+    than a third of the history (the thirds' grain: a fall that long is the trend)."""
+    before = line(points[: at + 1])
+    (t0, v0), (t1, v1) = points[at], points[-1]
+    grown = max(0.0, before.slope) * (t1 - t0) if before is not None else 0.0
+    return v1 - v0 < -grown and t1 - t0 < span / 3
+
+
+def deletes_under_way(around: Fit | None, fall: Line | None) -> Fit | None:
+    """A delete wave still under way (replayed: 5 % over 4 hours read "never" from its second
+    point to two points past its end, and the runway ticket closed and opened again): the growth
+    around it, as for a wave that ended, is the runway, its interval widened to the fall's rate,
+    which allows "never" if the deletes go on; unsteady, so the plan withholds its figures."""
+    if around is None or fall is None:
+        return around
+    shape = around.trend if around.trend == "sawtooth" else "step"  # an earlier drop: the wave repeats one
+    return Fit(around.slope, around.span, False, min(around.low, fall.slope), around.high, around.level_error, 0.0,
+               shape)  # fmt: skip
+
+
+def fit_shaped(points: Sequence[tuple[float, float]], runs: list[list[tuple[int, float]]], span: float) -> Fit | None:
+    """The growth of `points` with the steps of `runs` set aside: a sawtooth, or one line judged
+    by its older and newer thirds."""
     if len([run for run in runs if run[0][1] < 0]) >= 2:
         return sawtooth(points, runs, span)
     found = [s for run in runs for s in run]

@@ -58,3 +58,8 @@ def power_outage_10b(replayed) -> Result:
 @pytest.fixture(scope="session")
 def study_1b(replayed) -> Result:
     return replayed.result("study_1b.yml")
+
+
+@pytest.fixture(scope="session")
+def delete_wave_week(replayed) -> Result:
+    return replayed.result("delete_wave_week.yml")

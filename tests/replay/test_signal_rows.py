@@ -69,3 +69,17 @@ def test_a_trace_reads_its_series_from_a_scrape_and_a_count_with_no_series_is_ze
     ]
     assert traces.values(("osds_down", "fullest_osd", "s3_ops"), samples) == {"osds_down": 4.0, "fullest_osd": 0.9}
     assert traces.values(("osds_down", "s3_ops"), samples[2:]) == {"osds_down": 0.0}
+
+
+def test_a_runway_row_draws_never_at_the_top_and_says_it_in_days():
+    # A runway shortening from 60 to 30 days, then "never" (+Inf) for its last ten columns: the
+    # finite ones are scaled among themselves, never is the top level, and the label says both.
+    span = 600.0
+    points = [(START + s, (60 - s / 20) * 86400 if s < 500 else float("inf")) for s in range(0, 600, 10)]
+    row, lo, hi = timeline.sparkline(points, span, "min")
+    assert row[0] == "█" and row[49] == "▁" and row[50:] == "█" * 10
+    tr = traces.TRACES["fill_runway"]
+    assert (tr.value_text(lo), tr.value_text(hi)) == ("35.5 days", "never")
+    samples = [("ceph_scale_runway_seconds", {"limit": "fill_cluster"}, float("inf")),
+               ("ceph_scale_runway_seconds", {"limit": "load_hdd"}, 86400.0)]  # fmt: skip
+    assert traces.values(("fill_runway",), samples) == {"fill_runway": float("inf")}

@@ -207,3 +207,33 @@ def test_a_reading_off_at_one_point_in_twenty_is_left_out_not_read_as_a_sawtooth
     # The quiet case beside it: drops that stay are the sawtooth they were.
     expiring = [(t, v - 0.02 * level * sum(1 for k in odd if i > k)) for i, (t, v) in enumerate(points)]
     assert fit(expiring, HOUR).trend == "sawtooth"
+
+
+@pytest.mark.parametrize("into", [2, 3, 5])
+def test_a_delete_wave_under_way_keeps_the_growth_around_it_with_never_in_its_interval(into):
+    # 0.5 %/day, and 5 % being deleted over the last `into` intervals, still going on. Replayed
+    # (tests/replay/test_delete_wave.py), such a wave read "never" from its second point to two
+    # points past its end, and the runway ticket closed and opened again. The growth around it
+    # is the runway (what is left once the deletes stop); the interval allows "never" (they may
+    # go on); the plan withholds its figures (unsteady).
+    level = 7e14
+    start = (96 - into) * STEP
+
+    def used(t: float) -> float:
+        return level * (1 + 0.005 * t / DAY) - 0.05 * level * min(1.0, max(0.0, (t - start) / (6 * STEP)))
+
+    points = week(used)
+    r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
+    assert r.shape == "step" and r.steady is False, (r.shape, r.steady)
+    assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
+    assert r.latest == math.inf and r.earliest <= r.seconds
+    assert "never" not in render.duration(r.seconds)
+
+
+def test_a_fall_lasting_a_third_of_the_history_is_the_rate_now():
+    # The quiet case beside the wave under way: a cluster emptied for the last 2.5 of 7 days is
+    # shrinking, not in a wave to set aside.
+    level = 7e14
+    points = week(lambda t: level * (1 + 0.005 * t / DAY) - 0.01 * level * max(0.0, (t - 4.5 * DAY) / DAY))
+    r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
+    assert r.shape != "step" and r.seconds == math.inf, (r.shape, r.seconds)
