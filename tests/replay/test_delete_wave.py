@@ -17,7 +17,7 @@ from replay.run import Result
 from replay.simulate import START
 
 FIRST_FIT = 2 * 3600  # forecast_min_span_seconds (1 h) and the trend's first points
-WAVE_AT, WAVE_FOR = 5 * 86400, 4 * 3600
+WAVE_AT = 5 * 86400
 TOLERANCE = 0.02  # of the runway: the fit's level and slope on 12 OSDs' spread fills
 EVERY = 3600  # the truth is checked once an hour of the week (each a SimCluster step)
 
