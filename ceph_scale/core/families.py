@@ -26,7 +26,7 @@ class Family:
     def add(self, value: float, *label_values: str, suffix: str = "") -> Family:
         if len(label_values) != len(self.label_names) + (1 if suffix == "_bucket" else 0):
             raise ValueError(f"{self.name}: expected labels {self.label_names}, got {label_values}")
-        self.samples.append((suffix, tuple(str(v) for v in label_values), float(value)))
+        self.samples.append((suffix, tuple(map(str, label_values)), float(value)))
         return self
 
     def add_histogram(self, buckets: list[tuple[float, int]], total: float, count: int, *label_values: str) -> Family:

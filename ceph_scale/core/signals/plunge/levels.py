@@ -29,10 +29,12 @@ baseline is the cluster's new level: the levels before it go (`clear`).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
+import operator
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ...config import Thresholds
 from .detect import MIN_WINDOWS, OPS, Baseline, Window, throughput_drop
@@ -43,23 +45,41 @@ LEVEL_SPAN_WINDOWS = 3  # a phase's windows cover this many windows' seconds at 
 
 def near_gap(past: Sequence[Window], th: Thresholds) -> float:
     """How far apart two windows of one run may be (covered): one and a half windows, or polls."""
-    gaps = [b.t - a.t for a, b in zip(past, past[1:])]
+    times = [w.t for w in past]
+    gaps: list[float] = list(map(operator.sub, times[1:], times))
     return 1.5 * max(th.plunge_window_seconds, statistics.median(gaps) if gaps else 0.0)
 
 
 def phases(past: Sequence[Window], op: str, th: Thresholds, near: float) -> list[list[Window]]:
     """The windows of `past` grouped by their demand for `op`, most first: each group those of the
     windows left within `plunge_drop_ratio` of the third most, where they cover LEVEL_SPAN_WINDOWS
-    windows, no two of a run more than `near` apart (near_gap)."""
-    left = [w for w in past if w.busy.get(op, 0.0) > 0]
+    windows, no two of a run more than `near` apart (near_gap).
+
+    The groups' least demands come from one sort of the demands (`least_demands`), and each
+    window's demand is read once: this runs at every poll for each op of the cluster and of each
+    of the 12 RGWs."""
+    left = [(asked, w) for w in past if (asked := w.busy.get(op, 0.0)) > 0]
+    span = LEVEL_SPAN_WINDOWS * th.plunge_window_seconds
     out = []
-    while len(left) >= MIN_WINDOWS:
-        asked = sorted((w.busy[op] for w in left), reverse=True)
-        least = (1.0 - th.plunge_drop_ratio) * asked[MIN_WINDOWS - 1]
-        group = [w for w in left if w.busy[op] >= least]
-        left = [w for w in left if w.busy[op] < least]
-        if covered(group, near) >= LEVEL_SPAN_WINDOWS * th.plunge_window_seconds:
+    for least in least_demands(sorted([asked for asked, _ in left]), th.plunge_drop_ratio):
+        group = [w for asked, w in left if asked >= least]
+        left = [(asked, w) for asked, w in left if asked < least]
+        if covered(group, near) >= span:
             out.append(group)
+    return out
+
+
+def least_demands(asked: list[float], drop: float) -> list[float]:
+    """The least demand of each group (phases), most first, from the demands in order (least
+    first): each within `drop` of the MIN_WINDOWS-th most of those left, the demands below it the
+    next group's. The ones left are the least, so the group's are a run at their end (no demand is
+    NaN: each is above 0; a NaN least, of an infinite demand at a ratio of 1, leaves none)."""
+    out = []
+    n = len(asked)  # asked[:n]: the demands left
+    while n >= MIN_WINDOWS:
+        least = (1.0 - drop) * asked[n - MIN_WINDOWS]
+        out.append(least)
+        n = bisect.bisect_left(asked, least, 0, n)
     return out
 
 
@@ -67,7 +87,9 @@ def covered(windows: Sequence[Window], near: float) -> float:
     """The seconds the windows cover in runs whose windows are no more than `near` apart (one and a
     half windows, or polls where they are sparser: the replays poll every 2 minutes): windows far
     apart (one before a plunge, two at a switch after it) are no phase."""
-    return sum(b.t - a.t for a, b in zip(windows, windows[1:]) if b.t - a.t <= near)
+    times = [w.t for w in windows]
+    gaps: Iterator[float] = map(operator.sub, times[1:], times)  # each window's t less the last's
+    return sum(gap for gap in gaps if gap <= near)
 
 
 def alike(a: float, b: float, th: Thresholds) -> bool:

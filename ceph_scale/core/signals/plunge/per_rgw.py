@@ -53,7 +53,8 @@ class OneRgw:
         if p is not None:
             base: Baseline | None = p.base
         else:
-            past = [x for x, on in self.windows if not on and x.t <= w.t - th.plunge_window_seconds]
+            done = w.t - th.plunge_window_seconds  # the windows ended by this one's start
+            past = [x for x, on in self.windows if not on and x.t <= done]
             base = self.levels.baseline(past, w.t, th)
         self.verdicts = judge(w, base, th) if base is not None else {}
         going = still_down(self.verdicts, th)

@@ -11,6 +11,7 @@ the windows in their order, as printed (tests/unit/signals/plunge/test_rolling.p
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 
@@ -18,17 +19,19 @@ from .detect import MIN_WINDOWS, OPS, Baseline, Window
 
 # Past this share of the windows changed, sorting anew is no dearer than moving them one by one.
 REBUILD_SHARE = 0.5
+# Each op's rate keys (op, ops, busy, bytes), made once: the rates are taken of every window in or out.
+KEYS = tuple((op, f"ops:{op}", f"busy:{op}", f"bytes:{op}") for op in OPS)
 
 
 def _rates(w: Window) -> Iterator[tuple[str, float]]:
     """Each rate the baseline takes a median of, as (key, value); a rate the window lacks is left
     out, but an op's ops/s, which are 0 where unread."""
-    for op in OPS:
-        yield f"ops:{op}", w.ops.get(op, 0.0)
+    for op, ops, busy, size in KEYS:
+        yield ops, w.ops.get(op, 0.0)
         if op in w.busy:
-            yield f"busy:{op}", w.busy[op]
+            yield busy, w.busy[op]
         if op in w.bytes:
-            yield f"bytes:{op}", w.bytes[op]
+            yield size, w.bytes[op]
     if w.in_flight is not None:
         yield "in_flight", w.in_flight
     if w.requests is not None:
@@ -56,10 +59,16 @@ def _median(ordered: list[float] | None) -> float | None:
 class RollingBaseline:
     """The baseline of the windows of each call, from the last call's. Each window object is
     taken once per list (a list repeating one is sorted anew), and not changed once made (Window
-    is frozen; rates.py makes a new one at each poll)."""
+    is frozen; rates.py makes a new one at each poll).
+
+    The usual call's windows are the last call's slid on, a few out at the start and a few in at
+    the end: `_slid` finds those by the windows' ids in order, and only other calls compare the
+    two calls' windows as sets. Which windows go and come is the same either way; the order they
+    are moved in does not change the values in order, each a float that only its equals tie."""
 
     def __init__(self) -> None:
-        self.members: dict[int, Window] = {}  # id -> window: the windows the values are of
+        self.members: list[Window] = []  # the windows the values are of, in the last call's order
+        self.ids: list[int] = []  # their ids
         self.values: dict[str, list[float]] = {}  # rate key -> its values over the members, in order
         self.bisectable = False  # every value _plain: one moved in or out finds its place
 
@@ -69,19 +78,28 @@ class RollingBaseline:
         if len(windows) < MIN_WINDOWS:
             return None
         # Forgotten until this call is done: one that raises midway leaves the next to sort anew.
-        members, self.members = self.members, {}
-        now = dict(zip(map(id, windows), windows))
-        gone = [members[k] for k in members.keys() - now.keys()]
-        new = [now[k] for k in now.keys() - members.keys()]
+        members, self.members = self.members, []
+        before, self.ids = self.ids, []
+        ids = list(map(id, windows))
+        slid = _slid(before, ids)
+        if slid is not None:  # the usual step: the windows in the same order, some out, some in
+            gone, new, distinct = members[:slid], list(itertools.islice(windows, len(before) - slid, None)), True
+        else:
+            now = dict(zip(ids, windows))
+            was = dict(zip(before, members))
+            gone = [was[k] for k in was.keys() - now.keys()]
+            new = [now[k] for k in now.keys() - was.keys()]
+            distinct = len(now) == len(windows)
         moved = (
             self.bisectable
-            and len(now) == len(windows)
-            and len(gone) + len(new) <= REBUILD_SHARE * len(now)
+            and distinct
+            and len(gone) + len(new) <= REBUILD_SHARE * len(windows)
             and self._move(gone, new)
         )
         if not moved:
             self._rebuild(windows)
-        self.members = now if len(now) == len(windows) else {}  # a repeat's values: no member's alone
+        if distinct:  # a repeat's values: no member's alone
+            self.members, self.ids = list(windows), ids
         return self._baseline(windows)
 
     def _move(self, gone: list[Window], new: list[Window]) -> bool:
@@ -112,9 +130,9 @@ class RollingBaseline:
 
     def _baseline(self, windows: Sequence[Window]) -> Baseline:
         get = self.values.get
-        ops = {op: _mid(self.values[f"ops:{op}"]) for op in OPS}
-        busy = {op: m for op in OPS if (m := _median(get(f"busy:{op}"))) is not None}
-        sizes = {op: m for op in OPS if (m := _median(get(f"bytes:{op}"))) is not None}
+        ops = {op: _mid(self.values[key]) for op, key, _, _ in KEYS}
+        busy = {op: m for op, _, key, _ in KEYS if (m := _median(get(key))) is not None}
+        sizes = {op: m for op, _, _, key in KEYS if (m := _median(get(key))) is not None}
         flights = get("in_flight")
         floor, peak = (flights[0], flights[-1]) if flights else (None, None)
         if flights and not self.bisectable:  # min and max of equal values: the first, as there
@@ -132,6 +150,23 @@ class RollingBaseline:
             failed=_median(get("failed")),
             start=windows[0].t,
         )
+
+
+def _slid(before: list[int], now: list[int]) -> int | None:
+    """How many of the windows `before` (their ids) went out, where `now` is the rest of them in
+    their order, then windows not among them, each once; None otherwise (the sets then tell)."""
+    if not before or not now:
+        return None
+    try:
+        out = before.index(now[0])
+    except ValueError:
+        return None
+    kept = len(before) - out
+    new = now[kept:]
+    fresh = set(new)
+    if now[:kept] != before[out:] or len(fresh) != len(new) or not fresh.isdisjoint(before):
+        return None
+    return out
 
 
 def baseline(windows: Sequence[Window]) -> Baseline | None:
