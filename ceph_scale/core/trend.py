@@ -61,7 +61,9 @@ class Fit:
     trend: "steady" (one line fits), "step" (one level change removed: a delete wave or a bulk
     load is not the trend), "sawtooth" (repeated drops: the net growth is that of the peaks),
     "accelerating" / "slowing" (the newer third grows faster / slower than the older, beyond noise:
-    the slope is the recent one), "noise" (no growth beyond noise)."""
+    the slope is the recent one), "noise" (no growth beyond noise), "falling" (a fall under way, a
+    delete wave: the growth around it, "never" within the interval), "changed" (a change lasting to
+    now: the slope since it)."""
 
     slope: float  # units per second the runway uses; 0 where within noise
     span: float  # seconds of history behind the slope
@@ -222,7 +224,7 @@ def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
     runs = events(found)
     if runs and len(runs[-1]) >= 2 and runs[-1][-1][0] == len(points) - 1:
         at = runs[-1][0][0] - 1
-        if deleting(points, at, span):
+        if deleting(points, at):
             return deletes_under_way(fit_shaped(points, runs, span), line(points[at:]))
         # A change over two or more intervals that lasts to now is the rate now, not a step
         # (growth that stopped a day ago is not set aside to leave the old growth).
@@ -233,26 +235,28 @@ def fit(points: Sequence[tuple[float, float]], min_span: float) -> Fit | None:
     return fit_shaped(points, runs, span)
 
 
-def deleting(points: Sequence[tuple[float, float]], at: int, span: float) -> bool:
+def deleting(points: Sequence[tuple[float, float]], at: int) -> bool:
     """Whether the change from point `at` to now is a fall under way: the level fell by more than
-    the growth before it would have added meanwhile (deletes, not growth that stopped), for less
-    than a third of the history (the thirds' grain: a fall that long is the trend)."""
+    the growth before it would have added meanwhile (deletes, not growth that stopped). A fall over
+    more than a quarter of the intervals is no step at all (steps, MAX_STEP_SHARE): the thirds
+    judge it, and read it as the rate now."""
     before = line(points[: at + 1])
     (t0, v0), (t1, v1) = points[at], points[-1]
     grown = max(0.0, before.slope) * (t1 - t0) if before is not None else 0.0
-    return v1 - v0 < -grown and t1 - t0 < span / 3
+    return v1 - v0 < -grown
 
 
 def deletes_under_way(around: Fit | None, fall: Line | None) -> Fit | None:
     """A delete wave still under way (replayed: 5 % over 4 hours read "never" from its second
     point to two points past its end, and the runway ticket closed and opened again): the growth
-    around it, as for a wave that ended, is the runway, its interval widened to the fall's rate,
-    which allows "never" if the deletes go on; unsteady, so the plan withholds its figures."""
+    around it, as for a wave that ended (compounding where it was), is the runway, its interval
+    widened to the fall's rate, which allows "never" if the deletes go on; unsteady, so the plan
+    withholds its figures. An earlier drop in the window makes it a sawtooth's second drop."""
     if around is None or fall is None:
         return around
-    shape = around.trend if around.trend == "sawtooth" else "step"  # an earlier drop: the wave repeats one
-    return Fit(around.slope, around.span, False, min(around.low, fall.slope), around.high, around.level_error, 0.0,
-               shape)  # fmt: skip
+    shape = around.trend if around.trend in ("accelerating", "sawtooth") else "falling"
+    return Fit(around.slope, around.span, False, min(around.low, fall.slope), around.high, around.level_error,
+               around.acceleration, shape)  # fmt: skip
 
 
 def fit_shaped(points: Sequence[tuple[float, float]], runs: list[list[tuple[int, float]]], span: float) -> Fit | None:

@@ -155,7 +155,7 @@ def test_growth_that_stopped_a_day_ago_is_not_set_aside_as_a_step():
     level = 7e14
     points = week(lambda t: level * (1 + 0.005 * min(t / DAY, 6.0)))
     r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
-    assert r.shape != "step" and r.seconds == math.inf, (r.shape, r.seconds)
+    assert r.shape not in ("step", "falling") and r.seconds == math.inf, (r.shape, r.seconds)
 
 
 def test_a_runway_from_hours_of_history_is_called_a_guess_where_its_plan_is_withheld():
@@ -224,16 +224,38 @@ def test_a_delete_wave_under_way_keeps_the_growth_around_it_with_never_in_its_in
 
     points = week(used)
     r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
-    assert r.shape == "step" and r.steady is False, (r.shape, r.steady)
+    assert r.shape == "falling" and r.steady is False, (r.shape, r.steady)
     assert r.seconds == pytest.approx(23 * DAY, rel=0.01)
     assert r.latest == math.inf and r.earliest <= r.seconds
     assert "never" not in render.duration(r.seconds)
 
 
-def test_a_fall_lasting_a_third_of_the_history_is_the_rate_now():
-    # The quiet case beside the wave under way: a cluster emptied for the last 2.5 of 7 days is
-    # shrinking, not in a wave to set aside.
+def test_a_fall_over_more_than_a_quarter_of_the_history_is_the_rate_now():
+    # The quiet case beside the wave under way: a cluster emptied at 2 %/day for the last 2.5 of
+    # 7 days is shrinking: its falls are more than a quarter of the intervals, no steps.
     level = 7e14
-    points = week(lambda t: level * (1 + 0.005 * t / DAY) - 0.01 * level * max(0.0, (t - 4.5 * DAY) / DAY))
+    points = week(lambda t: level * (1 + 0.005 * t / DAY) - 0.02 * level * max(0.0, (t - 4.5 * DAY) / DAY))
     r = fill(points, (points[-1][1] + 23 * 0.005 * level) / 0.8)
     assert r.shape != "step" and r.seconds == math.inf, (r.shape, r.seconds)
+
+
+def test_accelerating_growth_keeps_compounding_while_a_wave_is_under_way():
+    # The rate doubling weekly, and 5 % being deleted over the last three intervals: the runway is
+    # the compounding growth's, as once the whole wave is in (the deleted share apart), not the
+    # plain slope's (read 30.3 days, earliest 30.1, where the truth was 14.5).
+    r0 = 1e13
+    start = 93 * STEP
+
+    def used(t: float) -> float:
+        grown = 5e14 + r0 * 7 / math.log(2) * (2 ** (t / DAY / 7) - 1)
+        return grown - 0.05 * 5e14 * min(1.0, max(0.0, (t - start) / (6 * STEP)))
+
+    points = week(used)
+    ended = week(lambda t: used(t) if t < start else used(t) - 0.05 * 5e14 * (1 - min(1.0, (t - start) / (6 * STEP))))
+    total = (points[-1][1] + 88.76 * r0) / 0.8
+    r = fill(points, total)
+    done = fill(ended, (ended[-1][1] + 88.76 * r0) / 0.8)
+    assert done.shape == "accelerating"
+    assert r.shape == "accelerating" and r.steady is False and r.latest == math.inf, (r.shape, r.latest)
+    assert r.seconds == pytest.approx(done.seconds, rel=0.05), (r.seconds / DAY, done.seconds / DAY)
+    assert r.earliest <= r.seconds < 20 * DAY

@@ -24,6 +24,7 @@ def _finite(v: float | None) -> float | str | None:
 SHAPES = {
     "noise": "no growth beyond noise",
     "step": "a one-off step set aside",
+    "falling": "a fall under way set aside (deletes, or a load falling), never within the interval",
     "sawtooth": "repeated drops: the net growth of the peaks",
     "accelerating": "accelerating: the recent slope, compounding",
     "slowing": "slowing: the recent slope",

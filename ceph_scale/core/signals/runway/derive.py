@@ -189,8 +189,8 @@ def families(advice: Advice) -> list[Family]:
     steady = gauge("runway_growth_steady", "1 if the older and the newer third of that history grow alike.", "limit")
     shape = gauge(
         "runway_growth_shape",
-        "1 for the shape of the history behind the runway: steady, noise, step, sawtooth, accelerating, slowing, "
-        "changed.",
+        "1 for the shape of the history behind the runway: steady, noise, step, falling, sawtooth, accelerating, "
+        "slowing, changed.",
         "limit",
         "shape",
     )
