@@ -138,9 +138,8 @@ def summary(rows: list[dict[str, Any]], since: float) -> dict[str, Any]:
 
 def counted(before: dict[str, Any], after: dict[str, Any]) -> dict[str, float]:
     """Plunges counted between two polls, by cause."""
-    return {
-        c: v - before["plunges"].get(c, 0.0) for c, v in after["plunges"].items() if v > before["plunges"].get(c, 0)
-    }
+    was = before["plunges"]
+    return {c: v - was.get(c, 0.0) for c, v in after["plunges"].items() if v > was.get(c, 0.0)}
 
 
 def measure(c: TestCluster, steady: float, workdir: Path) -> dict[str, Any]:

@@ -44,7 +44,12 @@ TRACES = {
     "reshard_queue": Trace("reshard queue", "ceph_scale_rgw_reshard_queued"),
     "top_bucket_objects": Trace("objects of the largest bucket", "ceph_scale_rgw_top_bucket_objects", combine="max"),
     "fill_runway": Trace(
-        "runway to the fill target", "ceph_scale_runway_seconds", {"limit": ("fill_cluster",)}, "max", "min", days=True
+        "runway to the fill target",
+        "ceph_scale_runway_seconds",
+        {"limit": ("fill_cluster",)},
+        combine="max",
+        pick="min",
+        days=True,
     ),
 }
 DEFAULT = ("s3_ops",)

@@ -34,7 +34,7 @@ import dataclasses
 import math
 import operator
 import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from ...config import Thresholds
 from .detect import MIN_WINDOWS, OPS, Baseline, Window, throughput_drop
@@ -43,11 +43,16 @@ from .rolling import RollingBaseline
 LEVEL_SPAN_WINDOWS = 3  # a phase's windows cover this many windows' seconds at least
 
 
+def gaps(windows: Sequence[Window]) -> list[float]:
+    """Each window's time less the one before it."""
+    times = [w.t for w in windows]
+    return list(map(operator.sub, times[1:], times))
+
+
 def near_gap(past: Sequence[Window], th: Thresholds) -> float:
     """How far apart two windows of one run may be (covered): one and a half windows, or polls."""
-    times = [w.t for w in past]
-    gaps: list[float] = list(map(operator.sub, times[1:], times))
-    return 1.5 * max(th.plunge_window_seconds, statistics.median(gaps) if gaps else 0.0)
+    apart = gaps(past)
+    return 1.5 * max(th.plunge_window_seconds, statistics.median(apart) if apart else 0.0)
 
 
 def phases(past: Sequence[Window], op: str, th: Thresholds, near: float) -> list[list[Window]]:
@@ -87,9 +92,7 @@ def covered(windows: Sequence[Window], near: float) -> float:
     """The seconds the windows cover in runs whose windows are no more than `near` apart (one and a
     half windows, or polls where they are sparser: the replays poll every 2 minutes): windows far
     apart (one before a plunge, two at a switch after it) are no phase."""
-    times = [w.t for w in windows]
-    gaps: Iterator[float] = map(operator.sub, times[1:], times)  # each window's t less the last's
-    return sum(gap for gap in gaps if gap <= near)
+    return sum(gap for gap in gaps(windows) if gap <= near)
 
 
 def alike(a: float, b: float, th: Thresholds) -> bool:
